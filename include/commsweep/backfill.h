@@ -1,0 +1,22 @@
+/* L3: transaction records back-filled into an EngineResult per tbl-cr-09, with the trace_meta
+ * summaries (back-pressure totals, cross-die traffic).  Also the JSON-lines export of records.
+ */
+#ifndef COMMSWEEP_BACKFILL_H
+#define COMMSWEEP_BACKFILL_H
+
+#include <stdio.h>
+
+#include "commsweep/engine.h"
+#include "commsweep/expand.h"
+
+/* Fills every field of *out except wall_time_s.  engine_stats may be NULL (closed-form engines). */
+int cs_backfill(const cs_job *job, const cs_plan *plan, const cs_txn_record *records,
+                const cs_engine_stats *engine_stats, const char *engine_name, cs_result *out,
+                cs_err *err);
+
+/* One JSON object per line, CrossRing-log style field names; returns CS_EIO on a write error. */
+int cs_backfill_write_jsonl(FILE *f, const cs_txn_record *records, size_t n, cs_err *err);
+/* One record as a JSON object (no newline) into buf; returns bytes needed. */
+size_t cs_backfill_record_json(const cs_txn_record *rec, char *buf, size_t cap);
+
+#endif

@@ -1,0 +1,58 @@
+/* Strict loading of adapter configurations, specs and engine options from JSON (cJSON).
+ *
+ * Every adapter field of tbl-cr-07 is required; a missing, ill-typed or unknown field is an
+ * error naming the field and the source ("file 'a.json': field 'num_dies': expected an integer,
+ * got string").  Nothing is defaulted.  The loaders check types and ranges only; constraints
+ * C1-C11 are validate.h's.
+ */
+#ifndef COMMSWEEP_CONFIG_H
+#define COMMSWEEP_CONFIG_H
+
+#include "commsweep/err.h"
+#include "commsweep/model.h"
+
+struct cJSON;
+
+/* One row of the declarative field tables, for --help and docs. */
+typedef struct cs_field_doc {
+  const char *key;
+  const char *type;    /* "string", "integer", "number", "boolean", "object", "array" */
+  const char *meaning;
+} cs_field_doc;
+
+/* From a parsed object; `source` names it in messages (a file name, "sweep.json: base"). */
+int cs_config_adapter_from_json(const struct cJSON *obj, const char *source,
+                                cs_adapter_config *out, cs_err *err);
+int cs_config_spec_from_json(const struct cJSON *obj, const char *source, cs_spec *out,
+                             cs_err *err);
+/* Engine options: {"name": ..., "deadlock_guard_ticks": ..., "math": {...}}; "math" is required
+ * when name is "math".  An omitted "deadlock_guard_ticks" takes CS_DEFAULT_DEADLOCK_GUARD. */
+int cs_config_engine_from_json(const struct cJSON *obj, const char *source,
+                               cs_engine_options *out, cs_err *err);
+
+#define CS_DEFAULT_DEADLOCK_GUARD 1000000u
+
+/* File variants: read, parse, load.  An empty or truncated file is a CS_EPARSE error. */
+int cs_config_adapter_load(const char *path, cs_adapter_config *out, cs_err *err);
+int cs_config_spec_load(const char *path, cs_spec *out, cs_err *err);
+int cs_config_engine_load(const char *path, cs_engine_options *out, cs_err *err);
+
+/* Reads a whole file and parses it; the caller frees with cJSON_Delete. */
+int cs_config_parse_file(const char *path, struct cJSON **out, cs_err *err);
+
+/* Field tables (NULL-key terminated). */
+const cs_field_doc *cs_config_adapter_fields(void);
+const cs_field_doc *cs_config_spec_fields(void);
+const cs_field_doc *cs_config_engine_fields(void);
+
+/* Serialises back to JSON (caller frees with cJSON_Delete); used by sweeps and the store. */
+struct cJSON *cs_config_adapter_to_json(const cs_adapter_config *cfg);
+struct cJSON *cs_config_spec_to_json(const cs_spec *spec);
+struct cJSON *cs_config_engine_to_json(const cs_engine_options *eng);
+
+/* Writes the canonical JSON of any cJSON value: keys sorted, numbers as integers when integral
+ * and otherwise with 17 significant digits, no whitespace.  Returns bytes needed (excluding NUL);
+ * writes at most cap bytes including the NUL. */
+size_t cs_json_canonical(const struct cJSON *value, char *buf, size_t cap);
+
+#endif

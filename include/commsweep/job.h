@@ -1,0 +1,19 @@
+/* One job end to end: validate, L1 expand, create the engine, L2 drive, L3 back-fill. */
+#ifndef COMMSWEEP_JOB_H
+#define COMMSWEEP_JOB_H
+
+#include "commsweep/err.h"
+#include "commsweep/model.h"
+
+typedef struct cs_job_output {
+  cs_result result;
+  cs_txn_record *records; /* num_records entries, owned; NULL when not kept */
+  uint64_t num_records;
+} cs_job_output;
+
+/* Runs the job.  keep_records=false frees the records after back-fill.  On error *out holds
+ * nothing to free and err carries the full context. */
+int cs_job_run(const cs_job *job, bool keep_records, cs_job_output *out, cs_err *err);
+void cs_job_output_free(cs_job_output *out); /* accepts NULL */
+
+#endif
