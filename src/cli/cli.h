@@ -1,0 +1,10 @@
+/* Subcommands of the commsweep binary; each returns the process exit status. */
+#ifndef CS_CLI_H
+#define CS_CLI_H
+
+int cs_cli_run(int argc, char **argv);
+int cs_cli_sweep(int argc, char **argv);
+int cs_cli_show(int argc, char **argv);
+int cs_cli_export(int argc, char **argv);
+
+#endif
