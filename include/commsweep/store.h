@@ -1,0 +1,187 @@
+/* The sweep store: one HDF5 file that is both the output data set and the cache.
+ *
+ *   /jobs     one row per job: cache key, the job's inputs as columns and as canonical JSON, and
+ *             the /txlog slice reserved for it.  Written only in the structural step.
+ *   /results  one row per job, same index as /jobs: status, EngineResult columns, error message,
+ *             the slice of /txlog actually written, and a checksum.
+ *   /txlog    the transaction records of every job, each job's records contiguous.
+ *
+ * Crash safety rests on one invariant: the file's structure (datasets, extents, chunk index,
+ * attributes) changes only in the structural step, which one process performs with a serial open
+ * and ends with a flush.  While jobs run, every rank writes raw bytes of its own rows and slices
+ * with independent MPI-IO and nothing else, so killing any rank at any time cannot damage the
+ * structure: unfinished rows stay `pending` (the fill value) and a torn row fails its checksum.
+ * A row is written slice first, result row (with checksum and status) last.
+ *
+ * The row structs below are both the in-memory and the on-disk layout (the HDF5 compound types
+ * map them field for field, so no conversion runs on the write path).  Build rows on zeroed
+ * memory: the checksum covers every byte of the row except `checksum` and `wall_time_s`.
+ */
+#ifndef COMMSWEEP_STORE_H
+#define COMMSWEEP_STORE_H
+
+#include <mpi.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "commsweep/err.h"
+#include "commsweep/model.h"
+
+#define CS_STORE_SCHEMA_VERSION 1
+#define CS_STORE_KEY_LEN 64     /* hex digits, no NUL in the file (NULLPAD string) */
+#define CS_STORE_JSON_LEN 4096  /* canonical job JSON column; longer text is cut with "..." */
+#define CS_STORE_ERROR_LEN 1024 /* error message column */
+#define CS_STORE_PARTS_LEN 256  /* participants column, "0,1,2,3"; longer lists cut with "..." */
+
+typedef enum cs_store_status {
+  CS_STORE_PENDING = 0, /* fill value: reserved, not finished */
+  CS_STORE_DONE = 1,
+  CS_STORE_FAILED = 2
+} cs_store_status;
+
+/* /jobs: what was asked.  Fixed at the structural step. */
+typedef struct cs_store_job_row {
+  uint64_t msg_size_bytes;
+  uint64_t expected_transactions; /* cs_expand_count; 0 when the job could not be loaded */
+  uint64_t txlog_reserved_offset; /* slice of /txlog reserved for this job */
+  uint64_t txlog_reserved_count;  /* 0 when reserved in results-only mode */
+  double driver_cycle_frequency_ghz, ip_frequency_ghz, noc_frequency_ghz;
+  int32_t num_participants, num_dies, num_steps;
+  int32_t mst_rd_outstanding, mst_wr_outstanding, slv_rd_outstanding, slv_wr_outstanding;
+  int32_t burst_length, bw_bytes;
+  char key[CS_STORE_KEY_LEN];     /* cache key, 64 lowercase hex digits */
+  char sweep[32];                 /* name of the sweep that first added the row */
+  char primitive[16], algorithm[16], dtype[16], p2p_op[8];
+  char topology[CS_NAME_MAX], dcin_layout[CS_NAME_MAX];
+  char engine[16];
+  char participants[CS_STORE_PARTS_LEN];
+  char job_json[CS_STORE_JSON_LEN]; /* {"adapter":...,"engine":...,"spec":...}, canonical */
+  char pad_[4];                     /* explicit, always zero */
+} cs_store_job_row;
+
+/* /results: what came out. */
+typedef struct cs_store_result_row {
+  uint64_t checksum; /* cs_store_row_checksum; 0 while pending */
+  double total_time_us, req_phase_us, rsp_phase_us, max_chip_latency_us;
+  double straggler_ratio, bus_bw_gb_per_s;
+  uint64_t total_comm_bytes;
+  uint64_t sim_cycles, total_ticks;
+  double wall_time_s; /* not deterministic; not covered by the checksum */
+  uint64_t num_transactions, retries, block_rn, block_sn, block_d2d;
+  uint64_t cross_die_transactions, cross_die_bytes, flit_hops;
+  uint64_t txlog_offset, txlog_count; /* records written; count 0 in results-only mode */
+  uint32_t algorithm_steps;
+  int8_t status; /* cs_store_status */
+  char engine[16];
+  char error[CS_STORE_ERROR_LEN]; /* empty unless failed */
+  char pad_[3];                   /* explicit, always zero */
+} cs_store_result_row;
+
+/* /txlog: one transaction record (model.h cs_txn_record) plus its job's row index. */
+typedef struct cs_store_txn_row {
+  uint64_t job, request_id;
+  uint64_t req_inject_tick, req_complete_tick, rsp_inject_tick, rsp_complete_tick;
+  uint64_t req_inject_cycle, wdata_gen_cycle, req_complete_cycle;
+  uint64_t rsp_inject_cycle, wdata_complete_cycle, rsp_complete_cycle;
+  uint32_t step;
+  int32_t src, dst;
+  uint32_t retry_count;
+  uint32_t rn_rd_block, rn_wr_block, rn_rdb_block, rn_wdb_block;
+  uint32_t sn_ro_block, sn_share_block, sn_wdb_block;
+  uint32_t d2d_ro_block, d2d_share_block, d2d_wdb_block;
+  uint32_t eject_retries;
+  int16_t src_die, dst_die, src_node, dst_node, src_channel, dst_channel;
+  int16_t d2d_src_node, d2d_dst_node;
+  uint16_t burst_length;
+  uint8_t is_read;
+  uint8_t pad_; /* explicit, always zero */
+} cs_store_txn_row;
+
+typedef struct cs_store cs_store;
+
+typedef enum cs_store_mode {
+  CS_STORE_READ,  /* serial, read-only: show, export, dry runs */
+  CS_STORE_WRITE, /* serial, read-write, creates the file when absent: the structural step */
+} cs_store_mode;
+
+/* ---- opening ------------------------------------------------------------------------------ */
+
+/* Serial open.  A file that exists but is not a commsweep store (or has another schema version)
+ * is CS_EINVAL naming what is wrong. */
+int cs_store_open(const char *path, cs_store_mode mode, cs_store **out, cs_err *err);
+/* Parallel open for the work phase, collective over comm.  Only row writes are allowed. */
+int cs_store_open_mpi(const char *path, MPI_Comm comm, cs_store **out, cs_err *err);
+/* Flushes and closes (collective for a parallel store).  Accepts NULL. */
+int cs_store_close(cs_store *st, cs_err *err);
+
+uint64_t cs_store_num_rows(const cs_store *st);
+uint64_t cs_store_txlog_len(const cs_store *st);
+
+/* ---- reading ------------------------------------------------------------------------------ */
+
+int cs_store_read_jobs(cs_store *st, uint64_t first, uint64_t n, cs_store_job_row *out,
+                       cs_err *err);
+int cs_store_read_results(cs_store *st, uint64_t first, uint64_t n, cs_store_result_row *out,
+                          cs_err *err);
+int cs_store_read_txlog(cs_store *st, uint64_t offset, uint64_t n, cs_store_txn_row *out,
+                        cs_err *err);
+
+/* ---- the structural step (CS_STORE_WRITE only) --------------------------------------------- */
+
+/* Extends /jobs and /results to `rows` and /txlog to `txlog_len` (never shrinks).  New result
+ * rows read as pending. */
+int cs_store_grow(cs_store *st, uint64_t rows, uint64_t txlog_len, cs_err *err);
+/* Writes n consecutive /jobs rows starting at `first`. */
+int cs_store_write_jobs(cs_store *st, uint64_t first, uint64_t n, const cs_store_job_row *rows,
+                        cs_err *err);
+/* Resets a result row to pending (all zero). */
+int cs_store_clear_result(cs_store *st, uint64_t row, cs_err *err);
+/* Records the sweep on the file: attributes last_sweep, last_sweep_utc, sweeps (count). */
+int cs_store_note_sweep(cs_store *st, const char *sweep_name, cs_err *err);
+/* H5Fflush(GLOBAL). */
+int cs_store_flush(cs_store *st, cs_err *err);
+
+/* ---- rows (any writable store; independent I/O when parallel) ------------------------------- */
+
+/* Writes txns (n records, may be 0) at res->txlog_offset, then the result row with its
+ * checksum filled in.  `key` is the row's /jobs key. */
+int cs_store_put_result(cs_store *st, uint64_t row, const char key[CS_STORE_KEY_LEN],
+                        cs_store_result_row *res, const cs_store_txn_row *txns, uint64_t n,
+                        cs_err *err);
+
+/* ---- checksums ---------------------------------------------------------------------------- */
+
+/* XXH64 of a buffer. */
+uint64_t cs_store_xxh64(const void *data, size_t len, uint64_t seed);
+/* The row checksum: binds the row index, the key, every result byte except checksum and
+ * wall_time_s, and the bytes of its txlog slice. */
+uint64_t cs_store_row_checksum(uint64_t row, const char key[CS_STORE_KEY_LEN],
+                               const cs_store_result_row *res, const cs_store_txn_row *txns,
+                               uint64_t n);
+
+/* ---- conversions -------------------------------------------------------------------------- */
+
+/* Fills the result columns of a zeroed row (status, error and txlog fields are the caller's). */
+void cs_store_result_from(const cs_result *r, cs_store_result_row *row);
+void cs_store_result_to(const cs_store_result_row *row, cs_result *r);
+void cs_store_txn_from(uint64_t job, const cs_txn_record *rec, cs_store_txn_row *row);
+void cs_store_txn_to(const cs_store_txn_row *row, cs_txn_record *rec);
+/* Fills the typed input columns of a zeroed job row from a loaded job. */
+void cs_store_job_from(const cs_job *job, cs_store_job_row *row);
+/* Copies text into a fixed column, zero-padded; a cut is marked with "..." at the end. */
+void cs_store_set_text(char *dst, size_t cap, const char *src);
+/* Reads a fixed column (possibly without NUL) into a NUL-terminated buffer of cap bytes. */
+void cs_store_get_text(const char *src, size_t len, char *dst, size_t cap);
+const char *cs_store_status_name(int status);
+
+/* ---- the writer lock ---------------------------------------------------------------------- */
+
+/* Takes "<path>.lock" (O_EXCL), holding "pid host start sweep".  A lock left by a dead process
+ * on this host is taken over; any other held lock is CS_EBUSY naming its holder.  break_lock
+ * removes any existing lock first. */
+int cs_store_lock(const char *path, const char *sweep_name, bool break_lock, cs_err *err);
+void cs_store_unlock(const char *path);
+/* Describes the current holder into buf ("" when unlocked); returns true when locked. */
+bool cs_store_lock_holder(const char *path, char *buf, size_t cap);
+
+#endif

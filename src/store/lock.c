@@ -1,0 +1,86 @@
+/* The writer lock: "<file>.lock", created with O_EXCL, holding "pid=<pid> host=<host>
+ * started=<utc> sweep=<name>".  At most one sweep writes a store at a time; a second one fails
+ * with the holder named.  A lock whose holder was on this host and is gone (kill -9) is stale and
+ * is taken over; a lock from another host cannot be checked and needs --break-lock. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "commsweep/store.h"
+
+static void lock_path(const char *path, char *buf, size_t cap) { snprintf(buf, cap, "%s.lock", path); }
+
+static bool read_holder(const char *lpath, char *buf, size_t cap) {
+  FILE *f = fopen(lpath, "r");
+  if (!f) return false;
+  size_t n = fread(buf, 1, cap - 1, f);
+  fclose(f);
+  buf[n] = '\0';
+  while (n && (buf[n - 1] == '\n' || buf[n - 1] == ' ')) buf[--n] = '\0';
+  return true;
+}
+
+bool cs_store_lock_holder(const char *path, char *buf, size_t cap) {
+  char lpath[4096];
+  lock_path(path, lpath, sizeof lpath);
+  buf[0] = '\0';
+  return read_holder(lpath, buf, cap);
+}
+
+/* True when the holder line names a process of this host that no longer exists. */
+static bool stale(const char *holder) {
+  long pid = 0;
+  char host[256] = "", me[256] = "";
+  const char *p = strstr(holder, "pid="), *h = strstr(holder, "host=");
+  if (!p || !h || sscanf(p, "pid=%ld", &pid) != 1 || sscanf(h, "host=%255s", host) != 1) return false;
+  if (gethostname(me, sizeof me - 1) != 0 || strcmp(me, host) != 0) return false;
+  return pid > 0 && kill((pid_t)pid, 0) != 0 && errno == ESRCH;
+}
+
+int cs_store_lock(const char *path, const char *sweep_name, bool break_lock, cs_err *err) {
+  char lpath[4096], holder[512], host[256] = "";
+  lock_path(path, lpath, sizeof lpath);
+  if (break_lock) unlink(lpath);
+  gethostname(host, sizeof host - 1);
+  for (int attempt = 0; attempt < 2; attempt++) {
+    int fd = open(lpath, O_WRONLY | O_CREAT | O_EXCL, 0644);
+    if (fd >= 0) {
+      char now[32], line[512];
+      time_t t = time(NULL);
+      struct tm tm;
+      gmtime_r(&t, &tm);
+      strftime(now, sizeof now, "%Y-%m-%dT%H:%M:%SZ", &tm);
+      int n = snprintf(line, sizeof line, "pid=%ld host=%s started=%s sweep=%s\n", (long)getpid(),
+                       host, now, sweep_name);
+      bool ok = write(fd, line, (size_t)n) == n;
+      close(fd);
+      if (!ok) {
+        unlink(lpath);
+        return cs_err_set(err, CS_EIO, "lock file '%s': write failed", lpath);
+      }
+      return CS_OK;
+    }
+    if (errno != EEXIST)
+      return cs_err_set(err, CS_EIO, "lock file '%s': %s", lpath, strerror(errno));
+    if (!read_holder(lpath, holder, sizeof holder)) continue; /* vanished: retry */
+    if (!stale(holder)) break;
+    fprintf(stderr, "commsweep: taking over stale lock '%s' (%s)\n", lpath, holder);
+    unlink(lpath);
+  }
+  if (!read_holder(lpath, holder, sizeof holder)) snprintf(holder, sizeof holder, "unknown");
+  return cs_err_set(err, CS_EBUSY,
+                    "file '%s' is being written by another sweep (%s); wait for it to finish, or "
+                    "if it is dead remove '%s' (or pass --break-lock)",
+                    path, holder, lpath);
+}
+
+void cs_store_unlock(const char *path) {
+  char lpath[4096];
+  lock_path(path, lpath, sizeof lpath);
+  unlink(lpath);
+}

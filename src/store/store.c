@@ -1,0 +1,336 @@
+/* Opening, growing, reading and writing the store file.
+ *
+ * Invariant (store.h): structure changes (create, extend, /jobs rows, attributes) happen only
+ * through a serial CS_STORE_WRITE handle and end with a flush; a parallel handle opens /results
+ * and /txlog only, fully allocated (H5D_ALLOC_TIME_EARLY), and writes raw rows independently.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "commsweep/model.h"
+#include "store_int.h"
+
+#define JOBS_CHUNK 64      /* rows; /jobs is deflated, written only in the structural step */
+#define RESULTS_CHUNK 256  /* rows; ~300 KiB */
+#define TXLOG_CHUNK 4096   /* records; ~700 KiB */
+
+static void utc_now(char *buf, size_t cap) {
+  time_t t = time(NULL);
+  struct tm tm;
+  gmtime_r(&t, &tm);
+  strftime(buf, cap, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+static cs_store *store_new(void) {
+  cs_store *st = calloc(1, sizeof *st);
+  if (!st) return NULL;
+  st->file = st->jobs = st->results = st->txlog = H5I_INVALID_HID;
+  st->t_job = cs_store_type_create(cs_store_job_cols, sizeof(cs_store_job_row));
+  st->t_result = cs_store_type_create(cs_store_result_cols, sizeof(cs_store_result_row));
+  st->t_txn = cs_store_type_create(cs_store_txn_cols, sizeof(cs_store_txn_row));
+  st->dxpl = H5P_DEFAULT;
+  return st;
+}
+
+static void store_free(cs_store *st) {
+  hid_t dsets[] = {st->jobs, st->results, st->txlog};
+  for (int i = 0; i < 3; i++)
+    if (dsets[i] >= 0) H5Dclose(dsets[i]);
+  hid_t types[] = {st->t_job, st->t_result, st->t_txn};
+  for (int i = 0; i < 3; i++)
+    if (types[i] >= 0) H5Tclose(types[i]);
+  if (st->dxpl != H5P_DEFAULT) H5Pclose(st->dxpl);
+  if (st->file >= 0) H5Fclose(st->file);
+  free(st);
+}
+
+static uint64_t extent_of(hid_t dset) {
+  hsize_t dim = 0;
+  hid_t s = H5Dget_space(dset);
+  H5Sget_simple_extent_dims(s, &dim, NULL);
+  H5Sclose(s);
+  return (uint64_t)dim;
+}
+
+/* A 1-D unlimited chunked dataset of `type`. */
+static hid_t create_table(hid_t file, const char *name, hid_t type, hsize_t chunk, bool deflate,
+                          bool early, const void *fill) {
+  hsize_t dim = 0, maxdim = H5S_UNLIMITED;
+  hid_t space = H5Screate_simple(1, &dim, &maxdim);
+  hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+  H5Pset_chunk(dcpl, 1, &chunk);
+  if (deflate) H5Pset_deflate(dcpl, 1);
+  if (early) H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY);
+  if (fill) H5Pset_fill_value(dcpl, type, fill);
+  else H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER);
+  hid_t d = H5Dcreate2(file, name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+  H5Pclose(dcpl);
+  H5Sclose(space);
+  return d;
+}
+
+static int create_layout(cs_store *st, cs_err *err) {
+  static const cs_store_result_row pending; /* all zero: status pending */
+  static const cs_store_job_row empty_job;
+  st->jobs = create_table(st->file, "jobs", st->t_job, JOBS_CHUNK, true, false, &empty_job);
+  st->results = create_table(st->file, "results", st->t_result, RESULTS_CHUNK, false, true,
+                             &pending);
+  st->txlog = create_table(st->file, "txlog", st->t_txn, TXLOG_CHUNK, false, true, NULL);
+  if (st->jobs < 0 || st->results < 0 || st->txlog < 0)
+    return cs_store_h5_error(err, CS_EIO, "creating datasets");
+  char now[32];
+  utc_now(now, sizeof now);
+  if (cs_store_attr_text(st->file, "format", "commsweep", err) ||
+      cs_store_attr_int(st->file, "schema_version", CS_STORE_SCHEMA_VERSION, err) ||
+      cs_store_attr_text(st->file, "adapter_version", CS_ADAPTER_VERSION, err) ||
+      cs_store_attr_text(st->file, "created_utc", now, err) ||
+      cs_store_attr_text(st->file, "description",
+                         "commsweep sweep results: /jobs (inputs), /results (EngineResult, one "
+                         "row per job, same index as /jobs), /txlog (transaction records); see "
+                         "docs/hdf5-schema.md",
+                         err) ||
+      cs_store_type_describe(st->jobs, cs_store_job_cols,
+                             "one row per job: cache key and inputs", err) ||
+      cs_store_type_describe(st->results, cs_store_result_cols,
+                             "one row per job (row i describes /jobs row i): status and "
+                             "EngineResult",
+                             err) ||
+      cs_store_type_describe(st->txlog, cs_store_txn_cols,
+                             "transaction records; job j owns rows [txlog_offset, "
+                             "txlog_offset + txlog_count) of /results row j",
+                             err))
+    return err->code;
+  if (H5Fflush(st->file, H5F_SCOPE_GLOBAL) < 0)
+    return cs_store_h5_error(err, CS_EIO, "flushing the new file");
+  return CS_OK;
+}
+
+static int check_format(cs_store *st, cs_err *err) {
+  char format[64];
+  long long version = 0;
+  if (cs_store_attr_read_text(st->file, "format", format, sizeof format, err) ||
+      strcmp(format, "commsweep") != 0)
+    return cs_err_set(err, CS_EINVAL, "not a commsweep store (attribute 'format' is missing)");
+  if (cs_store_attr_read_int(st->file, "schema_version", &version, err)) return err->code;
+  if (version != CS_STORE_SCHEMA_VERSION)
+    return cs_err_set(err, CS_EINVAL, "schema version %lld, this commsweep reads version %d",
+                      version, CS_STORE_SCHEMA_VERSION);
+  return CS_OK;
+}
+
+static int open_tables(cs_store *st, bool with_jobs, cs_err *err) {
+  if (with_jobs && (st->jobs = H5Dopen2(st->file, "jobs", H5P_DEFAULT)) < 0)
+    return cs_store_h5_error(err, CS_EINVAL, "opening /jobs");
+  if ((st->results = H5Dopen2(st->file, "results", H5P_DEFAULT)) < 0)
+    return cs_store_h5_error(err, CS_EINVAL, "opening /results");
+  if ((st->txlog = H5Dopen2(st->file, "txlog", H5P_DEFAULT)) < 0)
+    return cs_store_h5_error(err, CS_EINVAL, "opening /txlog");
+  st->rows = extent_of(st->results);
+  st->txlog_len = extent_of(st->txlog);
+  if (with_jobs && extent_of(st->jobs) != st->rows)
+    return cs_err_set(err, CS_ECORRUPT, "/jobs has %llu rows but /results has %llu",
+                      (unsigned long long)extent_of(st->jobs), (unsigned long long)st->rows);
+  return CS_OK;
+}
+
+int cs_store_open(const char *path, cs_store_mode mode, cs_store **out, cs_err *err) {
+  cs_store_h5_quiet();
+  *out = NULL;
+  cs_store *st = store_new();
+  if (!st) return cs_err_set(err, CS_ENOMEM, "file '%s': out of memory", path);
+  st->writable = mode == CS_STORE_WRITE;
+  int rc = CS_OK;
+  bool exists = access(path, F_OK) == 0;
+  if (!exists && mode == CS_STORE_READ) {
+    rc = cs_err_set(err, CS_ENOTFOUND, "no such file");
+  } else if (!exists) {
+    st->file = H5Fcreate(path, H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT);
+    rc = st->file < 0 ? cs_store_h5_error(err, CS_EIO, "cannot create it") : create_layout(st, err);
+  } else {
+    st->file = H5Fopen(path, st->writable ? H5F_ACC_RDWR : H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (st->file < 0) rc = cs_store_h5_error(err, CS_EIO, "cannot open it as HDF5");
+    else if (!(rc = check_format(st, err))) rc = open_tables(st, true, err);
+  }
+  if (rc) {
+    store_free(st);
+    return cs_err_prefix(err, "file '%s'", path);
+  }
+  *out = st;
+  return CS_OK;
+}
+
+int cs_store_open_mpi(const char *path, MPI_Comm comm, cs_store **out, cs_err *err) {
+  cs_store_h5_quiet();
+  *out = NULL;
+  cs_store *st = store_new();
+  if (!st) return cs_err_set(err, CS_ENOMEM, "file '%s': out of memory", path);
+  st->parallel = st->writable = true;
+  hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+  H5Pset_fapl_mpio(fapl, comm, MPI_INFO_NULL);
+  st->file = H5Fopen(path, H5F_ACC_RDWR, fapl);
+  H5Pclose(fapl);
+  st->dxpl = H5Pcreate(H5P_DATASET_XFER);
+  H5Pset_dxpl_mpio(st->dxpl, H5FD_MPIO_INDEPENDENT);
+  int rc = CS_OK;
+  if (st->file < 0) rc = cs_store_h5_error(err, CS_EIO, "cannot open it with MPI-IO");
+  else if (!(rc = check_format(st, err)) && !(rc = open_tables(st, false, err)) &&
+           H5Fflush(st->file, H5F_SCOPE_GLOBAL) < 0)
+    rc = cs_store_h5_error(err, CS_EIO, "flushing after the parallel open");
+  if (rc) {
+    store_free(st);
+    return cs_err_prefix(err, "file '%s'", path);
+  }
+  *out = st;
+  return CS_OK;
+}
+
+int cs_store_close(cs_store *st, cs_err *err) {
+  if (!st) return CS_OK;
+  int rc = CS_OK;
+  if (st->writable && H5Fflush(st->file, H5F_SCOPE_GLOBAL) < 0)
+    rc = cs_store_h5_error(err, CS_EIO, "flushing the store");
+  store_free(st);
+  return rc;
+}
+
+uint64_t cs_store_num_rows(const cs_store *st) { return st->rows; }
+uint64_t cs_store_txlog_len(const cs_store *st) { return st->txlog_len; }
+
+/* Reads or writes n elements of a 1-D dataset starting at first. */
+static herr_t slab_io(cs_store *st, hid_t dset, hid_t type, uint64_t first, uint64_t n, void *buf,
+                      bool write) {
+  if (n == 0) return 0;
+  hsize_t start = first, count = n;
+  hid_t fs = H5Dget_space(dset);
+  H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, NULL, &count, NULL);
+  hid_t ms = H5Screate_simple(1, &count, NULL);
+  herr_t rc = write ? H5Dwrite(dset, type, ms, fs, st->dxpl, buf)
+                    : H5Dread(dset, type, ms, fs, st->dxpl, buf);
+  H5Sclose(ms);
+  H5Sclose(fs);
+  return rc;
+}
+
+static int check_range(const char *what, uint64_t first, uint64_t n, uint64_t len, cs_err *err) {
+  if (first > len || n > len - first)
+    return cs_err_set(err, CS_EINVAL, "%s [%llu, %llu) is outside [0, %llu)", what,
+                      (unsigned long long)first, (unsigned long long)(first + n),
+                      (unsigned long long)len);
+  return CS_OK;
+}
+
+int cs_store_read_jobs(cs_store *st, uint64_t first, uint64_t n, cs_store_job_row *out,
+                       cs_err *err) {
+  if (st->jobs < 0) return cs_err_set(err, CS_EINVAL, "/jobs is not open in a parallel store");
+  if (check_range("/jobs rows", first, n, st->rows, err)) return err->code;
+  memset(out, 0, n * sizeof *out);
+  if (slab_io(st, st->jobs, st->t_job, first, n, out, false) < 0)
+    return cs_store_h5_error(err, CS_EIO, "reading /jobs rows %llu..", (unsigned long long)first);
+  return CS_OK;
+}
+
+int cs_store_read_results(cs_store *st, uint64_t first, uint64_t n, cs_store_result_row *out,
+                          cs_err *err) {
+  if (check_range("/results rows", first, n, st->rows, err)) return err->code;
+  memset(out, 0, n * sizeof *out);
+  if (slab_io(st, st->results, st->t_result, first, n, out, false) < 0)
+    return cs_store_h5_error(err, CS_EIO, "reading /results rows %llu..",
+                             (unsigned long long)first);
+  return CS_OK;
+}
+
+int cs_store_read_txlog(cs_store *st, uint64_t offset, uint64_t n, cs_store_txn_row *out,
+                        cs_err *err) {
+  if (check_range("/txlog records", offset, n, st->txlog_len, err)) return err->code;
+  memset(out, 0, n * sizeof *out);
+  if (slab_io(st, st->txlog, st->t_txn, offset, n, out, false) < 0)
+    return cs_store_h5_error(err, CS_EIO, "reading /txlog records %llu..",
+                             (unsigned long long)offset);
+  return CS_OK;
+}
+
+static int need_structural(const cs_store *st, cs_err *err) {
+  if (!st->writable || st->parallel)
+    return cs_err_set(err, CS_EINTERNAL, "structural change on a %s store",
+                      st->parallel ? "parallel" : "read-only");
+  return CS_OK;
+}
+
+int cs_store_grow(cs_store *st, uint64_t rows, uint64_t txlog_len, cs_err *err) {
+  if (need_structural(st, err)) return err->code;
+  if (rows > st->rows) {
+    hsize_t dim = rows;
+    if (H5Dset_extent(st->jobs, &dim) < 0 || H5Dset_extent(st->results, &dim) < 0)
+      return cs_store_h5_error(err, CS_EIO, "extending /jobs and /results to %llu rows",
+                               (unsigned long long)rows);
+    st->rows = rows;
+  }
+  if (txlog_len > st->txlog_len) {
+    hsize_t dim = txlog_len;
+    if (H5Dset_extent(st->txlog, &dim) < 0)
+      return cs_store_h5_error(err, CS_EIO, "extending /txlog to %llu records",
+                               (unsigned long long)txlog_len);
+    st->txlog_len = txlog_len;
+  }
+  return CS_OK;
+}
+
+int cs_store_write_jobs(cs_store *st, uint64_t first, uint64_t n, const cs_store_job_row *rows,
+                        cs_err *err) {
+  if (need_structural(st, err) || check_range("/jobs rows", first, n, st->rows, err))
+    return err->code;
+  if (slab_io(st, st->jobs, st->t_job, first, n, (void *)rows, true) < 0)
+    return cs_store_h5_error(err, CS_EIO, "writing /jobs rows %llu..", (unsigned long long)first);
+  return CS_OK;
+}
+
+int cs_store_clear_result(cs_store *st, uint64_t row, cs_err *err) {
+  static const cs_store_result_row pending;
+  if (need_structural(st, err) || check_range("/results row", row, 1, st->rows, err))
+    return err->code;
+  if (slab_io(st, st->results, st->t_result, row, 1, (void *)&pending, true) < 0)
+    return cs_store_h5_error(err, CS_EIO, "clearing /results row %llu", (unsigned long long)row);
+  return CS_OK;
+}
+
+int cs_store_note_sweep(cs_store *st, const char *sweep_name, cs_err *err) {
+  if (need_structural(st, err)) return err->code;
+  char now[32];
+  utc_now(now, sizeof now);
+  long long count = 0;
+  cs_err ignore;
+  if (cs_store_attr_read_int(st->file, "sweeps", &count, &ignore)) count = 0;
+  if (cs_store_attr_text(st->file, "last_sweep", sweep_name, err) ||
+      cs_store_attr_text(st->file, "last_sweep_utc", now, err) ||
+      cs_store_attr_int(st->file, "sweeps", count + 1, err))
+    return err->code;
+  return CS_OK;
+}
+
+int cs_store_flush(cs_store *st, cs_err *err) {
+  if (H5Fflush(st->file, H5F_SCOPE_GLOBAL) < 0)
+    return cs_store_h5_error(err, CS_EIO, "flushing the store");
+  return CS_OK;
+}
+
+int cs_store_put_result(cs_store *st, uint64_t row, const char key[CS_STORE_KEY_LEN],
+                        cs_store_result_row *res, const cs_store_txn_row *txns, uint64_t n,
+                        cs_err *err) {
+  if (!st->writable) return cs_err_set(err, CS_EINTERNAL, "writing a row of a read-only store");
+  if (check_range("/results row", row, 1, st->rows, err) ||
+      check_range("/txlog slice", res->txlog_offset, n, st->txlog_len, err))
+    return err->code;
+  res->txlog_count = n;
+  res->checksum = cs_store_row_checksum(row, key, res, txns, n);
+  if (slab_io(st, st->txlog, st->t_txn, res->txlog_offset, n, (void *)txns, true) < 0)
+    return cs_store_h5_error(err, CS_EIO, "writing /txlog records %llu..%llu",
+                             (unsigned long long)res->txlog_offset,
+                             (unsigned long long)(res->txlog_offset + n));
+  if (slab_io(st, st->results, st->t_result, row, 1, res, true) < 0)
+    return cs_store_h5_error(err, CS_EIO, "writing /results row %llu", (unsigned long long)row);
+  return CS_OK;
+}

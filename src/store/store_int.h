@@ -1,0 +1,64 @@
+/* Internals of the store module shared by its files: the column tables that define the HDF5
+ * compound types, the store handle, and the HDF5 error translation. */
+#ifndef CS_STORE_INT_H
+#define CS_STORE_INT_H
+
+#include <hdf5.h>
+
+#include "commsweep/store.h"
+
+typedef enum cs_col_kind {
+  CS_COL_U64,
+  CS_COL_F64,
+  CS_COL_U32,
+  CS_COL_I32,
+  CS_COL_I16,
+  CS_COL_U16,
+  CS_COL_U8,
+  CS_COL_STR,    /* fixed-length, NULL-terminated unless full */
+  CS_COL_KEY,    /* fixed-length 64, NULL-padded */
+  CS_COL_STATUS, /* int8 enum pending/done/failed */
+} cs_col_kind;
+
+/* One column of a compound dataset: the C field it maps, how it reads, what it means. */
+typedef struct cs_col {
+  const char *name;
+  size_t offset;
+  cs_col_kind kind;
+  size_t size;      /* bytes, strings only */
+  const char *unit; /* NULL when dimensionless */
+  const char *doc;
+} cs_col;
+
+/* NULL-name-terminated tables, in file column order. */
+extern const cs_col cs_store_job_cols[];
+extern const cs_col cs_store_result_cols[];
+extern const cs_col cs_store_txn_cols[];
+
+/* A compound type over `cols` with the struct's size; H5Tclose it. */
+hid_t cs_store_type_create(const cs_col *cols, size_t struct_size);
+/* Writes "<col>.unit" and "<col>.description" attributes, and "description" on the dataset. */
+int cs_store_type_describe(hid_t dset, const cs_col *cols, const char *what, cs_err *err);
+/* Scalar variable-length UTF-8 string / int attributes (replace when present). */
+int cs_store_attr_text(hid_t obj, const char *name, const char *value, cs_err *err);
+int cs_store_attr_int(hid_t obj, const char *name, long long value, cs_err *err);
+/* Reads a string attribute of any string type into buf; CS_ENOTFOUND when absent. */
+int cs_store_attr_read_text(hid_t obj, const char *name, char *buf, size_t cap, cs_err *err);
+int cs_store_attr_read_int(hid_t obj, const char *name, long long *out, cs_err *err);
+
+/* Sets err from the innermost HDF5 error on the stack, prefixed by the formatted context. */
+int cs_store_h5_error(cs_err *err, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Silences HDF5's automatic error printing (errors reach the user through cs_err). */
+void cs_store_h5_quiet(void);
+
+struct cs_store {
+  hid_t file;
+  hid_t jobs, results, txlog; /* jobs is H5I_INVALID_HID in a parallel store */
+  hid_t t_job, t_result, t_txn;
+  hid_t dxpl;                 /* independent MPI-IO in a parallel store, else H5P_DEFAULT */
+  bool parallel, writable;
+  uint64_t rows, txlog_len;
+};
+
+#endif

@@ -1,0 +1,298 @@
+/* The HDF5 store without MPI: schema, rows round-trip, checksums, growth, the writer lock. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <hdf5.h>
+
+#include "commsweep/store.h"
+
+static char dir[256];
+static char path[512];
+
+static void setup(void) {
+  snprintf(dir, sizeof dir, "/tmp/cs_check_store_XXXXXX");
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  snprintf(path, sizeof path, "%s/s.h5", dir);
+}
+
+static void teardown(void) {
+  char lock[600];
+  snprintf(lock, sizeof lock, "%s.lock", path);
+  unlink(path);
+  unlink(lock);
+  rmdir(dir);
+}
+
+static void fake_key(uint64_t i, char key[CS_STORE_KEY_LEN]) {
+  char hex[CS_STORE_KEY_LEN + 1];
+  snprintf(hex, sizeof hex, "%064llx", (unsigned long long)(i * 2654435761u + 7));
+  memcpy(key, hex, CS_STORE_KEY_LEN);
+}
+
+static void fake_txns(uint64_t job, uint64_t n, cs_store_txn_row *t) {
+  memset(t, 0, n * sizeof *t);
+  for (uint64_t i = 0; i < n; i++) {
+    cs_txn_record r;
+    memset(&r, 0, sizeof r);
+    r.request_id = i;
+    r.step = (uint32_t)(i / 4);
+    r.src = (int32_t)(i % 8);
+    r.dst = (int32_t)((i + 1) % 8);
+    r.d2d_src_node = -1;
+    r.burst_length = 4;
+    r.req_inject_tick = i;
+    r.rsp_complete_tick = i * 10 + job;
+    r.rn_wdb_block = (uint32_t)job;
+    cs_store_txn_from(job, &r, &t[i]);
+  }
+}
+
+static void fake_result(double t, cs_store_result_row *row) {
+  cs_result r;
+  memset(&r, 0, sizeof r);
+  memset(row, 0, sizeof *row);
+  r.total_time_us = t;
+  r.bus_bw_gb_per_s = 1.0 / t;
+  r.total_comm_bytes = 4096;
+  r.algorithm_steps = 6;
+  snprintf(r.engine, sizeof r.engine, "math");
+  r.wall_time_s = 0.5;
+  cs_store_result_from(&r, row);
+  row->status = CS_STORE_DONE;
+}
+
+/* A file with `rows` rows; row i done with i+1 records when i is even, pending when odd. */
+static void make_file(uint64_t rows) {
+  cs_err err;
+  cs_store *st = NULL;
+  ck_assert_int_eq(cs_store_open(path, CS_STORE_WRITE, &st, &err), 0);
+  uint64_t txlog = 0;
+  for (uint64_t i = 0; i < rows; i++) txlog += i + 1;
+  ck_assert_int_eq(cs_store_grow(st, rows, txlog, &err), 0);
+  cs_store_job_row *jobs = calloc(rows, sizeof *jobs);
+  uint64_t off = 0;
+  for (uint64_t i = 0; i < rows; i++) {
+    fake_key(i, jobs[i].key);
+    cs_store_set_text(jobs[i].sweep, sizeof jobs[i].sweep, "unit");
+    jobs[i].txlog_reserved_offset = off;
+    jobs[i].txlog_reserved_count = i + 1;
+    off += i + 1;
+  }
+  ck_assert_int_eq(cs_store_write_jobs(st, 0, rows, jobs, &err), 0);
+  for (uint64_t i = 0; i < rows; i += 2) {
+    cs_store_txn_row t[64];
+    fake_txns(i, i + 1, t);
+    cs_store_result_row r;
+    fake_result(1.0 + (double)i, &r);
+    r.txlog_offset = jobs[i].txlog_reserved_offset;
+    ck_assert_int_eq(cs_store_put_result(st, i, jobs[i].key, &r, t, i + 1, &err), 0);
+  }
+  free(jobs);
+  ck_assert_int_eq(cs_store_close(st, &err), 0);
+}
+
+START_TEST(xxh64_matches_reference_vectors) {
+  ck_assert_uint_eq(cs_store_xxh64("", 0, 0), 0xEF46DB3751D8E999ULL);
+  ck_assert_uint_eq(cs_store_xxh64("a", 1, 0), 0xD24EC4F1A98C6E5BULL);
+  ck_assert_uint_eq(cs_store_xxh64("abc", 3, 0), 0x44BC2CF5AD770999ULL);
+  const char *fox = "The quick brown fox jumps over the lazy dog";
+  ck_assert_uint_eq(cs_store_xxh64(fox, strlen(fox), 0), 0x0B242D361FDA71BCULL);
+}
+END_TEST
+
+START_TEST(rows_round_trip_and_checksums_verify) {
+  make_file(6);
+  cs_err err;
+  cs_store *st = NULL;
+  ck_assert_int_eq(cs_store_open(path, CS_STORE_READ, &st, &err), 0);
+  ck_assert_uint_eq(cs_store_num_rows(st), 6);
+  ck_assert_uint_eq(cs_store_txlog_len(st), 21);
+  cs_store_job_row jobs[6];
+  cs_store_result_row res[6];
+  ck_assert_int_eq(cs_store_read_jobs(st, 0, 6, jobs, &err), 0);
+  ck_assert_int_eq(cs_store_read_results(st, 0, 6, res, &err), 0);
+  for (uint64_t i = 0; i < 6; i++) {
+    char key[CS_STORE_KEY_LEN];
+    fake_key(i, key);
+    ck_assert(memcmp(key, jobs[i].key, CS_STORE_KEY_LEN) == 0);
+    if (i % 2) {
+      ck_assert_int_eq(res[i].status, CS_STORE_PENDING);
+      ck_assert_uint_eq(res[i].checksum, 0);
+      continue;
+    }
+    ck_assert_int_eq(res[i].status, CS_STORE_DONE);
+    ck_assert_uint_eq(res[i].txlog_count, i + 1);
+    ck_assert_double_eq(res[i].total_time_us, 1.0 + (double)i);
+    cs_store_txn_row t[64];
+    ck_assert_int_eq(cs_store_read_txlog(st, res[i].txlog_offset, res[i].txlog_count, t, &err), 0);
+    ck_assert_uint_eq(t[i].job, i);
+    ck_assert_uint_eq(cs_store_row_checksum(i, jobs[i].key, &res[i], t, i + 1), res[i].checksum);
+    /* a flipped byte anywhere that matters changes the checksum */
+    t[0].rsp_complete_tick ^= 1;
+    ck_assert_uint_ne(cs_store_row_checksum(i, jobs[i].key, &res[i], t, i + 1), res[i].checksum);
+    t[0].rsp_complete_tick ^= 1;
+    res[i].error[500] = 'x';
+    ck_assert_uint_ne(cs_store_row_checksum(i, jobs[i].key, &res[i], t, i + 1), res[i].checksum);
+    res[i].error[500] = 0;
+    ck_assert_uint_ne(cs_store_row_checksum(i + 1, jobs[i].key, &res[i], t, i + 1),
+                      res[i].checksum);
+    /* wall time is outside the checksum */
+    res[i].wall_time_s = 99;
+    ck_assert_uint_eq(cs_store_row_checksum(i, jobs[i].key, &res[i], t, i + 1), res[i].checksum);
+  }
+  char sweep[40];
+  cs_store_get_text(jobs[0].sweep, sizeof jobs[0].sweep, sweep, sizeof sweep);
+  ck_assert_str_eq(sweep, "unit");
+  ck_assert_int_ne(cs_store_read_results(st, 5, 2, res, &err), 0);
+  ck_assert_int_eq(err.code, CS_EINVAL);
+  ck_assert_int_eq(cs_store_close(st, &err), 0);
+}
+END_TEST
+
+START_TEST(growing_keeps_rows_and_adds_pending_ones) {
+  make_file(4);
+  cs_err err;
+  cs_store *st = NULL;
+  ck_assert_int_eq(cs_store_open(path, CS_STORE_WRITE, &st, &err), 0);
+  ck_assert_int_eq(cs_store_grow(st, 700, 5000, &err), 0);
+  ck_assert_int_eq(cs_store_note_sweep(st, "second", &err), 0);
+  ck_assert_int_eq(cs_store_close(st, &err), 0);
+  ck_assert_int_eq(cs_store_open(path, CS_STORE_READ, &st, &err), 0);
+  ck_assert_uint_eq(cs_store_num_rows(st), 700);
+  ck_assert_uint_eq(cs_store_txlog_len(st), 5000);
+  cs_store_result_row *res = malloc(700 * sizeof *res);
+  ck_assert_int_eq(cs_store_read_results(st, 0, 700, res, &err), 0);
+  ck_assert_int_eq(res[0].status, CS_STORE_DONE);
+  ck_assert_int_eq(res[2].status, CS_STORE_DONE);
+  for (int i = 4; i < 700; i++) ck_assert_int_eq(res[i].status, CS_STORE_PENDING);
+  free(res);
+  ck_assert_int_eq(cs_store_close(st, &err), 0);
+}
+END_TEST
+
+START_TEST(cleared_row_reads_pending) {
+  make_file(3);
+  cs_err err;
+  cs_store *st = NULL;
+  ck_assert_int_eq(cs_store_open(path, CS_STORE_WRITE, &st, &err), 0);
+  ck_assert_int_eq(cs_store_clear_result(st, 2, &err), 0);
+  cs_store_result_row r;
+  ck_assert_int_eq(cs_store_read_results(st, 2, 1, &r, &err), 0);
+  ck_assert_int_eq(r.status, CS_STORE_PENDING);
+  ck_assert_int_eq(cs_store_close(st, &err), 0);
+}
+END_TEST
+
+START_TEST(foreign_and_missing_files_are_refused) {
+  cs_err err;
+  cs_store *st = NULL;
+  ck_assert_int_eq(cs_store_open(path, CS_STORE_READ, &st, &err), CS_ENOTFOUND);
+  ck_assert_ptr_null(st);
+  hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  H5Fclose(f);
+  ck_assert_int_eq(cs_store_open(path, CS_STORE_WRITE, &st, &err), CS_EINVAL);
+  ck_assert_ptr_nonnull(strstr(err.msg, "not a commsweep store"));
+  unlink(path);
+  FILE *t = fopen(path, "w");
+  fputs("not hdf5", t);
+  fclose(t);
+  ck_assert_int_eq(cs_store_open(path, CS_STORE_READ, &st, &err), CS_EIO);
+  ck_assert_ptr_nonnull(strstr(err.msg, path));
+}
+END_TEST
+
+START_TEST(second_writer_is_refused_and_stale_lock_taken_over) {
+  cs_err err;
+  ck_assert_int_eq(cs_store_lock(path, "first", false, &err), 0);
+  ck_assert_int_eq(cs_store_lock(path, "second", false, &err), CS_EBUSY);
+  ck_assert_ptr_nonnull(strstr(err.msg, "being written by another sweep"));
+  ck_assert_ptr_nonnull(strstr(err.msg, "sweep=first"));
+  char holder[256];
+  ck_assert(cs_store_lock_holder(path, holder, sizeof holder));
+  cs_store_unlock(path);
+  ck_assert(!cs_store_lock_holder(path, holder, sizeof holder));
+  /* a holder on this host that no longer exists */
+  char lock[600], host[256] = "";
+  gethostname(host, sizeof host - 1);
+  snprintf(lock, sizeof lock, "%s.lock", path);
+  FILE *f = fopen(lock, "w");
+  fprintf(f, "pid=999999999 host=%s started=x sweep=dead\n", host);
+  fclose(f);
+  ck_assert_int_eq(cs_store_lock(path, "third", false, &err), 0);
+  ck_assert(cs_store_lock_holder(path, holder, sizeof holder));
+  ck_assert_ptr_nonnull(strstr(holder, "sweep=third"));
+  /* another host: refused unless broken explicitly */
+  f = fopen(lock, "w");
+  fprintf(f, "pid=1 host=elsewhere-node started=x sweep=remote\n");
+  fclose(f);
+  ck_assert_int_eq(cs_store_lock(path, "fourth", false, &err), CS_EBUSY);
+  ck_assert_int_eq(cs_store_lock(path, "fourth", true, &err), 0);
+  cs_store_unlock(path);
+}
+END_TEST
+
+START_TEST(text_columns_cut_visibly) {
+  char col[8];
+  cs_store_set_text(col, sizeof col, "abc");
+  ck_assert_str_eq(col, "abc");
+  ck_assert_int_eq(col[7], 0);
+  cs_store_set_text(col, sizeof col, "abcdefghijk");
+  ck_assert_str_eq(col, "abcd...");
+  char out[4];
+  cs_store_get_text("abcdefgh", 8, out, sizeof out);
+  ck_assert_str_eq(out, "abc");
+  ck_assert_str_eq(cs_store_status_name(CS_STORE_FAILED), "failed");
+  ck_assert_str_eq(cs_store_status_name(7), "corrupt");
+}
+END_TEST
+
+START_TEST(txn_records_round_trip) {
+  cs_txn_record a, b;
+  memset(&a, 0, sizeof a);
+  a.request_id = 77;
+  a.step = 3;
+  a.src = 1;
+  a.dst = 2;
+  a.d2d_dst_node = -1;
+  a.is_read = 1;
+  a.burst_length = 8;
+  a.rsp_complete_cycle = 123456789;
+  a.eject_retries = 5;
+  cs_store_txn_row row;
+  memset(&row, 0, sizeof row);
+  cs_store_txn_from(9, &a, &row);
+  cs_store_txn_to(&row, &b);
+  ck_assert_uint_eq(row.job, 9);
+  ck_assert(memcmp(&a, &b, sizeof a) == 0);
+}
+END_TEST
+
+static Suite *store_suite(void) {
+  Suite *s = suite_create("store");
+  TCase *core = tcase_create("core");
+  tcase_add_checked_fixture(core, setup, teardown);
+  tcase_add_test(core, xxh64_matches_reference_vectors);
+  tcase_add_test(core, rows_round_trip_and_checksums_verify);
+  tcase_add_test(core, growing_keeps_rows_and_adds_pending_ones);
+  tcase_add_test(core, cleared_row_reads_pending);
+  tcase_add_test(core, foreign_and_missing_files_are_refused);
+  tcase_add_test(core, text_columns_cut_visibly);
+  tcase_add_test(core, txn_records_round_trip);
+  suite_add_tcase(s, core);
+  TCase *lock = tcase_create("lock");
+  tcase_add_checked_fixture(lock, setup, teardown);
+  tcase_add_test(lock, second_writer_is_refused_and_stale_lock_taken_over);
+  suite_add_tcase(s, lock);
+  return s;
+}
+
+int main(void) {
+  SRunner *sr = srunner_create(store_suite());
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
