@@ -57,6 +57,8 @@ typedef struct cs_layout {
   int num_links;
   cs_d2d_link links[CS_TOPO_MAX_LINKS];
   cs_d2d_select select;
+  int num_die_topologies;               /* die types this layout accepts (C2) */
+  char die_topologies[4][CS_NAME_MAX];
   double ar_latency_ns, r_latency_ns, aw_latency_ns, w_latency_ns, b_latency_ns;
   double axi_bw_gb_per_s;              /* per channel, per direction */
   double d2d_rn_bw_gb_per_s, d2d_sn_bw_gb_per_s;
@@ -69,9 +71,9 @@ int cs_topo_layout(const char *name, cs_layout *out, cs_err *err);
 /* Parses die/layout JSON text (the shipped files and tests use this). */
 int cs_topo_die_parse(const char *json, const char *source, cs_die_params *out, cs_err *err);
 int cs_topo_layout_parse(const char *json, const char *source, cs_layout *out, cs_err *err);
-/* "5x4, 2261_5x4" / "1die, 2die, 4die" */
-const char *cs_topo_die_names(void);
-const char *cs_topo_layout_names(void);
+/* Writes "2261_5x4, 5x4" / "1die, 2die, ..." (the shipped names) into buf. */
+void cs_topo_die_names(char *buf, size_t cap);
+void cs_topo_layout_names(char *buf, size_t cap);
 
 /* ---- endpoint_id_scheme "mvp" ------------------------------------------------------------- */
 #define CS_SCHEME_MVP "mvp"

@@ -27,9 +27,15 @@ int cs_err_prefix(cs_err *err, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(ctx, sizeof ctx, fmt, ap);
   va_end(ap);
-  char joined[CS_ERR_MSG_MAX];
-  snprintf(joined, sizeof joined, "%s: %s", ctx, err->msg);
-  memcpy(err->msg, joined, sizeof err->msg);
+  /* Shift the message right by the context's length, truncating its tail if need be. */
+  size_t c = strlen(ctx), m = strlen(err->msg), room = sizeof err->msg - 1;
+  if (c + 2 > room) c = room - 2;
+  size_t keep = m < room - c - 2 ? m : room - c - 2;
+  memmove(err->msg + c + 2, err->msg, keep);
+  memcpy(err->msg, ctx, c);
+  err->msg[c] = ':';
+  err->msg[c + 1] = ' ';
+  err->msg[c + 2 + keep] = '\0';
   return err->code;
 }
 

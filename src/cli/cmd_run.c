@@ -1,0 +1,194 @@
+/* `commsweep run`: one spec and one adapter configuration in, one EngineResult out (JSON or a
+ * table), and the transaction log as JSON lines. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "cli.h"
+#include "commsweep/backfill.h"
+#include "commsweep/cachekey.h"
+#include "commsweep/config.h"
+#include "commsweep/engine.h"
+#include "commsweep/job.h"
+#include "commsweep/topo.h"
+
+static void usage(FILE *f) {
+  fprintf(f,
+          "usage: commsweep run --spec SPEC.json --config ADAPTER.json [options]\n"
+          "\n"
+          "Runs one job (L1 expand, L2 drive, L3 back-fill) and prints its EngineResult.\n"
+          "\n"
+          "options:\n"
+          "  --engine NAME          engine: math | dcin (default dcin)\n"
+          "  --engine-config FILE   engine options JSON {name, deadlock_guard_ticks, math{...}};\n"
+          "                         without it the math engine takes the parameters of the die\n"
+          "                         topology file's \"math\" section\n"
+          "  --deadlock-ticks N     consecutive ticks without a completion before failing\n"
+          "  --txlog FILE.jsonl     write the transaction records here (default: the adapter's\n"
+          "                         transaction_log_path, {key} replaced by the cache key)\n"
+          "  --no-txlog             do not write the transaction log\n"
+          "  --table                print a readable table instead of JSON\n"
+          "  -h, --help             this text\n"
+          "\n"
+          "Spec fields:\n");
+  for (const cs_field_doc *d = cs_config_spec_fields(); d->key; d++)
+    fprintf(f, "  %-28s %-8s %s\n", d->key, d->type, d->meaning);
+  fprintf(f, "\nAdapter fields (all required):\n");
+  for (const cs_field_doc *d = cs_config_adapter_fields(); d->key; d++)
+    fprintf(f, "  %-28s %-8s %s\n", d->key, d->type, d->meaning);
+  fprintf(f, "\nEngine options:\n");
+  for (const cs_field_doc *d = cs_config_engine_fields(); d->key; d++)
+    fprintf(f, "  %-28s %-8s %s\n", d->key, d->type, d->meaning);
+}
+
+/* "{key}" in the template becomes the cache key. */
+static void expand_log_path(const char *tmpl, const char *key, char *out, size_t cap) {
+  const char *at = strstr(tmpl, "{key}");
+  if (!at) {
+    snprintf(out, cap, "%s", tmpl);
+    return;
+  }
+  snprintf(out, cap, "%.*s%s%s", (int)(at - tmpl), tmpl, key, at + 5);
+}
+
+static cJSON *result_json(const cs_job *job, const cs_result *r, const char *key, const char *log) {
+  cJSON *o = cJSON_CreateObject();
+  cJSON_AddStringToObject(o, "cache_key", key);
+  cJSON_AddStringToObject(o, "engine", r->engine);
+  cJSON_AddStringToObject(o, "primitive", cs_primitive_name(job->spec.primitive));
+  cJSON_AddStringToObject(o, "algorithm", cs_algorithm_name(job->spec.algorithm));
+  cJSON_AddNumberToObject(o, "msg_size_bytes", (double)job->spec.msg_size_bytes);
+  cJSON_AddNumberToObject(o, "num_participants", job->spec.num_participants);
+  cJSON *agg = cJSON_AddObjectToObject(o, "aggregates");
+  cJSON_AddNumberToObject(agg, "total_time_us", r->total_time_us);
+  cJSON_AddNumberToObject(agg, "req_phase_us", r->req_phase_us);
+  cJSON_AddNumberToObject(agg, "rsp_phase_us", r->rsp_phase_us);
+  cJSON_AddNumberToObject(agg, "max_chip_latency_us", r->max_chip_latency_us);
+  cJSON_AddNumberToObject(agg, "straggler_ratio", r->straggler_ratio);
+  cJSON_AddNumberToObject(agg, "bus_bw_gb_per_s", r->bus_bw_gb_per_s);
+  cJSON_AddNumberToObject(agg, "total_comm_bytes", (double)r->total_comm_bytes);
+  cJSON_AddNumberToObject(agg, "algorithm_steps", r->algorithm_steps);
+  cJSON *meta = cJSON_AddObjectToObject(o, "trace_meta");
+  cJSON_AddStringToObject(meta, "engine", r->engine);
+  cJSON_AddStringToObject(meta, "transaction_log_path", log ? log : "");
+  cJSON_AddNumberToObject(meta, "num_transactions", (double)r->num_transactions);
+  cJSON_AddNumberToObject(meta, "sim_cycles", (double)r->sim_cycles);
+  cJSON_AddNumberToObject(meta, "total_ticks", (double)r->total_ticks);
+  cJSON_AddNumberToObject(meta, "flit_hops", (double)r->flit_hops);
+  cJSON_AddNumberToObject(meta, "wall_time_s", r->wall_time_s);
+  cJSON *bp = cJSON_AddObjectToObject(meta, "back_pressure");
+  cJSON_AddNumberToObject(bp, "retries", (double)r->retries);
+  cJSON_AddNumberToObject(bp, "block_rn", (double)r->block_rn);
+  cJSON_AddNumberToObject(bp, "block_sn", (double)r->block_sn);
+  cJSON_AddNumberToObject(bp, "block_d2d", (double)r->block_d2d);
+  cJSON *d2d = cJSON_AddObjectToObject(meta, "cross_die");
+  cJSON_AddNumberToObject(d2d, "transactions", (double)r->cross_die_transactions);
+  cJSON_AddNumberToObject(d2d, "bytes", (double)r->cross_die_bytes);
+  cJSON *parts = cJSON_AddArrayToObject(meta, "participants");
+  for (int i = 0; i < job->spec.num_participants; i++)
+    cJSON_AddItemToArray(parts, cJSON_CreateNumber(job->spec.participants[i]));
+  return o;
+}
+
+static void print_table(const cs_job *job, const cs_result *r) {
+  double algbw = r->total_time_us > 0 ? (double)job->spec.msg_size_bytes / (r->total_time_us * 1e3) : 0;
+  printf("%-14s %12s %5s %6s %12s %10s %10s %9s %12s %10s\n", "primitive", "size(B)", "N", "steps",
+         "time(us)", "algbw", "busbw", "straggler", "cycles", "engine");
+  printf("%-14s %12llu %5d %6u %12.4f %10.2f %10.2f %9.4f %12llu %10s\n",
+         cs_primitive_name(job->spec.primitive), (unsigned long long)job->spec.msg_size_bytes,
+         job->spec.num_participants, r->algorithm_steps, r->total_time_us, algbw,
+         r->bus_bw_gb_per_s, r->straggler_ratio, (unsigned long long)r->sim_cycles, r->engine);
+  printf("(algbw, busbw in GB/s; %llu transactions, %llu retries, %llu cross-die)\n",
+         (unsigned long long)r->num_transactions, (unsigned long long)r->retries,
+         (unsigned long long)r->cross_die_transactions);
+}
+
+int cs_cli_run(int argc, char **argv) {
+  const char *spec_path = NULL, *config_path = NULL, *engine_name = "dcin", *engine_path = NULL;
+  const char *txlog = NULL;
+  long long deadlock = -1;
+  bool table = false, no_txlog = false;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    bool has_value = i + 1 < argc;
+    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+      usage(stdout);
+      return 0;
+    } else if (!strcmp(a, "--spec") && has_value) spec_path = argv[++i];
+    else if (!strcmp(a, "--config") && has_value) config_path = argv[++i];
+    else if (!strcmp(a, "--engine") && has_value) engine_name = argv[++i];
+    else if (!strcmp(a, "--engine-config") && has_value) engine_path = argv[++i];
+    else if (!strcmp(a, "--txlog") && has_value) txlog = argv[++i];
+    else if (!strcmp(a, "--deadlock-ticks") && has_value) deadlock = atoll(argv[++i]);
+    else if (!strcmp(a, "--no-txlog")) no_txlog = true;
+    else if (!strcmp(a, "--table")) table = true;
+    else {
+      fprintf(stderr, "commsweep run: unknown or incomplete option '%s' (see commsweep run --help)\n", a);
+      return 2;
+    }
+  }
+  if (!spec_path || !config_path) {
+    fprintf(stderr, "commsweep run: --spec and --config are required (see commsweep run --help)\n");
+    return 2;
+  }
+  cs_err err;
+  cs_err_clear(&err);
+  cs_job job;
+  memset(&job, 0, sizeof job);
+  if (cs_config_spec_load(spec_path, &job.spec, &err) ||
+      cs_config_adapter_load(config_path, &job.adapter, &err)) {
+    fprintf(stderr, "commsweep run: %s\n", err.msg);
+    return 1;
+  }
+  if (engine_path) {
+    if (cs_config_engine_load(engine_path, &job.engine, &err)) {
+      fprintf(stderr, "commsweep run: %s\n", err.msg);
+      return 1;
+    }
+  } else {
+    snprintf(job.engine.name, sizeof job.engine.name, "%s", engine_name);
+    job.engine.deadlock_guard_ticks = CS_DEFAULT_DEADLOCK_GUARD;
+    cs_die_params die;
+    if (cs_topo_die(job.adapter.topology, &die, &err) == CS_OK) job.engine.math = die.math;
+  }
+  if (deadlock == 0 || deadlock < -1) {
+    fprintf(stderr, "commsweep run: --deadlock-ticks must be a positive integer\n");
+    return 2;
+  }
+  if (deadlock > 0) job.engine.deadlock_guard_ticks = (uint64_t)deadlock;
+
+  char key[CS_KEY_HEX];
+  cs_cachekey(&job, key);
+  cs_job_output out;
+  cs_err_clear(&err);
+  if (cs_job_run(&job, !no_txlog, &out, &err)) {
+    fprintf(stderr, "commsweep run: %s\n", err.msg);
+    return 1;
+  }
+  char log_path[CS_PATH_MAX + CS_KEY_HEX];
+  if (!no_txlog) {
+    expand_log_path(txlog ? txlog : job.adapter.transaction_log_path, key, log_path, sizeof log_path);
+    FILE *f = fopen(log_path, "w");
+    int rc = f ? cs_backfill_write_jsonl(f, out.records, out.num_records, &err)
+               : cs_err_set(&err, CS_EIO, "cannot open transaction log '%s' for writing", log_path);
+    if (f && fclose(f) != 0 && !rc) rc = cs_err_set(&err, CS_EIO, "closing transaction log '%s' failed", log_path);
+    if (rc) {
+      fprintf(stderr, "commsweep run: %s\n", err.msg);
+      cs_job_output_free(&out);
+      return 1;
+    }
+  }
+  if (table) {
+    print_table(&job, &out.result);
+  } else {
+    cJSON *o = result_json(&job, &out.result, key, no_txlog ? NULL : log_path);
+    char *text = cJSON_Print(o);
+    if (text) puts(text);
+    free(text);
+    cJSON_Delete(o);
+  }
+  cs_job_output_free(&out);
+  return 0;
+}

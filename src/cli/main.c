@@ -1,0 +1,44 @@
+/* The commsweep command: dispatch to subcommands.  Exit codes: 0 success, 1 a job or file
+ * error (message on stderr), 2 a usage error. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "commsweep/engine.h"
+#include "commsweep/model.h"
+
+typedef struct command {
+  const char *name;
+  int (*fn)(int argc, char **argv);
+  const char *summary;
+} command;
+
+static const command commands[] = {
+    {"run", cs_cli_run, "run one job (spec + adapter config) and print its EngineResult"},
+    {NULL, NULL, NULL}};
+
+static void usage(FILE *f) {
+  fprintf(f,
+          "commsweep %s: collective communication on chip interconnects, swept over MPI ranks\n"
+          "\n"
+          "usage: commsweep COMMAND [options]   (commsweep COMMAND --help for details)\n"
+          "\n"
+          "commands:\n",
+          CS_ADAPTER_VERSION);
+  for (const command *c = commands; c->name; c++) fprintf(f, "  %-8s %s\n", c->name, c->summary);
+  fprintf(f, "\nengines:\n");
+  for (const cs_engine_ops *const *e = cs_engine_list(); *e; e++)
+    fprintf(f, "  %-8s %s\n", (*e)->name, (*e)->summary);
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+    usage(argc < 2 ? stderr : stdout);
+    return argc < 2 ? 2 : 0;
+  }
+  for (const command *c = commands; c->name; c++)
+    if (!strcmp(argv[1], c->name)) return c->fn(argc - 1, argv + 1);
+  fprintf(stderr, "commsweep: unknown command '%s'\n\n", argv[1]);
+  usage(stderr);
+  return 2;
+}

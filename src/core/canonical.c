@@ -1,0 +1,92 @@
+/* Canonical JSON: object keys sorted bytewise, no whitespace, integral numbers printed as
+ * integers and others with 17 significant digits, strings escaped minimally.  Two documents that
+ * mean the same thing give the same bytes, whatever their key order or formatting. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core_int.h"
+
+typedef struct out_buf {
+  char *buf;
+  size_t cap, len; /* len counts every byte wanted, even past cap */
+} out_buf;
+
+static void put(out_buf *o, const char *s, size_t n) {
+  if (o->len < o->cap) {
+    size_t room = o->cap - o->len - 1;
+    memcpy(o->buf + o->len, s, n < room ? n : room);
+  }
+  o->len += n;
+}
+
+static void put_str(out_buf *o, const char *s) {
+  put(o, "\"", 1);
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    char esc[8];
+    if (*p == '"' || *p == '\\') {
+      esc[0] = '\\';
+      esc[1] = (char)*p;
+      put(o, esc, 2);
+    } else if (*p < 0x20) {
+      snprintf(esc, sizeof esc, "\\u%04x", *p);
+      put(o, esc, 6);
+    } else {
+      put(o, (const char *)p, 1);
+    }
+  }
+  put(o, "\"", 1);
+}
+
+static int cmp_keys(const void *a, const void *b) {
+  return strcmp((*(const cJSON *const *)a)->string, (*(const cJSON *const *)b)->string);
+}
+
+static void put_value(out_buf *o, const cJSON *v) {
+  char num[40];
+  if (cJSON_IsObject(v)) {
+    size_t n = 0;
+    for (const cJSON *c = v->child; c; c = c->next) n++;
+    const cJSON **kids = n ? malloc(n * sizeof *kids) : NULL;
+    size_t i = 0;
+    for (const cJSON *c = v->child; c && kids; c = c->next) kids[i++] = c;
+    if (kids) qsort(kids, n, sizeof *kids, cmp_keys);
+    put(o, "{", 1);
+    for (i = 0; kids && i < n; i++) {
+      if (i) put(o, ",", 1);
+      put_str(o, kids[i]->string);
+      put(o, ":", 1);
+      put_value(o, kids[i]);
+    }
+    put(o, "}", 1);
+    free(kids);
+  } else if (cJSON_IsArray(v)) {
+    put(o, "[", 1);
+    for (const cJSON *c = v->child; c; c = c->next) {
+      if (c != v->child) put(o, ",", 1);
+      put_value(o, c);
+    }
+    put(o, "]", 1);
+  } else if (cJSON_IsString(v)) {
+    put_str(o, v->valuestring);
+  } else if (cJSON_IsNumber(v)) {
+    double d = v->valuedouble;
+    if (d == floor(d) && fabs(d) < 9007199254740992.0)
+      snprintf(num, sizeof num, "%.0f", d);
+    else
+      snprintf(num, sizeof num, "%.17g", d);
+    put(o, num, strlen(num));
+  } else if (cJSON_IsBool(v)) {
+    put(o, cJSON_IsTrue(v) ? "true" : "false", cJSON_IsTrue(v) ? 4 : 5);
+  } else {
+    put(o, "null", 4);
+  }
+}
+
+size_t cs_json_canonical(const cJSON *value, char *buf, size_t cap) {
+  out_buf o = {buf, cap, 0};
+  put_value(&o, value);
+  if (cap) buf[o.len < cap ? o.len : cap - 1] = '\0';
+  return o.len;
+}

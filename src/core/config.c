@@ -1,0 +1,333 @@
+/* Strict loaders for the adapter configuration (tbl-cr-07), the CommPrimitiveSpec (tbl-cr-08)
+ * and the engine options.  Each is a declarative table; the few structured fields (participants,
+ * chip_spec_summary, enums) are handled beside it.  Loaders check types and ranges; the
+ * constraints C1-C11 are validate.c's. */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core_int.h"
+
+#define OFF(type, member) offsetof(type, member), sizeof(((type *)0)->member)
+#define NUM(type, member) offsetof(type, member), 0
+
+/* X(key, type, member, min, max, meaning): the adapter table and its help text come from here. */
+#define ADAPTER_FIELDS(X)                                                                          \
+  X("mode", STRING, mode, 0, 0, "simulation back-end mode; \"dcin\" (C1)")                          \
+  X("topology", STRING, topology, 0, 0, "die topology: \"5x4\", \"2261_5x4\" (C2)")                  \
+  X("num_dies", INT, num_dies, 1, 64, "number of dies; equals the layout's (C2)")                  \
+  X("dcin_layout", STRING, dcin_layout, 0, 0, "layout: \"1die\", \"2die\", \"4die\" (C2)")            \
+  X("endpoint_id_scheme", STRING, endpoint_id_scheme, 0, 0, "logical id mapping; \"mvp\" (C3)")      \
+  X("num_initiators", INT, num_initiators, 1, 1 << 20, "logical GDMA count; the scheme's (C3)")     \
+  X("num_targets", INT, num_targets, 1, 1 << 20, "logical DDR count; the scheme's (C3)")            \
+  X("driver_cycle_frequency_ghz", DOUBLE, driver_cycle_frequency_ghz, 1e-6, 1e3,                   \
+    "external tick frequency, GHz (C7)")                                                           \
+  X("ip_frequency_ghz", DOUBLE, ip_frequency_ghz, 1e-6, 1e3, "IP clock domain, GHz (C7)")           \
+  X("noc_frequency_ghz", DOUBLE, noc_frequency_ghz, 1e-6, 1e3, "NoC clock domain, GHz (C7)")        \
+  X("mst_rd_outstanding", INT, mst_rd_outstanding, 1, 1 << 16, "read trackers of a logical GDMA; even (C4)") \
+  X("mst_wr_outstanding", INT, mst_wr_outstanding, 1, 1 << 16, "write trackers of a logical GDMA; even (C4)") \
+  X("slv_rd_outstanding", INT, slv_rd_outstanding, 1, 1 << 16, "read trackers of a physical DDR channel") \
+  X("slv_wr_outstanding", INT, slv_wr_outstanding, 1, 1 << 16, "write trackers of a physical DDR channel") \
+  X("burst_length", INT, burst_length, 1, 256, "flits per transaction")                            \
+  X("bw_bytes", INT, bw_bytes, 1, 1 << 16, "bytes per flit")                                       \
+  X("enable_transaction_log", BOOL, enable_transaction_log, 0, 0, "must be true (C8)")             \
+  X("transaction_log_path", STRING, transaction_log_path, 0, 0,                                    \
+    "JSON-lines log path; {key} expands to the cache key")
+
+#define SIZE_STRING(m) sizeof(((cs_adapter_config *)0)->m)
+#define SIZE_INT(m) 0
+#define SIZE_DOUBLE(m) 0
+#define SIZE_BOOL(m) 0
+#define ADAPTER_ROW_(key, type, member, lo, hi, meaning) \
+  {key, CS_F_##type, offsetof(cs_adapter_config, member), SIZE_##type(member), lo, hi, meaning},
+static const cs_field adapter_fields[] = {ADAPTER_FIELDS(ADAPTER_ROW_){NULL, 0, 0, 0, 0, 0, NULL}};
+#undef ADAPTER_ROW_
+
+#define TYPE_NAME_STRING "string"
+#define TYPE_NAME_INT "integer"
+#define TYPE_NAME_DOUBLE "number"
+#define TYPE_NAME_BOOL "boolean"
+#define ADAPTER_DOC_(key, type, member, lo, hi, meaning) {key, TYPE_NAME_##type, meaning},
+static const cs_field_doc adapter_docs[] = {ADAPTER_FIELDS(ADAPTER_DOC_){NULL, NULL, NULL}};
+#undef ADAPTER_DOC_
+
+/* Spec fields the table handles; participants, chip_spec_summary, primitive, algorithm and
+ * p2p_op are structured and handled below. */
+static const cs_field spec_fields[] = {
+    {"msg_size_bytes", CS_F_U64, NUM(cs_spec, msg_size_bytes), 1, 9007199254740992.0, "message size M in bytes"},
+    {"dtype", CS_F_STRING, OFF(cs_spec, dtype), 0, 0, "element type, metadata only"},
+    {NULL, 0, 0, 0, 0, 0, NULL}};
+static const char *const spec_extra[] = {"primitive", "algorithm", "participants",
+                                         "chip_spec_summary", "p2p_op", NULL};
+
+static const cs_field engine_fields[] = {
+    {"name", CS_F_STRING, OFF(cs_engine_options, name), 0, 0, "engine: \"math\" or \"dcin\""},
+    {"deadlock_guard_ticks", CS_F_U64, NUM(cs_engine_options, deadlock_guard_ticks), 1, 1e15, "ticks without a completion before a job fails"},
+    {NULL, 0, 0, 0, 0, 0, NULL}};
+static const char *const engine_extra[] = {"math", NULL};
+static const char *const engine_optional[] = {"deadlock_guard_ticks", NULL};
+
+static const cs_field math_fields[] = {
+    {"base_latency_ns", CS_F_DOUBLE, NUM(cs_math_params, base_latency_ns), 0, 1e9, "fixed latency of one transaction phase, ns"},
+    {"hop_latency_ns", CS_F_DOUBLE, NUM(cs_math_params, hop_latency_ns), 0, 1e9, "latency per NoC hop, ns"},
+    {"d2d_latency_ns", CS_F_DOUBLE, NUM(cs_math_params, d2d_latency_ns), 0, 1e9, "latency per die crossing, ns"},
+    {"endpoint_bw_gb_per_s", CS_F_DOUBLE, NUM(cs_math_params, endpoint_bw_gb_per_s), 1e-6, 1e9, "peak bandwidth of one GDMA flow, GB/s"},
+    {"d2d_bw_gb_per_s", CS_F_DOUBLE, NUM(cs_math_params, d2d_bw_gb_per_s), 1e-6, 1e9, "bandwidth of one D2D link direction, GB/s"},
+    {NULL, 0, 0, 0, 0, 0, NULL}};
+
+const cs_field_doc *cs_config_adapter_fields(void) { return adapter_docs; }
+
+const cs_field_doc *cs_config_spec_fields(void) {
+  static const cs_field_doc docs[] = {
+      {"primitive", "string", "allreduce | allgather | reducescatter | alltoall | p2p"},
+      {"algorithm", "string", "ring (allreduce/allgather/reducescatter), pairwise (alltoall), direct (p2p) (C11)"},
+      {"msg_size_bytes", "integer", "message size M in bytes, > 0"},
+      {"participants", "array", "logical GDMA ids, distinct (C5); p2p: [source, destination]"},
+      {"dtype", "string", "element type, metadata only"},
+      {"chip_spec_summary", "object", "chip description; part of the cache key"},
+      {"p2p_op", "string", "p2p only: read | write"},
+      {NULL, NULL, NULL}};
+  return docs;
+}
+
+const cs_field_doc *cs_config_engine_fields(void) {
+  static const cs_field_doc docs[] = {
+      {"name", "string", "engine: math | dcin"},
+      {"deadlock_guard_ticks", "integer", "ticks without a completion before the job fails (default 1000000)"},
+      {"math", "object", "math engine parameters: base_latency_ns, hop_latency_ns, d2d_latency_ns, endpoint_bw_gb_per_s, d2d_bw_gb_per_s"},
+      {NULL, NULL, NULL}};
+  return docs;
+}
+
+int cs_config_adapter_from_json(const cJSON *obj, const char *source, cs_adapter_config *out,
+                                cs_err *err) {
+  cs_adapter_config cfg;
+  memset(&cfg, 0, sizeof cfg);
+  int rc = cs_fields_load(adapter_fields, obj, source, NULL, NULL, &cfg, err);
+  if (rc) return rc;
+  *out = cfg;
+  return CS_OK;
+}
+
+static int load_participants(const cJSON *arr, const char *source, cs_spec *spec, cs_err *err) {
+  if (!cJSON_IsArray(arr)) {
+    char got[96];
+    cs_json_describe(arr, got, sizeof got);
+    return cs_err_set(err, CS_EINVAL, "%s: field 'participants': expected an array of integers, got %s",
+                      source, got);
+  }
+  int n = cJSON_GetArraySize(arr);
+  if (n > CS_MAX_PARTICIPANTS)
+    return cs_err_set(err, CS_EINVAL, "%s: field 'participants': %d entries, the limit is %d",
+                      source, n, CS_MAX_PARTICIPANTS);
+  int i = 0;
+  for (const cJSON *v = arr->child; v; v = v->next, i++) {
+    char key[48];
+    snprintf(key, sizeof key, "participants[%d]", i);
+    double d;
+    if (cs_json_integer(v, key, 0, INT_MAX, &d, err)) return cs_err_prefix(err, "%s", source);
+    spec->participants[i] = (int32_t)d;
+  }
+  spec->num_participants = n;
+  return CS_OK;
+}
+
+int cs_config_spec_from_json(const cJSON *obj, const char *source, cs_spec *out, cs_err *err) {
+  cs_spec spec;
+  memset(&spec, 0, sizeof spec);
+  int rc = cs_fields_load(spec_fields, obj, source, spec_extra, NULL, &spec, err);
+  if (rc) return rc;
+
+  const char *enum_keys[] = {"primitive", "algorithm"};
+  for (int k = 0; k < 2; k++) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, enum_keys[k]);
+    if (!v)
+      return cs_err_set(err, CS_EINVAL, "%s: missing required field '%s'", source, enum_keys[k]);
+    char got[96];
+    cs_json_describe(v, got, sizeof got);
+    if (!cJSON_IsString(v))
+      return cs_err_set(err, CS_EINVAL, "%s: field '%s': expected a string, got %s", source,
+                        enum_keys[k], got);
+    if (k == 0 && cs_primitive_parse(v->valuestring, &spec.primitive))
+      return cs_err_set(err, CS_EINVAL,
+                        "%s: field 'primitive': unknown primitive \"%.40s\" (valid: allreduce, "
+                        "allgather, reducescatter, alltoall, p2p)",
+                        source, v->valuestring);
+    if (k == 1 && cs_algorithm_parse(v->valuestring, &spec.algorithm))
+      return cs_err_set(err, CS_ECONSTRAINT,
+                        "%s: C11: field 'algorithm' = \"%.40s\": only ring (allreduce, allgather, "
+                        "reducescatter), pairwise (alltoall) and direct (p2p) are supported",
+                        source, v->valuestring);
+  }
+
+  const cJSON *parts = cJSON_GetObjectItemCaseSensitive(obj, "participants");
+  if (!parts)
+    return cs_err_set(err, CS_EINVAL, "%s: missing required field 'participants'", source);
+  if ((rc = load_participants(parts, source, &spec, err))) return rc;
+
+  const cJSON *chip = cJSON_GetObjectItemCaseSensitive(obj, "chip_spec_summary");
+  if (!chip)
+    return cs_err_set(err, CS_EINVAL, "%s: missing required field 'chip_spec_summary'", source);
+  if (!cJSON_IsObject(chip)) {
+    char got[96];
+    cs_json_describe(chip, got, sizeof got);
+    return cs_err_set(err, CS_EINVAL, "%s: field 'chip_spec_summary': expected an object, got %s",
+                      source, got);
+  }
+  size_t need = cs_json_canonical(chip, spec.chip_spec_summary, sizeof spec.chip_spec_summary);
+  if (need >= sizeof spec.chip_spec_summary)
+    return cs_err_set(err, CS_EINVAL,
+                      "%s: field 'chip_spec_summary': canonical form is %zu bytes, the limit is %zu",
+                      source, need, sizeof spec.chip_spec_summary - 1);
+
+  const cJSON *op = cJSON_GetObjectItemCaseSensitive(obj, "p2p_op");
+  if (spec.primitive == CS_PRIM_P2P) {
+    if (!op)
+      return cs_err_set(err, CS_EINVAL, "%s: missing field 'p2p_op' (read | write), required for p2p",
+                        source);
+    if (!cJSON_IsString(op) ||
+        (strcmp(op->valuestring, "read") != 0 && strcmp(op->valuestring, "write") != 0)) {
+      char got[96];
+      cs_json_describe(op, got, sizeof got);
+      return cs_err_set(err, CS_EINVAL, "%s: field 'p2p_op': expected \"read\" or \"write\", got %s",
+                        source, got);
+    }
+    spec.p2p_op = op->valuestring[0] == 'r' ? CS_P2P_READ : CS_P2P_WRITE;
+  } else if (op) {
+    return cs_err_set(err, CS_EINVAL, "%s: field 'p2p_op' applies only to primitive p2p, not %s",
+                      source, cs_primitive_name(spec.primitive));
+  }
+  *out = spec;
+  return CS_OK;
+}
+
+int cs_config_engine_from_json(const cJSON *obj, const char *source, cs_engine_options *out,
+                               cs_err *err) {
+  cs_engine_options eng;
+  memset(&eng, 0, sizeof eng);
+  eng.deadlock_guard_ticks = CS_DEFAULT_DEADLOCK_GUARD;
+  int rc = cs_fields_load(engine_fields, obj, source, engine_extra, engine_optional, &eng, err);
+  if (rc) return rc;
+  const cJSON *math = cJSON_GetObjectItemCaseSensitive(obj, "math");
+  if (math) {
+    char src[CS_ERR_MSG_MAX / 2];
+    snprintf(src, sizeof src, "%s: field 'math'", source);
+    if ((rc = cs_fields_load(math_fields, math, src, NULL, NULL, &eng.math, err))) return rc;
+  } else if (strcmp(eng.name, "math") == 0) {
+    return cs_err_set(err, CS_EINVAL,
+                      "%s: missing field 'math' (object: base_latency_ns, hop_latency_ns, "
+                      "d2d_latency_ns, endpoint_bw_gb_per_s, d2d_bw_gb_per_s), required for engine math",
+                      source);
+  }
+  *out = eng;
+  return CS_OK;
+}
+
+int cs_config_parse_file(const char *path, cJSON **out, cs_err *err) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return cs_err_set(err, CS_EIO, "file '%s': cannot open: %s", path, strerror(errno));
+  size_t cap = 4096, len = 0;
+  char *text = malloc(cap);
+  while (text) {
+    len += fread(text + len, 1, cap - len - 1, f);
+    if (len < cap - 1) break;
+    char *bigger = realloc(text, cap *= 2);
+    if (!bigger) free(text);
+    text = bigger;
+  }
+  int read_error = ferror(f);
+  fclose(f);
+  if (!text) return cs_err_set(err, CS_ENOMEM, "file '%s': out of memory reading it", path);
+  if (read_error) {
+    free(text);
+    return cs_err_set(err, CS_EIO, "file '%s': read error", path);
+  }
+  text[len] = '\0';
+  size_t blank = strspn(text, " \t\r\n");
+  if (blank == len) {
+    free(text);
+    return cs_err_set(err, CS_EPARSE, "file '%s': empty, expected a JSON object", path);
+  }
+  const char *end = NULL;
+  cJSON *json = cJSON_ParseWithOpts(text, &end, 1);
+  if (!json) {
+    size_t at = end ? (size_t)(end - text) : 0;
+    int line = 1;
+    for (size_t i = 0; i < at && i < len; i++) line += text[i] == '\n';
+    cs_err_set(err, CS_EPARSE, "file '%s': malformed JSON at line %d (byte %zu)%s", path, line, at,
+               at >= len ? ": unexpected end of file (truncated?)" : "");
+    free(text);
+    return CS_EPARSE;
+  }
+  free(text);
+  *out = json;
+  return CS_OK;
+}
+
+typedef int (*from_json_fn)(const cJSON *, const char *, void *, cs_err *);
+
+static int load_file(const char *path, from_json_fn fn, void *out, cs_err *err) {
+  cJSON *json = NULL;
+  int rc = cs_config_parse_file(path, &json, err);
+  if (rc) return rc;
+  char source[CS_PATH_MAX + 16];
+  snprintf(source, sizeof source, "file '%s'", path);
+  rc = fn(json, source, out, err);
+  cJSON_Delete(json);
+  return rc;
+}
+
+static int adapter_fn(const cJSON *j, const char *s, void *o, cs_err *e) {
+  return cs_config_adapter_from_json(j, s, o, e);
+}
+static int spec_fn(const cJSON *j, const char *s, void *o, cs_err *e) {
+  return cs_config_spec_from_json(j, s, o, e);
+}
+static int engine_fn(const cJSON *j, const char *s, void *o, cs_err *e) {
+  return cs_config_engine_from_json(j, s, o, e);
+}
+
+int cs_config_adapter_load(const char *path, cs_adapter_config *out, cs_err *err) {
+  return load_file(path, adapter_fn, out, err);
+}
+int cs_config_spec_load(const char *path, cs_spec *out, cs_err *err) {
+  return load_file(path, spec_fn, out, err);
+}
+int cs_config_engine_load(const char *path, cs_engine_options *out, cs_err *err) {
+  return load_file(path, engine_fn, out, err);
+}
+
+cJSON *cs_config_adapter_to_json(const cs_adapter_config *cfg) {
+  cJSON *obj = cJSON_CreateObject();
+  if (obj) cs_fields_store(adapter_fields, cfg, obj);
+  return obj;
+}
+
+cJSON *cs_config_spec_to_json(const cs_spec *spec) {
+  cJSON *obj = cJSON_CreateObject();
+  if (!obj) return NULL;
+  cJSON_AddStringToObject(obj, "primitive", cs_primitive_name(spec->primitive));
+  cJSON_AddStringToObject(obj, "algorithm", cs_algorithm_name(spec->algorithm));
+  cs_fields_store(spec_fields, spec, obj);
+  cJSON *parts = cJSON_AddArrayToObject(obj, "participants");
+  for (int i = 0; parts && i < spec->num_participants; i++)
+    cJSON_AddItemToArray(parts, cJSON_CreateNumber(spec->participants[i]));
+  cJSON *chip = cJSON_Parse(spec->chip_spec_summary[0] ? spec->chip_spec_summary : "{}");
+  if (chip) cJSON_AddItemToObject(obj, "chip_spec_summary", chip);
+  if (spec->primitive == CS_PRIM_P2P)
+    cJSON_AddStringToObject(obj, "p2p_op", cs_p2p_op_name(spec->p2p_op));
+  return obj;
+}
+
+cJSON *cs_config_engine_to_json(const cs_engine_options *eng) {
+  cJSON *obj = cJSON_CreateObject();
+  if (!obj) return NULL;
+  cs_fields_store(engine_fields, eng, obj);
+  if (strcmp(eng->name, "math") == 0) {
+    cJSON *math = cJSON_AddObjectToObject(obj, "math");
+    if (math) cs_fields_store(math_fields, &eng->math, math);
+  }
+  return obj;
+}

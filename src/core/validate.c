@@ -1,0 +1,211 @@
+/* Constraints C1-C11 (seed tbl-cr-10).  Each message names the constraint, the field, the
+ * offending value and the rule, so one failed job in a sweep explains itself. */
+#include "commsweep/validate.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "commsweep/topo.h"
+
+static int check_layout(const cs_adapter_config *cfg, cs_err *err) {
+  cs_die_params die;
+  cs_layout lay;
+  cs_err inner;
+  cs_err_clear(&inner);
+  if (cs_topo_die(cfg->topology, &die, &inner))
+    return cs_err_set(err, CS_ECONSTRAINT, "C2: topology = \"%s\": %s", cfg->topology, inner.msg);
+  if (cs_topo_layout(cfg->dcin_layout, &lay, &inner))
+    return cs_err_set(err, CS_ECONSTRAINT, "C2: dcin_layout = \"%s\": %s", cfg->dcin_layout,
+                      inner.msg);
+  if (lay.num_dies != cfg->num_dies)
+    return cs_err_set(err, CS_ECONSTRAINT,
+                      "C2: num_dies = %d: dcin_layout \"%s\" has %d dies; topology, num_dies and "
+                      "dcin_layout must agree",
+                      cfg->num_dies, cfg->dcin_layout, lay.num_dies);
+  bool accepted = false;
+  for (int i = 0; i < lay.num_die_topologies; i++)
+    accepted |= strcmp(lay.die_topologies[i], cfg->topology) == 0;
+  if (!accepted)
+    return cs_err_set(err, CS_ECONSTRAINT,
+                      "C2: topology = \"%s\": dcin_layout \"%s\" is built of %s%s%s dies", cfg->topology,
+                      cfg->dcin_layout, lay.die_topologies[0], lay.num_die_topologies > 1 ? " or " : "",
+                      lay.num_die_topologies > 1 ? lay.die_topologies[1] : "");
+  for (int i = 0; i < lay.num_links; i++) {
+    const cs_d2d_link *l = &lay.links[i];
+    if (l->node_a >= die.rows * die.cols || l->node_b >= die.rows * die.cols)
+      return cs_err_set(err, CS_ECONSTRAINT,
+                        "C2: dcin_layout \"%s\" link %d names node %d, but a %s die has %d nodes",
+                        cfg->dcin_layout, i, l->node_a > l->node_b ? l->node_a : l->node_b,
+                        cfg->topology, die.rows * die.cols);
+  }
+  if (strcmp(cfg->endpoint_id_scheme, CS_SCHEME_MVP) != 0)
+    return cs_err_set(err, CS_ECONSTRAINT, "C3: endpoint_id_scheme = \"%s\": only \"%s\" is supported",
+                      cfg->endpoint_id_scheme, CS_SCHEME_MVP);
+  int endpoints = cs_scheme_endpoints(&die, cfg->num_dies);
+  if (cfg->num_initiators != endpoints)
+    return cs_err_set(err, CS_ECONSTRAINT,
+                      "C3: num_initiators = %d: scheme \"%s\" on %d x %s dies defines %d logical GDMAs",
+                      cfg->num_initiators, cfg->endpoint_id_scheme, cfg->num_dies, cfg->topology,
+                      endpoints);
+  if (cfg->num_targets != endpoints)
+    return cs_err_set(err, CS_ECONSTRAINT,
+                      "C3: num_targets = %d: scheme \"%s\" on %d x %s dies defines %d logical DDRs",
+                      cfg->num_targets, cfg->endpoint_id_scheme, cfg->num_dies, cfg->topology,
+                      endpoints);
+  return CS_OK;
+}
+
+int cs_validate_adapter(const cs_adapter_config *cfg, cs_err *err) {
+  if (strcmp(cfg->mode, "dcin") != 0)
+    return cs_err_set(err, CS_ECONSTRAINT, "C1: mode = \"%s\": the adapter runs only in mode \"dcin\"",
+                      cfg->mode);
+  int rc = check_layout(cfg, err);
+  if (rc) return rc;
+  if (cfg->mst_rd_outstanding % 2)
+    return cs_err_set(err, CS_ECONSTRAINT,
+                      "C4: mst_rd_outstanding = %d: must be even (a logical GDMA drives two DMA "
+                      "channels alternately)",
+                      cfg->mst_rd_outstanding);
+  if (cfg->mst_wr_outstanding % 2)
+    return cs_err_set(err, CS_ECONSTRAINT,
+                      "C4: mst_wr_outstanding = %d: must be even (a logical GDMA drives two DMA "
+                      "channels alternately)",
+                      cfg->mst_wr_outstanding);
+  const struct {
+    const char *key;
+    double v;
+  } freqs[] = {{"driver_cycle_frequency_ghz", cfg->driver_cycle_frequency_ghz},
+               {"ip_frequency_ghz", cfg->ip_frequency_ghz},
+               {"noc_frequency_ghz", cfg->noc_frequency_ghz}};
+  for (int i = 0; i < 3; i++)
+    if (!(freqs[i].v > 0) || !isfinite(freqs[i].v))
+      return cs_err_set(err, CS_ECONSTRAINT, "C7: %s = %g: the frequency triple must be positive",
+                        freqs[i].key, freqs[i].v);
+  if (!cfg->enable_transaction_log)
+    return cs_err_set(err, CS_ECONSTRAINT,
+                      "C8: enable_transaction_log = false: must be true, back-fill reads the log");
+  return CS_OK;
+}
+
+/* C7: where chip_spec_summary states a frequency, it must be the adapter's. */
+static int check_chip_frequencies(const cs_spec *spec, const cs_adapter_config *cfg, cs_err *err) {
+  cJSON *chip = cJSON_Parse(spec->chip_spec_summary);
+  if (!chip) return CS_OK;
+  const struct {
+    const char *key;
+    double v;
+  } freqs[] = {{"driver_cycle_frequency_ghz", cfg->driver_cycle_frequency_ghz},
+               {"ip_frequency_ghz", cfg->ip_frequency_ghz},
+               {"noc_frequency_ghz", cfg->noc_frequency_ghz}};
+  int rc = CS_OK;
+  for (int i = 0; i < 3 && !rc; i++) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(chip, freqs[i].key);
+    if (v && (!cJSON_IsNumber(v) || v->valuedouble != freqs[i].v))
+      rc = cs_err_set(err, CS_ECONSTRAINT,
+                      "C7: chip_spec_summary.%s = %g differs from the adapter's %s = %g",
+                      freqs[i].key, cJSON_IsNumber(v) ? v->valuedouble : NAN, freqs[i].key,
+                      freqs[i].v);
+  }
+  cJSON_Delete(chip);
+  return rc;
+}
+
+static cs_algorithm required_algorithm(cs_primitive p) {
+  switch (p) {
+    case CS_PRIM_ALLTOALL: return CS_ALGO_PAIRWISE;
+    case CS_PRIM_P2P: return CS_ALGO_DIRECT;
+    default: return CS_ALGO_RING;
+  }
+}
+
+int cs_validate_spec(const cs_spec *spec, const cs_adapter_config *cfg, cs_err *err) {
+  const char *prim = cs_primitive_name(spec->primitive);
+  if (!prim) return cs_err_set(err, CS_EINVAL, "primitive: invalid value %d", (int)spec->primitive);
+  cs_algorithm want = required_algorithm(spec->primitive);
+  if (spec->algorithm != want)
+    return cs_err_set(err, CS_ECONSTRAINT,
+                      "C11: algorithm = \"%s\" for %s: the adapter supports only \"%s\" for %s "
+                      "(ring for allreduce/allgather/reducescatter, pairwise for alltoall)",
+                      cs_algorithm_name(spec->algorithm), prim, cs_algorithm_name(want), prim);
+  int n = spec->num_participants;
+  if (spec->primitive == CS_PRIM_P2P && n != 2)
+    return cs_err_set(err, CS_EINVAL, "participants: p2p takes exactly 2 ([source, destination]), got %d", n);
+  if (n < 2)
+    return cs_err_set(err, CS_EINVAL, "participants: %s needs at least 2 participants, got %d", prim, n);
+  for (int i = 0; i < n; i++) {
+    int32_t p = spec->participants[i];
+    if (p < 0 || p >= cfg->num_initiators || p >= cfg->num_targets)
+      return cs_err_set(err, CS_EINVAL,
+                        "participants[%d] = %d: logical ids run from 0 to %d (num_initiators %d)",
+                        i, p, cfg->num_initiators - 1, cfg->num_initiators);
+    for (int j = 0; j < i; j++)
+      if (spec->participants[j] == p)
+        return cs_err_set(err, CS_ECONSTRAINT,
+                          "C5: participants[%d] = %d repeats participants[%d]: participants must be distinct",
+                          i, p, j);
+  }
+  if (spec->msg_size_bytes == 0)
+    return cs_err_set(err, CS_EINVAL, "msg_size_bytes = 0: must be a positive integer");
+  if (spec->primitive != CS_PRIM_P2P && spec->msg_size_bytes < (uint64_t)n)
+    return cs_err_set(err, CS_EINVAL,
+                      "msg_size_bytes = %llu: must be at least the participant count %d so every "
+                      "chunk carries data",
+                      (unsigned long long)spec->msg_size_bytes, n);
+  if (spec->primitive == CS_PRIM_P2P && spec->p2p_op == CS_P2P_NONE)
+    return cs_err_set(err, CS_EINVAL, "p2p_op: required for p2p (read | write)");
+  if (spec->primitive != CS_PRIM_P2P && spec->p2p_op != CS_P2P_NONE)
+    return cs_err_set(err, CS_EINVAL, "p2p_op: applies only to p2p, not %s", prim);
+  return check_chip_frequencies(spec, cfg, err);
+}
+
+int cs_validate_job(const cs_job *job, cs_err *err) {
+  int rc = cs_validate_adapter(&job->adapter, err);
+  if (rc) return cs_err_prefix(err, "adapter");
+  rc = cs_validate_spec(&job->spec, &job->adapter, err);
+  if (rc) return cs_err_prefix(err, "spec");
+  if (job->engine.deadlock_guard_ticks == 0)
+    return cs_err_set(err, CS_EINVAL, "engine: deadlock_guard_ticks = 0: must be positive");
+  return CS_OK;
+}
+
+int cs_validate_step_injects(const cs_inject *injects, const uint32_t *flow_of, size_t n,
+                             uint32_t step, cs_err *err) {
+  /* Transactions of one flow are contiguous and share its target, so comparing the first
+   * transaction of each run against earlier runs is enough: O(flows^2), not O(n^2). */
+  for (size_t i = 0; i < n; i++) {
+    if (injects[i].packet_type != CS_PKT_REQ && injects[i].packet_type != CS_PKT_RSP)
+      return cs_err_set(err, CS_ECONSTRAINT,
+                        "C9: step %u request %llu: packet type %s: only req and rsp may be injected "
+                        "(data is generated inside the engine)",
+                        step, (unsigned long long)injects[i].request_id,
+                        injects[i].packet_type == CS_PKT_DATA ? "data" : "unknown");
+    if (i > 0 && flow_of[i] == flow_of[i - 1]) continue;
+    for (size_t j = 0; j < i; j++) {
+      if (j > 0 && flow_of[j] == flow_of[j - 1]) continue;
+      if (injects[j].dst_id == injects[i].dst_id && flow_of[j] != flow_of[i])
+        return cs_err_set(err, CS_ECONSTRAINT,
+                          "C6: step %u: requests %llu and %llu of different flows both target DDR %d: "
+                          "targets within a step must be distinct",
+                          step, (unsigned long long)injects[j].request_id,
+                          (unsigned long long)injects[i].request_id, injects[i].dst_id);
+    }
+  }
+  return CS_OK;
+}
+
+int cs_validate_rsp(const cs_inject *req, const cs_inject *rsp, cs_err *err) {
+  if (rsp->packet_type != CS_PKT_RSP)
+    return cs_err_set(err, CS_ECONSTRAINT, "C9: request %llu: the response must have packet type rsp",
+                      (unsigned long long)rsp->request_id);
+  if (rsp->request_id != req->request_id || rsp->src_id != req->dst_id ||
+      rsp->dst_id != req->src_id || rsp->is_read != req->is_read)
+    return cs_err_set(err, CS_ECONSTRAINT,
+                      "C10: rsp (id %llu, %d -> %d) does not reverse req (id %llu, %d -> %d): an rsp "
+                      "must swap src/dst and reuse the request id",
+                      (unsigned long long)rsp->request_id, rsp->src_id, rsp->dst_id,
+                      (unsigned long long)req->request_id, req->src_id, req->dst_id);
+  return CS_OK;
+}

@@ -1,0 +1,270 @@
+/* Strict JSON loading: every adapter field required, unknown and ill-typed fields rejected with
+ * the field and the source named; bad files never crash. */
+#include <check.h>
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "commsweep/config.h"
+#include "test_support.h"
+
+#define EXAMPLES CS_SOURCE_DIR "/docs/examples/"
+
+static const char *const adapter_keys[] = {
+    "mode", "topology", "num_dies", "dcin_layout", "endpoint_id_scheme", "num_initiators",
+    "num_targets", "driver_cycle_frequency_ghz", "ip_frequency_ghz", "noc_frequency_ghz",
+    "mst_rd_outstanding", "mst_wr_outstanding", "slv_rd_outstanding", "slv_wr_outstanding",
+    "burst_length", "bw_bytes", "enable_transaction_log", "transaction_log_path", NULL};
+
+static cJSON *load_example(const char *name) {
+  cJSON *j = NULL;
+  cs_err err;
+  char path[512];
+  snprintf(path, sizeof path, EXAMPLES "%s", name);
+  ck_assert_int_eq(cs_config_parse_file(path, &j, &err), CS_OK);
+  return j;
+}
+
+START_TEST(adapter_load_should_read_every_field) {
+  cs_adapter_config cfg;
+  cs_err err;
+  ck_assert_int_eq(cs_config_adapter_load(EXAMPLES "adapter_2die.json", &cfg, &err), CS_OK);
+  ck_assert_str_eq(cfg.mode, "dcin");
+  ck_assert_str_eq(cfg.topology, "2261_5x4");
+  ck_assert_int_eq(cfg.num_dies, 2);
+  ck_assert_int_eq(cfg.num_initiators, 40);
+  ck_assert_double_eq(cfg.noc_frequency_ghz, 2.0);
+  ck_assert_int_eq(cfg.mst_wr_outstanding, 128);
+  ck_assert_int_eq(cfg.burst_length, 4);
+  ck_assert(cfg.enable_transaction_log);
+  ck_assert_str_eq(cfg.transaction_log_path, "txlog_{key}.jsonl");
+}
+END_TEST
+
+/* Each adapter field, removed in turn, gives an error naming it and the source. */
+START_TEST(adapter_load_should_reject_each_missing_field) {
+  const char *key = adapter_keys[_i];
+  cJSON *j = load_example("adapter_2die.json");
+  cJSON_DeleteItemFromObjectCaseSensitive(j, key);
+  cs_adapter_config cfg;
+  cs_err err;
+  ck_assert_int_eq(cs_config_adapter_from_json(j, "file 'x.json'", &cfg, &err), CS_EINVAL);
+  ck_assert_ptr_nonnull(strstr(err.msg, key));
+  ck_assert_ptr_nonnull(strstr(err.msg, "missing required field"));
+  ck_assert_ptr_nonnull(strstr(err.msg, "x.json"));
+  cJSON_Delete(j);
+}
+END_TEST
+
+/* Each adapter field given an array (a wrong type for all of them) is rejected by name. */
+START_TEST(adapter_load_should_reject_each_ill_typed_field) {
+  const char *key = adapter_keys[_i];
+  cJSON *j = load_example("adapter_2die.json");
+  cJSON_ReplaceItemInObjectCaseSensitive(j, key, cJSON_CreateArray());
+  cs_adapter_config cfg;
+  cs_err err;
+  ck_assert_int_eq(cs_config_adapter_from_json(j, "file 'x.json'", &cfg, &err), CS_EINVAL);
+  ck_assert_msg(strstr(err.msg, key) && strstr(err.msg, "expected"), "%s", err.msg);
+  cJSON_Delete(j);
+}
+END_TEST
+
+START_TEST(adapter_load_should_reject_unknown_field) {
+  cJSON *j = load_example("adapter_2die.json");
+  cJSON_AddNumberToObject(j, "num_dice", 2);
+  cs_adapter_config cfg;
+  cs_err err;
+  ck_assert_int_eq(cs_config_adapter_from_json(j, "file 'x.json'", &cfg, &err), CS_EINVAL);
+  ck_assert_ptr_nonnull(strstr(err.msg, "unknown field 'num_dice'"));
+  ck_assert_ptr_nonnull(strstr(err.msg, "num_dies")); /* lists the valid ones */
+  cJSON_Delete(j);
+}
+END_TEST
+
+START_TEST(adapter_load_should_reject_fractional_and_huge_integers) {
+  const char *cases[][2] = {{"num_dies", "2.5"}, {"burst_length", "1e300"},
+                            {"bw_bytes", "-128"}, {"num_dies", "0"},
+                            {"mst_rd_outstanding", "9007199254740993"}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    cJSON *j = load_example("adapter_2die.json");
+    cJSON_ReplaceItemInObjectCaseSensitive(j, cases[i][0], cJSON_Parse(cases[i][1]));
+    cs_adapter_config cfg;
+    cs_err err;
+    ck_assert_int_eq(cs_config_adapter_from_json(j, "x", &cfg, &err), CS_EINVAL);
+    ck_assert_msg(strstr(err.msg, cases[i][0]) != NULL, "%s", err.msg);
+    cJSON_Delete(j);
+  }
+}
+END_TEST
+
+START_TEST(adapter_load_should_reject_duplicate_keys) {
+  cJSON *j = cJSON_Parse("{\"mode\":\"dcin\",\"mode\":\"kcin\"}");
+  cs_adapter_config cfg;
+  cs_err err;
+  ck_assert_int_eq(cs_config_adapter_from_json(j, "x", &cfg, &err), CS_EINVAL);
+  ck_assert_ptr_nonnull(strstr(err.msg, "appears twice"));
+  cJSON_Delete(j);
+}
+END_TEST
+
+START_TEST(parse_file_should_reject_empty_truncated_and_missing_files) {
+  char path[64];
+  cJSON *j = NULL;
+  cs_err err;
+  cs_test_write_temp("", path, sizeof path);
+  ck_assert_int_eq(cs_config_parse_file(path, &j, &err), CS_EPARSE);
+  ck_assert_ptr_nonnull(strstr(err.msg, "empty"));
+  unlink(path);
+  cs_test_write_temp("{\"mode\": \"dcin\",\n \"topology\": ", path, sizeof path);
+  ck_assert_int_eq(cs_config_parse_file(path, &j, &err), CS_EPARSE);
+  ck_assert_ptr_nonnull(strstr(err.msg, "line 2"));
+  ck_assert_ptr_nonnull(strstr(err.msg, "truncated"));
+  unlink(path);
+  cs_test_write_temp("[1, 2, 3]", path, sizeof path);
+  cs_adapter_config cfg;
+  ck_assert_int_eq(cs_config_adapter_load(path, &cfg, &err), CS_EINVAL);
+  ck_assert_ptr_nonnull(strstr(err.msg, "expected a JSON object"));
+  unlink(path);
+  ck_assert_int_eq(cs_config_adapter_load("/nonexistent/a.json", &cfg, &err), CS_EIO);
+  ck_assert_ptr_nonnull(strstr(err.msg, "/nonexistent/a.json"));
+  ck_assert_ptr_null(j);
+}
+END_TEST
+
+START_TEST(spec_load_should_read_structured_fields) {
+  cs_spec spec;
+  cs_err err;
+  ck_assert_int_eq(cs_config_spec_load(EXAMPLES "spec_allreduce.json", &spec, &err), CS_OK);
+  ck_assert_int_eq(spec.primitive, CS_PRIM_ALLREDUCE);
+  ck_assert_int_eq(spec.algorithm, CS_ALGO_RING);
+  ck_assert_int_eq(spec.num_participants, 8);
+  ck_assert_int_eq(spec.participants[7], 35);
+  ck_assert_str_eq(spec.chip_spec_summary, "{\"chip\":\"2-die 2261\",\"noc_frequency_ghz\":2}");
+  ck_assert_int_eq(spec.p2p_op, CS_P2P_NONE);
+  ck_assert_int_eq(cs_config_spec_load(EXAMPLES "spec_p2p_read.json", &spec, &err), CS_OK);
+  ck_assert_int_eq(spec.p2p_op, CS_P2P_READ);
+}
+END_TEST
+
+static int spec_error(const char *json, cs_err *err) {
+  cJSON *j = cJSON_Parse(json);
+  ck_assert_ptr_nonnull(j);
+  cs_spec spec;
+  int rc = cs_config_spec_from_json(j, "spec.json", &spec, err);
+  cJSON_Delete(j);
+  return rc;
+}
+
+#define SPEC_OK "\"primitive\":\"allreduce\",\"algorithm\":\"ring\",\"dtype\":\"bf16\",\"chip_spec_summary\":{}"
+
+START_TEST(spec_load_should_name_bad_fields) {
+  cs_err err;
+  ck_assert_int_eq(spec_error("{" SPEC_OK ",\"msg_size_bytes\":1024}", &err), CS_EINVAL);
+  ck_assert_ptr_nonnull(strstr(err.msg, "participants"));
+  ck_assert_int_eq(spec_error("{" SPEC_OK ",\"msg_size_bytes\":\"1k\",\"participants\":[0,1]}", &err), CS_EINVAL);
+  ck_assert_ptr_nonnull(strstr(err.msg, "msg_size_bytes"));
+  ck_assert_int_eq(spec_error("{" SPEC_OK ",\"msg_size_bytes\":-5,\"participants\":[0,1]}", &err), CS_EINVAL);
+  ck_assert_ptr_nonnull(strstr(err.msg, "msg_size_bytes"));
+  ck_assert_int_eq(spec_error("{" SPEC_OK ",\"msg_size_bytes\":0,\"participants\":[0,1]}", &err), CS_EINVAL);
+  ck_assert_int_eq(spec_error("{" SPEC_OK ",\"msg_size_bytes\":1e30,\"participants\":[0,1]}", &err), CS_EINVAL);
+  ck_assert_ptr_nonnull(strstr(err.msg, "2^53"));
+  ck_assert_int_eq(spec_error("{" SPEC_OK ",\"msg_size_bytes\":64,\"participants\":[0,\"a\"]}", &err), CS_EINVAL);
+  ck_assert_ptr_nonnull(strstr(err.msg, "participants[1]"));
+  ck_assert_int_eq(spec_error("{" SPEC_OK ",\"msg_size_bytes\":64,\"participants\":[0,-1]}", &err), CS_EINVAL);
+  ck_assert_int_eq(spec_error("{" SPEC_OK ",\"msg_size_bytes\":64,\"participants\":7}", &err), CS_EINVAL);
+  ck_assert_ptr_nonnull(strstr(err.msg, "array"));
+  ck_assert_int_eq(spec_error("{\"primitive\":\"allreduce\",\"algorithm\":\"ring\",\"dtype\":\"bf16\","
+                              "\"chip_spec_summary\":[],\"msg_size_bytes\":64,\"participants\":[0,1]}", &err), CS_EINVAL);
+  ck_assert_ptr_nonnull(strstr(err.msg, "chip_spec_summary"));
+  ck_assert_int_eq(spec_error("{" SPEC_OK ",\"msg_size_bytes\":64,\"participants\":[0,1],\"colour\":1}", &err), CS_EINVAL);
+  ck_assert_ptr_nonnull(strstr(err.msg, "unknown field 'colour'"));
+  ck_assert_int_eq(spec_error("{\"primitive\":\"broadcast\",\"algorithm\":\"ring\",\"dtype\":\"bf16\","
+                              "\"chip_spec_summary\":{},\"msg_size_bytes\":64,\"participants\":[0,1]}", &err), CS_EINVAL);
+  ck_assert_ptr_nonnull(strstr(err.msg, "broadcast"));
+  ck_assert_int_eq(spec_error("{" SPEC_OK ",\"msg_size_bytes\":64,\"participants\":[0,1],\"p2p_op\":\"read\"}", &err), CS_EINVAL);
+  ck_assert_ptr_nonnull(strstr(err.msg, "p2p_op"));
+}
+END_TEST
+
+START_TEST(engine_load_should_require_math_parameters_for_math) {
+  cs_engine_options eng;
+  cs_err err;
+  cJSON *j = cJSON_Parse("{\"name\":\"math\"}");
+  ck_assert_int_eq(cs_config_engine_from_json(j, "e", &eng, &err), CS_EINVAL);
+  ck_assert_ptr_nonnull(strstr(err.msg, "math"));
+  cJSON_Delete(j);
+  j = cJSON_Parse("{\"name\":\"dcin\"}");
+  ck_assert_int_eq(cs_config_engine_from_json(j, "e", &eng, &err), CS_OK);
+  ck_assert_uint_eq(eng.deadlock_guard_ticks, CS_DEFAULT_DEADLOCK_GUARD);
+  cJSON_Delete(j);
+  ck_assert_int_eq(cs_config_engine_load(EXAMPLES "engine_math.json", &eng, &err), CS_OK);
+  ck_assert_double_eq(eng.math.hop_latency_ns, 5.5);
+  j = cJSON_Parse("{\"name\":\"math\",\"math\":{\"base_latency_ns\":1}}");
+  ck_assert_int_eq(cs_config_engine_from_json(j, "e", &eng, &err), CS_EINVAL);
+  ck_assert_ptr_nonnull(strstr(err.msg, "hop_latency_ns"));
+  cJSON_Delete(j);
+}
+END_TEST
+
+START_TEST(round_trip_should_preserve_every_field) {
+  cs_job job, back;
+  cs_err err;
+  const int parts[] = {3, 1, 2};
+  cs_test_job(&job, "math", CS_PRIM_ALLGATHER, 4096, parts, 3);
+  cJSON *a = cs_config_adapter_to_json(&job.adapter), *s = cs_config_spec_to_json(&job.spec),
+        *e = cs_config_engine_to_json(&job.engine);
+  memset(&back, 0, sizeof back);
+  ck_assert_int_eq(cs_config_adapter_from_json(a, "a", &back.adapter, &err), CS_OK);
+  ck_assert_int_eq(cs_config_spec_from_json(s, "s", &back.spec, &err), CS_OK);
+  ck_assert_int_eq(cs_config_engine_from_json(e, "e", &back.engine, &err), CS_OK);
+  ck_assert_int_eq(memcmp(&job.adapter, &back.adapter, sizeof job.adapter), 0);
+  ck_assert_int_eq(memcmp(&job.spec, &back.spec, sizeof job.spec), 0);
+  ck_assert_int_eq(memcmp(&job.engine, &back.engine, sizeof job.engine), 0);
+  cJSON_Delete(a);
+  cJSON_Delete(s);
+  cJSON_Delete(e);
+}
+END_TEST
+
+START_TEST(canonical_json_should_ignore_key_order_and_spacing) {
+  cJSON *a = cJSON_Parse("{\"b\": [1, 2.5, {\"y\":1,\"x\":2}], \"a\": \"q\\\"\"}");
+  cJSON *b = cJSON_Parse("{\"a\":\"q\\\"\",\"b\":[1,2.5,{\"x\":2,\"y\":1}]}");
+  char x[128], y[128];
+  cs_json_canonical(a, x, sizeof x);
+  cs_json_canonical(b, y, sizeof y);
+  ck_assert_str_eq(x, y);
+  ck_assert_str_eq(x, "{\"a\":\"q\\\"\",\"b\":[1,2.5,{\"x\":2,\"y\":1}]}");
+  ck_assert_uint_eq(cs_json_canonical(a, x, 4), strlen(y)); /* reports the size needed */
+  cJSON_Delete(a);
+  cJSON_Delete(b);
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("config");
+  TCase *tc = tcase_create("adapter");
+  int n_keys = 0;
+  while (adapter_keys[n_keys]) n_keys++;
+  tcase_add_test(tc, adapter_load_should_read_every_field);
+  tcase_add_loop_test(tc, adapter_load_should_reject_each_missing_field, 0, n_keys);
+  tcase_add_loop_test(tc, adapter_load_should_reject_each_ill_typed_field, 0, n_keys);
+  tcase_add_test(tc, adapter_load_should_reject_unknown_field);
+  tcase_add_test(tc, adapter_load_should_reject_fractional_and_huge_integers);
+  tcase_add_test(tc, adapter_load_should_reject_duplicate_keys);
+  tcase_add_test(tc, parse_file_should_reject_empty_truncated_and_missing_files);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("spec_engine");
+  tcase_add_test(tc, spec_load_should_read_structured_fields);
+  tcase_add_test(tc, spec_load_should_name_bad_fields);
+  tcase_add_test(tc, engine_load_should_require_math_parameters_for_math);
+  tcase_add_test(tc, round_trip_should_preserve_every_field);
+  tcase_add_test(tc, canonical_json_should_ignore_key_order_and_spacing);
+  suite_add_tcase(s, tc);
+  SRunner *sr = srunner_create(s);
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
