@@ -1,0 +1,191 @@
+/* The cache key: SHA-256 test vectors, independence of JSON field order and participant order,
+ * and sensitivity to every input field and to the adapter version. */
+#include <check.h>
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commsweep/cachekey.h"
+#include "commsweep/config.h"
+#include "test_support.h"
+
+START_TEST(sha256_should_match_fips_vectors) {
+  char hex[CS_KEY_HEX];
+  cs_sha256_hex("", 0, hex);
+  ck_assert_str_eq(hex, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  cs_sha256_hex("abc", 3, hex);
+  ck_assert_str_eq(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  const char *two = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
+  cs_sha256_hex(two, strlen(two), hex);
+  ck_assert_str_eq(hex, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+  /* one million 'a', fed in uneven pieces */
+  cs_sha256 s;
+  uint8_t d[32];
+  char block[1001];
+  memset(block, 'a', sizeof block);
+  cs_sha256_init(&s);
+  for (int i = 0; i < 1000; i++) cs_sha256_update(&s, block, i % 2 ? 999 : 1001);
+  cs_sha256_final(&s, d);
+  ck_assert_uint_eq(d[0], 0xcd);
+  ck_assert_uint_eq(d[1], 0xc7);
+  ck_assert_uint_eq(d[31], 0xd0);
+}
+END_TEST
+
+static void key_of_json(const char *adapter, const char *spec, char out[CS_KEY_HEX]) {
+  cs_job job;
+  cs_err err;
+  memset(&job, 0, sizeof job);
+  cJSON *a = cJSON_Parse(adapter), *s = cJSON_Parse(spec);
+  ck_assert_int_eq(cs_config_adapter_from_json(a, "a", &job.adapter, &err), CS_OK);
+  ck_assert_int_eq(cs_config_spec_from_json(s, "s", &job.spec, &err), CS_OK);
+  snprintf(job.engine.name, sizeof job.engine.name, "dcin");
+  job.engine.deadlock_guard_ticks = 1000;
+  cs_cachekey(&job, out);
+  cJSON_Delete(a);
+  cJSON_Delete(s);
+}
+
+#define ADAPTER_A                                                                              \
+  "{\"mode\":\"dcin\",\"topology\":\"2261_5x4\",\"num_dies\":2,\"dcin_layout\":\"2die\","       \
+  "\"endpoint_id_scheme\":\"mvp\",\"num_initiators\":40,\"num_targets\":40,"                    \
+  "\"driver_cycle_frequency_ghz\":1,\"ip_frequency_ghz\":1,\"noc_frequency_ghz\":2,"            \
+  "\"mst_rd_outstanding\":128,\"mst_wr_outstanding\":128,\"slv_rd_outstanding\":64,"            \
+  "\"slv_wr_outstanding\":64,\"burst_length\":4,\"bw_bytes\":128,"                              \
+  "\"enable_transaction_log\":true,\"transaction_log_path\":\"t_{key}.jsonl\"}"
+/* the same adapter, keys reversed, spacing and number spelling changed */
+#define ADAPTER_B                                                                              \
+  "{ \"transaction_log_path\": \"t_{key}.jsonl\", \"enable_transaction_log\": true,"            \
+  "  \"bw_bytes\": 128.0, \"burst_length\": 4, \"slv_wr_outstanding\": 64,"                     \
+  "  \"slv_rd_outstanding\": 64, \"mst_wr_outstanding\": 128, \"mst_rd_outstanding\": 128,"     \
+  "  \"noc_frequency_ghz\": 2.0, \"ip_frequency_ghz\": 1.0, \"driver_cycle_frequency_ghz\": 1e0," \
+  "  \"num_targets\": 40, \"num_initiators\": 40, \"endpoint_id_scheme\": \"mvp\","             \
+  "  \"dcin_layout\": \"2die\", \"num_dies\": 2, \"topology\": \"2261_5x4\", \"mode\": \"dcin\" }"
+
+START_TEST(key_should_not_depend_on_field_order_or_formatting) {
+  char a[CS_KEY_HEX], b[CS_KEY_HEX];
+  key_of_json(ADAPTER_A,
+              "{\"primitive\":\"allreduce\",\"algorithm\":\"ring\",\"msg_size_bytes\":4096,"
+              "\"participants\":[0,1,2,3],\"dtype\":\"bf16\",\"chip_spec_summary\":{\"a\":1,\"b\":[2,3]}}",
+              a);
+  key_of_json(ADAPTER_B,
+              "{\"chip_spec_summary\":{\"b\":[2,3],\"a\":1.0},\"dtype\":\"bf16\",\"participants\":[3,1,0,2],"
+              "\"msg_size_bytes\":4096,\"algorithm\":\"ring\",\"primitive\":\"allreduce\"}",
+              b);
+  ck_assert_str_eq(a, b);
+  ck_assert_uint_eq(strlen(a), 64);
+}
+END_TEST
+
+START_TEST(key_should_keep_p2p_direction) {
+  cs_job x, y;
+  char kx[CS_KEY_HEX], ky[CS_KEY_HEX];
+  const int fwd[] = {0, 9}, back[] = {9, 0};
+  cs_test_job(&x, "dcin", CS_PRIM_P2P, 4096, fwd, 2);
+  cs_test_job(&y, "dcin", CS_PRIM_P2P, 4096, back, 2);
+  cs_cachekey(&x, kx);
+  cs_cachekey(&y, ky);
+  ck_assert_str_ne(kx, ky);
+}
+END_TEST
+
+/* Every field of the job, changed alone, changes the key. */
+typedef void (*mutator)(cs_job *);
+#define MUT(name, body) \
+  static void name(cs_job *j) { body; }
+MUT(m_mode, j->adapter.mode[0] = 'k')
+MUT(m_topology, j->adapter.topology[0] = '3')
+MUT(m_num_dies, j->adapter.num_dies = 4)
+MUT(m_layout, j->adapter.dcin_layout[0] = '4')
+MUT(m_scheme, j->adapter.endpoint_id_scheme[0] = 'x')
+MUT(m_init, j->adapter.num_initiators++)
+MUT(m_targ, j->adapter.num_targets++)
+MUT(m_fdrv, j->adapter.driver_cycle_frequency_ghz = 1.5)
+MUT(m_fip, j->adapter.ip_frequency_ghz = 1.25)
+MUT(m_fnoc, j->adapter.noc_frequency_ghz = 2.5)
+MUT(m_mrd, j->adapter.mst_rd_outstanding += 2)
+MUT(m_mwr, j->adapter.mst_wr_outstanding += 2)
+MUT(m_srd, j->adapter.slv_rd_outstanding++)
+MUT(m_swr, j->adapter.slv_wr_outstanding++)
+MUT(m_burst, j->adapter.burst_length = 2)
+MUT(m_bw, j->adapter.bw_bytes = 64)
+MUT(m_log, j->adapter.enable_transaction_log = false)
+MUT(m_logpath, j->adapter.transaction_log_path[5] = 'X')
+MUT(m_prim, j->spec.primitive = CS_PRIM_ALLGATHER)
+MUT(m_algo, j->spec.algorithm = CS_ALGO_PAIRWISE)
+MUT(m_size, j->spec.msg_size_bytes++)
+MUT(m_dtype, j->spec.dtype[0] = 'f')
+MUT(m_count, j->spec.num_participants = 3)
+MUT(m_member, j->spec.participants[2] = 30)
+MUT(m_chip, j->spec.chip_spec_summary[3] = 'C')
+MUT(m_engine, j->engine.name[0] = 'd')
+MUT(m_guard, j->engine.deadlock_guard_ticks = 5)
+MUT(m_math, j->engine.math.hop_latency_ns = 9)
+static const mutator mutators[] = {m_mode, m_topology, m_num_dies, m_layout, m_scheme, m_init,
+                                   m_targ, m_fdrv, m_fip, m_fnoc, m_mrd, m_mwr, m_srd, m_swr,
+                                   m_burst, m_bw, m_log, m_logpath, m_prim, m_algo, m_size,
+                                   m_dtype, m_count, m_member, m_chip, m_engine, m_guard, m_math};
+#define N_MUTATORS ((int)(sizeof mutators / sizeof mutators[0]))
+
+START_TEST(key_should_change_with_every_field) {
+  cs_job base, changed;
+  const int parts[] = {0, 1, 2, 3};
+  cs_test_job(&base, "math", CS_PRIM_ALLREDUCE, 4096, parts, 4);
+  changed = base;
+  mutators[_i](&changed);
+  char kb[CS_KEY_HEX], kc[CS_KEY_HEX];
+  cs_cachekey(&base, kb);
+  cs_cachekey(&changed, kc);
+  ck_assert_msg(strcmp(kb, kc) != 0, "mutator %d left the key unchanged", _i);
+}
+END_TEST
+
+START_TEST(key_should_include_the_adapter_version) {
+  cs_job job;
+  const int parts[] = {0, 1};
+  cs_test_job(&job, "dcin", CS_PRIM_ALLREDUCE, 4096, parts, 2);
+  char text[8192];
+  cs_cachekey_canonical(&job, text, sizeof text);
+  ck_assert_ptr_nonnull(strstr(text, "\"adapter_version\":\"" CS_ADAPTER_VERSION "\""));
+  /* the key is the hash of exactly that text, so a version bump changes it */
+  char k1[CS_KEY_HEX], k2[CS_KEY_HEX];
+  cs_cachekey(&job, k1);
+  cs_sha256_hex(text, strlen(text), k2);
+  ck_assert_str_eq(k1, k2);
+  char *at = strstr(text, CS_ADAPTER_VERSION);
+  at[0] = at[0] == '9' ? '8' : '9';
+  cs_sha256_hex(text, strlen(text), k2);
+  ck_assert_str_ne(k1, k2);
+}
+END_TEST
+
+START_TEST(math_parameters_should_not_split_keys_of_other_engines) {
+  cs_job a, b;
+  const int parts[] = {0, 1};
+  cs_test_job(&a, "dcin", CS_PRIM_ALLREDUCE, 4096, parts, 2);
+  b = a;
+  b.engine.math.base_latency_ns = 99;
+  char ka[CS_KEY_HEX], kb[CS_KEY_HEX];
+  cs_cachekey(&a, ka);
+  cs_cachekey(&b, kb);
+  ck_assert_str_eq(ka, kb);
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("cachekey");
+  TCase *tc = tcase_create("key");
+  tcase_add_test(tc, sha256_should_match_fips_vectors);
+  tcase_add_test(tc, key_should_not_depend_on_field_order_or_formatting);
+  tcase_add_test(tc, key_should_keep_p2p_direction);
+  tcase_add_loop_test(tc, key_should_change_with_every_field, 0, N_MUTATORS);
+  tcase_add_test(tc, key_should_include_the_adapter_version);
+  tcase_add_test(tc, math_parameters_should_not_split_keys_of_other_engines);
+  suite_add_tcase(s, tc);
+  SRunner *sr = srunner_create(s);
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

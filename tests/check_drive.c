@@ -1,0 +1,239 @@
+/* The L2 driver against a scripted engine: step barrier, rsp in the completion tick with reversed
+ * src/dst, and the deadlock guard naming the stuck requests. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commsweep/backfill.h"
+#include "commsweep/drive.h"
+#include "test_support.h"
+
+/* A scripted engine: req k completes 10 + k % 3 ticks after injection, its rsp 5 ticks later;
+ * requests in `stuck` never complete. */
+typedef struct fake {
+  uint64_t now;
+  struct {
+    uint64_t due;
+    uint8_t phase, live;
+    cs_inject last;
+  } t[4096];
+  uint64_t stuck;          /* request id that never completes, or UINT64_MAX */
+  uint64_t inject_tick[4096][2];
+  uint32_t injects;
+} fake;
+
+static int f_inject(void *e, const cs_inject *in, cs_err *err) {
+  fake *f = e;
+  (void)err;
+  f->t[in->request_id].last = *in;
+  f->t[in->request_id].live = 1;
+  f->t[in->request_id].phase = in->packet_type == CS_PKT_REQ ? CS_PHASE_REQ : CS_PHASE_FINAL;
+  f->t[in->request_id].due = f->now + (in->packet_type == CS_PKT_REQ ? 10 + in->request_id % 3 : 5);
+  f->inject_tick[in->request_id][in->packet_type] = f->now;
+  f->injects++;
+  return CS_OK;
+}
+
+static uint64_t next_due(const fake *f) {
+  uint64_t best = UINT64_MAX;
+  for (int i = 0; i < 4096; i++)
+    if (f->t[i].live && (uint64_t)i != f->stuck && f->t[i].due < best) best = f->t[i].due;
+  return best;
+}
+
+static int f_advance(void *e, uint64_t max, cs_err *err) {
+  fake *f = e;
+  (void)err;
+  uint64_t due = next_due(f);
+  f->now = due <= f->now + max ? (due > f->now ? due : f->now) : f->now + max;
+  return CS_OK;
+}
+
+static size_t f_poll(void *e, cs_completion *out, size_t cap) {
+  fake *f = e;
+  size_t n = 0;
+  for (int i = 0; i < 4096 && n < cap; i++)
+    if (f->t[i].live && (uint64_t)i != f->stuck && f->t[i].due <= f->now) {
+      out[n++] = (cs_completion){(uint64_t)i, f->now, f->t[i].phase};
+      f->t[i].live = 0;
+    }
+  return n;
+}
+
+static uint64_t f_now(const void *e) { return ((const fake *)e)->now; }
+static void f_describe(const void *e, uint64_t id, cs_txn_record *r) {
+  (void)e;
+  r->retry_count = (uint32_t)(id % 2);
+}
+static void f_where(const void *e, uint64_t id, char *buf, size_t cap) {
+  (void)e;
+  snprintf(buf, cap, "parked at node %llu", (unsigned long long)id);
+}
+static void f_stats(const void *e, cs_engine_stats *s) {
+  (void)e;
+  memset(s, 0, sizeof *s);
+}
+
+static const cs_engine_ops fake_ops = {.name = "fake", .inject = f_inject, .advance = f_advance,
+                                       .poll = f_poll, .now = f_now, .describe = f_describe,
+                                       .where = f_where, .stats = f_stats};
+
+static fake *engine;
+static cs_job job;
+static cs_plan plan;
+static cs_txn_record *records;
+
+static void setup(void) {
+  const int parts[] = {0, 1, 2, 3};
+  cs_test_job(&job, "fake", CS_PRIM_ALLREDUCE, 8192, parts, 4);
+  cs_err err;
+  ck_assert_int_eq(cs_expand(&job, &plan, &err), CS_OK);
+  ck_assert_uint_le(plan.num_txns, 4096);
+  engine = calloc(1, sizeof *engine);
+  engine->stuck = UINT64_MAX;
+  records = calloc(plan.num_txns, sizeof *records);
+}
+
+static void teardown(void) {
+  cs_plan_free(&plan);
+  free(engine);
+  free(records);
+}
+
+START_TEST(drive_should_keep_steps_apart) {
+  cs_err err;
+  ck_assert_int_eq(cs_drive(&job, &plan, &fake_ops, engine, records, &err), CS_OK);
+  for (uint32_t s = 0; s + 1 < plan.num_steps; s++) {
+    uint64_t last_final = 0;
+    for (uint64_t i = plan.step_txn_begin[s]; i < plan.step_txn_begin[s + 1]; i++)
+      if (records[i].rsp_complete_tick > last_final) last_final = records[i].rsp_complete_tick;
+    for (uint64_t i = plan.step_txn_begin[s + 1]; i < plan.step_txn_begin[s + 2]; i++)
+      ck_assert_uint_ge(records[i].req_inject_tick, last_final);
+  }
+}
+END_TEST
+
+START_TEST(drive_should_inject_each_rsp_reversed_in_its_completion_tick) {
+  cs_err err;
+  ck_assert_int_eq(cs_drive(&job, &plan, &fake_ops, engine, records, &err), CS_OK);
+  for (uint64_t i = 0; i < plan.num_txns; i++) {
+    const cs_txn_record *r = &records[i];
+    ck_assert_uint_eq(r->rsp_inject_tick, r->req_complete_tick);
+    ck_assert_uint_eq(r->req_complete_tick - r->req_inject_tick, 10 + i % 3);
+    ck_assert_uint_eq(r->rsp_complete_tick - r->rsp_inject_tick, 5);
+    ck_assert_uint_eq(r->request_id, i);
+    ck_assert_uint_eq(r->retry_count, i % 2); /* describe() was called */
+    const cs_inject *rsp = &engine->t[i].last;
+    ck_assert_int_eq(rsp->packet_type, CS_PKT_RSP);
+    ck_assert_int_eq(rsp->src_id, plan.txns[i].dst_id);
+    ck_assert_int_eq(rsp->dst_id, plan.txns[i].src_id);
+    ck_assert_uint_eq(rsp->request_id, i);
+  }
+  ck_assert_uint_eq(engine->injects, 2 * plan.num_txns);
+}
+END_TEST
+
+START_TEST(deadlock_guard_should_name_stuck_requests) {
+  cs_err err;
+  uint64_t stuck = plan.step_txn_begin[1] + 2; /* in step 1 */
+  engine->stuck = stuck;
+  job.engine.deadlock_guard_ticks = 500;
+  ck_assert_int_eq(cs_drive(&job, &plan, &fake_ops, engine, records, &err), CS_EDEADLOCK);
+  char id[32];
+  snprintf(id, sizeof id, "%llu (awaiting req phase", (unsigned long long)stuck);
+  ck_assert_msg(strstr(err.msg, id) != NULL, "%s", err.msg);
+  ck_assert_ptr_nonnull(strstr(err.msg, "step 1"));
+  ck_assert_ptr_nonnull(strstr(err.msg, "500 consecutive ticks"));
+  ck_assert_ptr_nonnull(strstr(err.msg, "parked at node"));
+  /* step 0 finished and its records stay valid */
+  ck_assert_uint_gt(records[0].rsp_complete_tick, 0);
+}
+END_TEST
+
+START_TEST(backfill_should_aggregate_per_table_cr09) {
+  cs_err err;
+  ck_assert_int_eq(cs_drive(&job, &plan, &fake_ops, engine, records, &err), CS_OK);
+  cs_result r;
+  job.adapter.driver_cycle_frequency_ghz = 2.0; /* 2 ticks per ns */
+  ck_assert_int_eq(cs_backfill(&job, &plan, records, NULL, "fake", &r, &err), CS_OK);
+  uint64_t max_tick = 0;
+  double req = 0, rsp = 0;
+  for (uint64_t i = 0; i < plan.num_txns; i++) {
+    max_tick = records[i].rsp_complete_tick > max_tick ? records[i].rsp_complete_tick : max_tick;
+    req += (double)(records[i].req_complete_tick - records[i].req_inject_tick);
+    rsp += (double)(records[i].rsp_complete_tick - records[i].rsp_inject_tick);
+  }
+  ck_assert_double_eq_tol(r.total_time_us, (double)max_tick / 2.0 / 1000.0, 1e-15);
+  ck_assert_double_eq_tol(r.req_phase_us, req / 2000.0, 1e-12);
+  ck_assert_double_eq_tol(r.rsp_phase_us, rsp / 2000.0, 1e-12);
+  ck_assert_double_eq_tol(r.bus_bw_gb_per_s, (double)plan.total_comm_bytes / ((double)max_tick / 2.0), 1e-9);
+  ck_assert_uint_eq(r.total_comm_bytes, 2 * 3 * 8192 / 4);
+  ck_assert_uint_eq(r.algorithm_steps, 6);
+  ck_assert_uint_eq(r.retries, plan.num_txns / 2);
+  ck_assert(r.straggler_ratio >= 1.0);
+  ck_assert_str_eq(r.engine, "fake");
+}
+END_TEST
+
+START_TEST(backfill_straggler_should_be_max_over_median) {
+  /* Three senders finishing at ticks 10, 20, 40: median 20, ratio 2. */
+  const int parts[] = {0, 1, 2};
+  cs_job j;
+  cs_test_job(&j, "fake", CS_PRIM_ALLGATHER, 3 * 128, parts, 3);
+  cs_plan p;
+  cs_err err;
+  ck_assert_int_eq(cs_expand(&j, &p, &err), CS_OK);
+  cs_txn_record recs[16];
+  memset(recs, 0, sizeof recs);
+  const uint64_t end_of[3] = {10, 20, 40};
+  for (uint64_t i = 0; i < p.num_txns; i++) {
+    recs[i].src = p.txns[i].src_id;
+    recs[i].rsp_complete_tick = end_of[recs[i].src] - (p.flows[p.txn_flow[i]].step == 0);
+  }
+  cs_result r;
+  ck_assert_int_eq(cs_backfill(&j, &p, recs, NULL, "fake", &r, &err), CS_OK);
+  ck_assert_double_eq_tol(r.straggler_ratio, 2.0, 1e-12);
+  ck_assert_double_eq_tol(r.max_chip_latency_us, 0.040, 1e-12);
+  cs_plan_free(&p);
+}
+END_TEST
+
+START_TEST(jsonl_should_hold_every_record_field) {
+  cs_txn_record r;
+  memset(&r, 0, sizeof r);
+  r.request_id = 42;
+  r.src_die = 1;
+  r.is_read = 1;
+  r.rsp_complete_tick = 1234567890123ull;
+  r.d2d_wdb_block = 7;
+  char buf[2048];
+  size_t n = cs_backfill_record_json(&r, buf, sizeof buf);
+  ck_assert_uint_eq(n, strlen(buf));
+  ck_assert_ptr_nonnull(strstr(buf, "\"request_id\":42,"));
+  ck_assert_ptr_nonnull(strstr(buf, "\"is_read\":true"));
+  ck_assert_ptr_nonnull(strstr(buf, "\"rsp_complete_tick\":1234567890123"));
+  ck_assert_ptr_nonnull(strstr(buf, "\"d2d_wdb_block\":7"));
+  ck_assert_ptr_nonnull(strstr(buf, "\"rsp_complete_cycle\":0}"));
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("drive");
+  TCase *tc = tcase_create("loop");
+  tcase_add_checked_fixture(tc, setup, teardown);
+  tcase_add_test(tc, drive_should_keep_steps_apart);
+  tcase_add_test(tc, drive_should_inject_each_rsp_reversed_in_its_completion_tick);
+  tcase_add_test(tc, deadlock_guard_should_name_stuck_requests);
+  tcase_add_test(tc, backfill_should_aggregate_per_table_cr09);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("backfill");
+  tcase_add_test(tc, backfill_straggler_should_be_max_over_median);
+  tcase_add_test(tc, jsonl_should_hold_every_record_field);
+  suite_add_tcase(s, tc);
+  SRunner *sr = srunner_create(s);
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
