@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# `commsweep run` end to end: valid jobs print an EngineResult (JSON read back by Python), the
+# transaction log is written as JSON lines, and every kind of bad input fails with a message
+# naming the problem (never a crash).
+set -euo pipefail
+: "${CS_BIN:?}" "${CS_SOURCE_DIR:?}" "${CS_WORK:?}"
+rm -rf "$CS_WORK" && mkdir -p "$CS_WORK" && cd "$CS_WORK"
+ex=$CS_SOURCE_DIR/docs/examples
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+"$CS_BIN" --help | grep -q "run" || fail "top-level help"
+"$CS_BIN" run --help | grep -q "mst_rd_outstanding" || fail "run help lists the adapter fields"
+
+"$CS_BIN" run --engine math --spec "$ex/spec_allreduce.json" --config "$ex/adapter_2die.json" \
+  --txlog log.jsonl > result.json
+/usr/bin/python3 - <<'PY'
+import json
+r = json.load(open("result.json"))
+a = r["aggregates"]
+assert r["engine"] == "math" and a["algorithm_steps"] == 14, r
+assert a["total_comm_bytes"] == 2 * 7 * 1048576 // 8, a
+assert 0 < a["bus_bw_gb_per_s"] <= 128 and a["straggler_ratio"] >= 1, a
+assert abs(a["bus_bw_gb_per_s"] - a["total_comm_bytes"] / (a["total_time_us"] * 1e3)) < 1e-6
+lines = [json.loads(l) for l in open("log.jsonl")]
+assert len(lines) == r["trace_meta"]["num_transactions"], len(lines)
+assert all(l["rsp_complete_tick"] >= l["rsp_inject_tick"] >= l["req_complete_tick"] for l in lines)
+assert len(r["cache_key"]) == 64
+PY
+"$CS_BIN" run --engine math --spec "$ex/spec_p2p_read.json" --config "$ex/adapter_2die.json" \
+  --no-txlog --table | grep -q "p2p" || fail "table output"
+# the log path template of the adapter config is used when --txlog is absent
+"$CS_BIN" run --engine math --spec "$ex/spec_p2p_read.json" --config "$ex/adapter_2die.json" >/dev/null
+ls txlog_*.jsonl >/dev/null || fail "default transaction_log_path"
+
+expect_error() { # expect_error PATTERN -- args...
+  local pattern=$1; shift
+  set +e; "$CS_BIN" run "$@" > out.txt 2> err.txt; local rc=$?; set -e
+  [ $rc = 1 ] || [ $rc = 2 ] || fail "exit $rc (want 1 or 2) for $*: $(cat err.txt)"
+  grep -q -- "$pattern" err.txt || fail "expected '$pattern' for $*, got: $(cat err.txt)"
+}
+: > empty.json
+printf '{"mode": "dcin", "topology": ' > truncated.json
+sed 's/"num_dies": 2/"num_dies": "two"/' "$ex/adapter_2die.json" > wrongtype.json
+sed 's/"mst_rd_outstanding": 128/"mst_rd_outstanding": 127/' "$ex/adapter_2die.json" > odd.json
+sed 's/1048576/0/' "$ex/spec_allreduce.json" > zero.json
+sed 's/1048576/-4096/' "$ex/spec_allreduce.json" > negative.json
+sed 's/1048576/1e400/' "$ex/spec_allreduce.json" > huge.json
+sed 's/\[0, 5, 10, 15, 20, 25, 30, 35\]/[3]/' "$ex/spec_allreduce.json" > one.json
+sed 's/\[0, 5, 10, 15, 20, 25, 30, 35\]/[]/' "$ex/spec_allreduce.json" > none.json
+sed 's/\[0, 5, 10, 15, 20, 25, 30, 35\]/[0, 5, 5]/' "$ex/spec_allreduce.json" > dup.json
+sed 's/"ring"/"tree"/' "$ex/spec_allreduce.json" > tree.json
+A=(--engine math --config "$ex/adapter_2die.json")
+expect_error "empty" --engine math --spec empty.json --config "$ex/adapter_2die.json"
+expect_error "truncated" --engine math --spec "$ex/spec_allreduce.json" --config truncated.json
+expect_error "field 'num_dies': expected an integer" --spec "$ex/spec_allreduce.json" --config wrongtype.json
+expect_error "C4: mst_rd_outstanding = 127" --engine math --spec "$ex/spec_allreduce.json" --config odd.json
+expect_error "msg_size_bytes" "${A[@]}" --spec zero.json
+expect_error "msg_size_bytes" "${A[@]}" --spec negative.json
+expect_error "msg_size_bytes" "${A[@]}" --spec huge.json
+expect_error "at least 2 participants" "${A[@]}" --spec one.json
+expect_error "at least 2 participants" "${A[@]}" --spec none.json
+expect_error "C5" "${A[@]}" --spec dup.json
+expect_error "C11" "${A[@]}" --spec tree.json
+expect_error "cannot open" "${A[@]}" --spec missing.json
+expect_error "unknown engine" --engine nosuch --spec "$ex/spec_allreduce.json" --config "$ex/adapter_2die.json"
+expect_error "unknown or incomplete option" --bogus
+echo "test_run_cli: all checks passed"
