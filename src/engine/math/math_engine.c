@@ -275,6 +275,7 @@ static int math_advance(void *engine, uint64_t max_ticks, cs_err *err) {
 static size_t math_poll(void *engine, cs_completion *out, size_t cap) {
   math_engine *m = engine;
   size_t n = m->n_ready < cap ? m->n_ready : cap;
+  if (!n) return 0;
   memcpy(out, m->ready + m->ready_head, n * sizeof *out);
   m->ready_head += n;
   m->n_ready -= n;
