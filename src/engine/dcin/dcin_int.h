@@ -1,0 +1,453 @@
+/* Internals of the DCIN cycle engine, shared by the files of src/engine/dcin only.
+ *
+ * Layout: one dcin_sim owns every die, every D2D link, one flit pool and one transaction table.
+ * Flits are uint32 indices into the pool; every queue holds indices (bounded rings with a 1-entry
+ * "pre" register in front, or unbounded intrusive lists threaded through dcin_flit.next).  No
+ * allocation happens per flit: the pool and the transaction table grow by doubling, and every
+ * bounded queue is carved out of one arena at create time.
+ *
+ * Lanes and dimensions: lane 0..3 = TR, TL, TD, TU.  In XY routing the first dimension is the
+ * horizontal one (TR/TL inject straight from the IQ, the turn goes through the ring bridge onto
+ * TD/TU); YX mirrors it.  "Negative" lanes (TL, TU) own the T0 E-Tag entry.
+ */
+#ifndef CS_DCIN_INT_H
+#define CS_DCIN_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "commsweep/dcin.h"
+#include "commsweep/engine.h"
+#include "commsweep/err.h"
+#include "commsweep/model.h"
+#include "commsweep/topo.h"
+
+#define DCIN_NIL UINT32_MAX
+#define DCIN_NO_CYCLE UINT64_MAX
+
+enum { DCIN_NET_REQ, DCIN_NET_RSP, DCIN_NET_DATA, DCIN_NUM_NETS };
+enum { DCIN_TR, DCIN_TL, DCIN_TD, DCIN_TU, DCIN_NUM_LANES };
+/* IQ output directions: the four lanes plus local loop-back */
+enum { DCIN_IQ_EQ = 4, DCIN_NUM_IQ_DIRS = 5 };
+/* RB outputs */
+enum { DCIN_RB_EQ, DCIN_RB_P, DCIN_RB_N, DCIN_NUM_RB_OUT }; /* P/N: second-dimension lanes */
+/* EQ arbiter input ports */
+enum { DCIN_EQP_P, DCIN_EQP_N, DCIN_EQP_IQ, DCIN_EQP_RB, DCIN_NUM_EQ_PORTS };
+
+/* IP slots of a node (every node has the four DMA/DDR channels; D2D nodes add two). */
+enum {
+  DCIN_IP_GDMA0,
+  DCIN_IP_GDMA1,
+  DCIN_IP_DDR0,
+  DCIN_IP_DDR1,
+  DCIN_IP_D2D_RN,
+  DCIN_IP_D2D_SN,
+  DCIN_NUM_IPS
+};
+
+/* Slice kinds on a ring */
+enum { DCIN_SL_LINK, DCIN_SL_CP_IN, DCIN_SL_CP_OUT };
+
+/* Flit kinds */
+enum {
+  DCIN_K_REQ_RD,
+  DCIN_K_REQ_WR,
+  DCIN_K_RSP_DBID,  /* priority order of RSP injection: DBID, Retry, Comp, Pcredit */
+  DCIN_K_RSP_RETRY,
+  DCIN_K_RSP_COMP,
+  DCIN_K_RSP_PCREDIT,
+  DCIN_K_DATA
+};
+#define DCIN_NUM_RSP_PRIO 4
+
+/* E-Tag levels */
+enum { DCIN_T0 = 0, DCIN_T1 = 1, DCIN_T2 = 2, DCIN_T_NONE = 3 };
+
+/* AXI channels */
+enum { DCIN_AR, DCIN_R, DCIN_AW, DCIN_W, DCIN_B, DCIN_NUM_AXI };
+
+/* ---- configuration in cycles ------------------------------------------------------------- */
+
+typedef struct dcin_cfg {
+  int rows, cols, nodes;
+  int s_h, s_v;                  /* slices per link, horizontal / vertical */
+  int flit_bytes, burst;         /* bytes per flit, default flits per request */
+  int net_scale, ip_scale;       /* sim cycles per NoC / IP cycle */
+  int cycles_per_ns_int;         /* CYCLES_PER_NS for latency conversions (int(ns * f)) */
+  double cycles_per_ns;          /* sim cycles per ns */
+  int iq_ch, eq_ch, l2h, h2l_h, h2l_l, arb_in; /* depths, flits */
+  int iq_out[DCIN_NUM_IQ_DIRS];  /* depths of inject queues TR TL TD TU EQ */
+  int rb_in, rb_out, eq_in;      /* depths */
+  int etag_cap[DCIN_NUM_LANES][3]; /* entries per lane and level [T0,T1,T2] */
+  bool etag_t1, etag_bothside;
+  int itag_th[2], itag_max[2];   /* [0] horizontal, [1] vertical; cycles / tags */
+  bool yx;                       /* routing: false XY, true YX */
+  uint32_t ddr_r_lat, ddr_r_var, ddr_w_lat, l2m_r_lat, l2m_w_lat; /* sim cycles */
+  uint32_t sn_release, sn_proc, rn_proc; /* sim cycles */
+  double dma_rate, dma_cap, ddr_rate, ddr_cap; /* token buckets: flits/cycle, flits */
+  int rn_rd_trk, rn_wr_trk, rn_rdb, rn_wdb;     /* per physical gdma channel */
+  int sn_ro_trk, sn_share_trk, sn_wdb;          /* per physical ddr channel */
+  uint64_t seed;                 /* DDR latency variance */
+} dcin_cfg;
+
+typedef struct dcin_lcfg {
+  uint32_t axi_lat[DCIN_NUM_AXI]; /* sim cycles */
+  double axi_rate, axi_cap;       /* flits per cycle, flits */
+  double rn_rate, rn_cap, sn_rate, sn_cap; /* D2D interface data buckets */
+  int rn_rd_trk, rn_wr_trk, rn_rdb, rn_wdb; /* D2D_RN */
+  int sn_ro_trk, sn_share_trk, sn_rdb, sn_wdb; /* D2D_SN */
+  int select;                     /* cs_d2d_select */
+} dcin_lcfg;
+
+/* ---- containers ---------------------------------------------------------------------------- */
+
+/* Bounded FIFO of flit indices with a 1-entry pre register.  Moves into `pre` happen during the
+ * cycle; pre -> FIFO happens at the end of the cycle (dcin_q_commit). */
+typedef struct dcin_q {
+  uint32_t *buf;   /* cap entries, from the sim arena */
+  uint32_t pre;    /* flit in the pre register or DCIN_NIL */
+  uint16_t head, n, cap;
+} dcin_q;
+
+/* Unbounded FIFO threaded through dcin_flit.next */
+typedef struct dcin_list {
+  uint32_t head, tail, n;
+} dcin_list;
+
+static inline bool dcin_q_full(const dcin_q *q) { return q->n >= q->cap; }
+static inline uint32_t dcin_q_front(const dcin_q *q) { return q->n ? q->buf[q->head] : DCIN_NIL; }
+static inline uint32_t dcin_q_pop(dcin_q *q) {
+  uint32_t f = q->buf[q->head];
+  q->head = (uint16_t)((q->head + 1) % q->cap);
+  q->n--;
+  return f;
+}
+static inline void dcin_q_push(dcin_q *q, uint32_t f) {
+  q->buf[(q->head + q->n) % q->cap] = f;
+  q->n++;
+}
+/* pre free and FIFO not full: a flit may be placed into pre this cycle */
+static inline bool dcin_q_can_put(const dcin_q *q) { return q->pre == DCIN_NIL && q->n < q->cap; }
+
+/* ---- flits and transactions ----------------------------------------------------------------- */
+
+typedef struct dcin_flit {
+  uint32_t txn;        /* transaction index */
+  uint32_t next;       /* link in a dcin_list */
+  uint64_t depart;     /* earliest sim cycle to leave the IP inject FIFO */
+  int16_t src_node, dst_node; /* inside the die */
+  uint8_t die;         /* die the flit travels on */
+  uint8_t src_ip, dst_ip; /* DCIN_IP_* */
+  uint8_t net, kind, flit_id, last;
+  uint8_t etag;        /* DCIN_T0..T2 */
+  uint8_t used_entry;  /* entry level taken at eject, DCIN_T_NONE if none */
+  uint8_t in_t0_table; /* registered in the node's T0 table */
+  uint8_t itag;        /* carries an I-Tag request */
+  uint8_t axi;         /* AXI channel while on a D2D link */
+  uint8_t lane;        /* lane while on a ring */
+  uint8_t old;         /* REQ: re-sent after Pcredit (resources already held) */
+  uint16_t slot;       /* ring slot id taken at injection */
+  uint32_t wait_h, wait_v; /* inject waiting, cycles */
+  uint32_t eject_fail; /* failed eject attempts (circling) */
+  uint64_t arrive;     /* D2D link: delivery cycle */
+} dcin_flit;
+
+/* Transaction state: only what the protocol and the record need. */
+typedef struct dcin_txn {
+  uint64_t request_id;
+  int32_t src_id, dst_id;   /* logical GDMA / DDR ids (-1 for internal injections) */
+  uint8_t is_read, cross;   /* cross: source and target on different dies */
+  uint16_t burst;
+  uint8_t src_die, dst_die;
+  int16_t src_node, dst_node;
+  uint8_t src_ip, dst_ip;   /* DCIN_IP_GDMA0/1, DCIN_IP_DDR0/1 */
+  int16_t link;             /* D2D connection used (index into sim links), -1 local */
+  uint8_t link_dir;         /* 0: a->b is the request direction, 1: b->a */
+  uint8_t state;            /* DCIN_TS_* */
+  uint8_t attr_old;         /* request was retried (holds RN resources) */
+  uint8_t gate;             /* 1 waiting for the driver's rsp, 2 rsp received */
+  uint8_t gate_kind;        /* what the rsp releases: DCIN_GATE_* */
+  uint8_t rn_released, done_req, done_final;
+  uint8_t d2d_sn_old;       /* the D2D_SN retried this request */
+  uint16_t data_rx_rn, data_rx_sn, data_rx_d2d; /* data flits received by GDMA / DDR / D2D */
+  uint16_t w_rx;            /* W beats received at the D2D_RN */
+  uint64_t gate_base;       /* cycle the gated action is timed from */
+  /* stamps (sim cycles; DCIN_NO_CYCLE when not reached) */
+  uint64_t t_inject;        /* driver inject (req) */
+  uint64_t t_reserve;       /* RN tracker reservation: transaction start */
+  uint64_t t_req_noc;       /* REQ enters the NoC (l2h -> IQ channel buffer) */
+  uint64_t t_sn_req;        /* final target received the REQ (first receipt) */
+  uint64_t t_req_done;      /* req phase completed */
+  uint64_t t_rsp_inject;    /* driver rsp inject */
+  uint64_t t_dbid_rn;       /* RN received DBID */
+  uint64_t t_data_noc;      /* first data flit entered the NoC (last leg) */
+  uint64_t t_wdata_gen;     /* write data created at the RN */
+  uint64_t t_data_done;     /* last data flit received (RN for reads, SN for writes) */
+  uint64_t t_final;         /* final completion */
+  uint64_t t_cmd_end;       /* end of the cmd latency: SN receipt (R) / DBID at RN (W) */
+  /* counters */
+  uint32_t retries;
+  uint32_t rn_rd_block, rn_wr_block, rn_rdb_block, rn_wdb_block;
+  uint32_t sn_ro_block, sn_share_block, sn_wdb_block;
+  uint32_t d2d_ro_block, d2d_share_block, d2d_wdb_block;
+  uint32_t eject_fail;
+  uint32_t next_wait;       /* link in a tracker wait list */
+  uint64_t release_at;      /* SN share tracker release cycle */
+  int16_t wait_node;        /* requester of the SN currently serving / refusing the txn */
+  uint8_t wait_ip;
+  uint8_t aw_ok;            /* D2D_RN accepted the AW (write tracker held) */
+} dcin_txn;
+
+enum {
+  DCIN_TS_QUEUED,   /* in the RN inject FIFO */
+  DCIN_TS_REQ,      /* request travelling / being served */
+  DCIN_TS_RETRIED,  /* refused, waiting for Pcredit */
+  DCIN_TS_DONE
+};
+enum { DCIN_GATE_NONE, DCIN_GATE_SN_READ, DCIN_GATE_SN_DBID, DCIN_GATE_D2D_DBID };
+
+/* ---- dies ----------------------------------------------------------------------------------- */
+
+typedef struct dcin_ring {
+  uint32_t *slot;     /* len entries: flit or DCIN_NIL */
+  uint8_t *kind;      /* DCIN_SL_* per index */
+  uint8_t *lane;      /* lane per index */
+  int16_t *node;      /* node per index */
+  uint16_t len;
+  uint16_t offset;    /* rotating slot-id offset */
+  uint32_t count;     /* flits on the ring */
+} dcin_ring;
+
+/* Per (die, network, node) queues of the node's cross station. */
+typedef struct dcin_node {
+  dcin_q iq_ch[DCIN_NUM_IPS], iq_arb[DCIN_NUM_IPS]; /* inject channel buffer, arbiter input */
+  dcin_q iq_out[DCIN_NUM_IQ_DIRS];                 /* inject queues TR TL TD TU EQ */
+  dcin_q rb_in[2];                                 /* first-dimension lanes [pos, neg] */
+  dcin_q rb_out[DCIN_NUM_RB_OUT];                  /* EQ, second-dim pos, neg */
+  dcin_q eq_in[2];                                 /* second-dimension lanes [pos, neg] */
+  dcin_q eq_arb[DCIN_NUM_EQ_PORTS];
+  dcin_q eq_ch[DCIN_NUM_IPS];
+  uint8_t iq_rr[DCIN_NUM_IQ_DIRS];  /* round-robin pointers (IP index) per output */
+  uint8_t rb_rr[DCIN_NUM_RB_OUT];   /* per output, over the 4 inputs */
+  uint8_t eq_rr[DCIN_NUM_IPS];      /* per IP output, over the 4 ports */
+  /* E-Tag */
+  uint8_t ue[4][3];                 /* entries in use: [rb_in pos, rb_in neg, eq_in pos, eq_in neg][level] */
+  uint8_t rel_pending[4][3];        /* entries to release at the end of the next cycle */
+  uint8_t rel_now[4][3];            /* entries to release at the end of this cycle */
+  uint32_t t0_ptr[2];               /* T0 round-robin pointer (slot order) [first dim, second dim] */
+  /* I-Tag */
+  uint8_t itag_out[4];              /* tags outstanding per inject lane */
+  uint8_t itag_req[4];              /* head reached the threshold this round */
+  uint32_t busy;                    /* flits in this node's queues (skip idle nodes) */
+  uint8_t rel_any;                  /* E-Tag releases pending */
+} dcin_node;
+
+/* Per (die, node, ip) interface state, and RN/SN resources. */
+typedef struct dcin_ip {
+  dcin_list inj[DCIN_NUM_NETS];     /* unbounded inject FIFOs (req, data) */
+  dcin_list rsp_q[DCIN_NUM_RSP_PRIO]; /* RSP inject queues by priority */
+  dcin_q l2h[DCIN_NUM_NETS];
+  dcin_q h2l_h[DCIN_NUM_NETS], h2l_l[DCIN_NUM_NETS];
+  /* RN */
+  int rd_trk, wr_trk, rdb, wdb;     /* free resources */
+  /* SN */
+  int ro_trk, share_trk, sn_wdb, sn_rdb;
+  dcin_list rd_wait, wr_wait;       /* txn indices (next_wait) refused, waiting for Pcredit */
+  /* token buckets (data only) */
+  double tx_tok, rx_tok;
+  uint64_t tx_last, rx_last;
+  double rate, cap;
+  uint32_t busy;                    /* items queued here */
+  uint8_t exists;
+} dcin_ip;
+
+typedef struct dcin_die {
+  int id;
+  dcin_cfg *cfg;
+  dcin_ring *rings[DCIN_NUM_NETS];  /* rows horizontal, then cols vertical */
+  int nrings;
+  dcin_node *nodes[DCIN_NUM_NETS];  /* nodes entries per network */
+  dcin_ip *ips;                     /* nodes * DCIN_NUM_IPS */
+  /* ring geometry: index of CP_IN / CP_OUT per (node, lane) */
+  uint16_t *cp_in, *cp_out;         /* [node * 4 + lane] */
+  int16_t *ring_of;                 /* [node * 4 + lane] ring index */
+  /* T0 tables: per network, per node, per dim: bitset over ring slots */
+  uint64_t *t0_bits;                /* [net][node][dim][words] */
+  int t0_words;
+  /* I-Tag reservations: per network per ring per slot: reserver (node*4+lane) or -1 */
+  int16_t *itag_slot;               /* [net][ring][slot] */
+  int itag_stride;
+  uint32_t inflight;                /* flits anywhere in this die */
+  dcin_list sn_release;             /* txns with a pending share-tracker release */
+} dcin_die;
+
+/* ---- D2D -------------------------------------------------------------------------------------- */
+
+/* One direction of one connection: the five AXI channels as delay lines. */
+typedef struct dcin_axi {
+  int src_die, src_node, dst_die, dst_node;
+  dcin_list chan[DCIN_NUM_AXI];     /* flits in flight, in order; arrive stamp each */
+  dcin_list pend_rn[DCIN_NUM_AXI];  /* waiting to enter: from the D2D_RN side */
+  dcin_list pend_sn[DCIN_NUM_AXI];  /* waiting to enter: from the D2D_SN side */
+  dcin_list rx[DCIN_NUM_AXI];       /* delivered, waiting for the peer interface */
+  double tok[DCIN_NUM_AXI];
+  uint64_t last[DCIN_NUM_AXI];
+  uint8_t rr[DCIN_NUM_AXI];
+  uint32_t busy;
+} dcin_axi;
+
+/* ---- the engine ------------------------------------------------------------------------------ */
+
+typedef struct dcin_stats {
+  uint64_t flit_hops, flits_injected, flits_ejected;
+  uint64_t skipped_cycles;
+  uint64_t retries_rd, retries_wr;
+  uint64_t itag_h, itag_v, etag_t1, etag_t0;
+} dcin_stats;
+
+typedef struct dcin_sim {
+  cs_die_params die_params;
+  cs_layout layout;
+  dcin_cfg cfg;
+  dcin_lcfg lcfg;
+  int ndies;
+  dcin_die dies[CS_TOPO_MAX_DIES];
+  int nlinks;                       /* connections */
+  cs_d2d_link links[CS_TOPO_MAX_LINKS];
+  dcin_axi *axi;                    /* 2 per connection: [2*i] a->b, [2*i+1] b->a */
+  /* pools */
+  dcin_flit *flits;
+  uint32_t nflits, cap_flits, free_flit;
+  dcin_txn *txns;
+  uint32_t ntxns, cap_txns;
+  /* request_id -> txn index (open addressing) */
+  uint64_t *map_keys;
+  uint32_t *map_vals;
+  uint32_t map_cap;
+  uint32_t *arena;                  /* backing store of every dcin_q */
+  size_t arena_used, arena_cap;
+  /* logical GDMA per-endpoint transaction counters (channel alternation) */
+  uint64_t *gdma_count;
+  int num_endpoints;
+  /* time */
+  uint64_t cyc;                     /* next sim cycle to simulate */
+  uint64_t tick_num, tick_den;      /* tick = floor(cyc * num / den) */
+  /* completions */
+  cs_completion *comp;
+  size_t comp_head, comp_n, comp_cap;
+  uint32_t active_txns;             /* injected and not final */
+  uint64_t rng;                     /* xorshift state for DDR latency variance */
+  dcin_stats st;
+  bool check_each_cycle;            /* tests: run the invariant checker every cycle */
+  char fault[256];                  /* first internal fault seen inside a cycle */
+} dcin_sim;
+
+/* ---- internal API (tests use these too) ------------------------------------------------------ */
+
+/* Builds an engine straight from parameters, without a cs_job (calibration tests). */
+int dcin_sim_create(const cs_die_params *die, const cs_layout *layout, const cs_adapter_config *ad,
+                    dcin_sim **out, cs_err *err);
+void dcin_sim_destroy(dcin_sim *s);
+/* Injects a request at an explicit physical place; returns the txn index or negative error. */
+int dcin_inject_phys(dcin_sim *s, uint64_t request_id, int src_die, int src_node, int src_ip,
+                     int dst_die, int dst_node, int dst_ip, bool is_read, int burst, cs_err *err);
+/* Releases the gate of a transaction (the driver's rsp). */
+int dcin_rsp(dcin_sim *s, uint32_t t, cs_err *err);
+/* Simulates one sim cycle. */
+void dcin_cycle(dcin_sim *s);
+/* Runs until every injected transaction is final or max cycles pass, injecting each rsp in the
+ * cycle its req phase completes (the native flow); returns cycles run. */
+uint64_t dcin_run_native(dcin_sim *s, uint64_t max_cycles);
+/* Nothing in flight anywhere: the clock may jump. */
+bool dcin_idle(const dcin_sim *s);
+/* Next cycle at which something timed becomes due, or DCIN_NO_CYCLE. */
+uint64_t dcin_next_event(const dcin_sim *s);
+/* Checks conservation and queue invariants; 0 or CS_EINTERNAL with a message. */
+int dcin_check(const dcin_sim *s, cs_err *err);
+uint32_t dcin_txn_find(const dcin_sim *s, uint64_t request_id);
+
+/* config.c */
+int dcin_cfg_build(const cs_die_params *die, const cs_adapter_config *ad, dcin_cfg *c, cs_err *err);
+int dcin_lcfg_build(const cs_layout *l, const dcin_cfg *c, dcin_lcfg *lc, cs_err *err);
+uint32_t dcin_ns_to_cycles(const dcin_cfg *c, double ns);
+/* round(cycles / CYCLES_PER_NS) with half to even, as the reported ns */
+double dcin_cycles_to_ns(const dcin_cfg *c, uint64_t cycles);
+
+/* pool.c */
+int dcin_arena_take(dcin_sim *s, dcin_q *q, int cap);
+uint32_t dcin_flit_new(dcin_sim *s);
+void dcin_flit_free(dcin_sim *s, uint32_t f);
+void dcin_list_push(dcin_sim *s, dcin_list *l, uint32_t f);
+void dcin_list_push_front(dcin_sim *s, dcin_list *l, uint32_t f);
+uint32_t dcin_list_pop(dcin_sim *s, dcin_list *l);
+void dcin_wait_push(dcin_sim *s, dcin_list *l, uint32_t t);
+uint32_t dcin_wait_pop(dcin_sim *s, dcin_list *l);
+int dcin_txn_new(dcin_sim *s, uint64_t request_id, uint32_t *out, cs_err *err);
+
+/* ring.c */
+int dcin_ring_build(dcin_sim *s, dcin_die *d, cs_err *err);
+void dcin_rings_move(dcin_sim *s, dcin_die *d, int net);
+int dcin_first_lane(const dcin_cfg *c, int src, int dst); /* lane of the first hop, or IQ_EQ */
+int dcin_lane_dim(const dcin_cfg *c, int lane);           /* 0 first dimension, 1 second */
+
+/* etag.c */
+bool dcin_etag_try(dcin_sim *s, dcin_die *d, int net, int node, int fifo, int lane, uint32_t f);
+void dcin_etag_fail(dcin_sim *s, dcin_die *d, int net, int node, int fifo, int lane, uint32_t f);
+void dcin_etag_release(dcin_node *nd, int fifo, int level);
+void dcin_etag_commit(dcin_node *nd);
+int dcin_etag_fifo(const dcin_cfg *c, int lane); /* ue[] index of the lane's eject FIFO */
+
+/* itag.c */
+bool dcin_itag_can_inject(dcin_sim *s, dcin_die *d, int net, int node, int lane, uint32_t f);
+void dcin_itag_on_inject(dcin_sim *s, dcin_die *d, int net, int node, int lane, uint32_t f);
+
+/* node_iq.c / node_rb.c / node_eq.c */
+void dcin_ip_inject(dcin_sim *s, dcin_die *d, bool ip_cycle, bool net_cycle);
+void dcin_iq_step(dcin_sim *s, dcin_die *d, int net);
+void dcin_cp_inject(dcin_sim *s, dcin_die *d, int net);
+void dcin_rb_step(dcin_sim *s, dcin_die *d, int net);
+bool dcin_eject_to_node(dcin_sim *s, dcin_die *d, int net, int node, int lane, uint32_t f);
+void dcin_eq_step(dcin_sim *s, dcin_die *d, int net);
+void dcin_ip_eject(dcin_sim *s, dcin_die *d, bool ip_cycle, bool net_cycle);
+void dcin_commit(dcin_sim *s, dcin_die *d);
+
+/* protocol_rn.c / protocol_sn.c */
+void dcin_ip_receive(dcin_sim *s, dcin_die *d, int node, int ip, uint32_t f);
+void dcin_rn_receive(dcin_sim *s, dcin_die *d, int node, int ip, uint32_t f);
+void dcin_sn_receive(dcin_sim *s, dcin_die *d, int node, int ip, uint32_t f);
+bool dcin_rn_reserve(dcin_sim *s, dcin_ip *ip, dcin_txn *t);
+void dcin_sn_tx_data(dcin_sim *s, dcin_die *d, int node, int ip, uint32_t f);
+void dcin_sn_release_due(dcin_sim *s, dcin_die *d);
+void dcin_sn_gate_open(dcin_sim *s, uint32_t t);
+uint32_t dcin_make_flit(dcin_sim *s, uint32_t t, int die, int net, int kind, int src_node,
+                        int src_ip, int dst_node, int dst_ip);
+void dcin_send_rsp(dcin_sim *s, dcin_die *d, int node, int ip, uint32_t t, int kind,
+                   int dst_node, int dst_ip);
+void dcin_enqueue(dcin_sim *s, dcin_die *d, int node, int ip, uint32_t f);
+void dcin_req_done(dcin_sim *s, uint32_t t);
+void dcin_final_done(dcin_sim *s, uint32_t t);
+uint64_t dcin_rand(dcin_sim *s);
+
+/* d2d_if.c / d2d_link.c */
+void dcin_d2d_sn_receive(dcin_sim *s, dcin_die *d, int node, uint32_t f);
+void dcin_d2d_rn_receive(dcin_sim *s, dcin_die *d, int node, uint32_t f);
+void dcin_d2d_rx(dcin_sim *s, dcin_axi *a);
+void dcin_axi_step(dcin_sim *s, dcin_axi *a);
+void dcin_axi_send(dcin_sim *s, dcin_axi *a, int chan, bool from_sn, uint32_t f);
+dcin_axi *dcin_axi_of(dcin_sim *s, int link, int from_die);
+int dcin_d2d_pick(const dcin_sim *s, int src_die, int src_node, int dst_die, int dst_node,
+                  int ddr_ch, uint8_t *dir);
+
+static inline dcin_ip *dcin_ipp(dcin_die *d, int node, int ip) {
+  return &d->ips[node * DCIN_NUM_IPS + ip];
+}
+static inline bool dcin_ip_is_d2d(int ip) { return ip == DCIN_IP_D2D_RN || ip == DCIN_IP_D2D_SN; }
+static inline bool dcin_ip_is_rn(int ip) {
+  return ip == DCIN_IP_GDMA0 || ip == DCIN_IP_GDMA1 || ip == DCIN_IP_D2D_RN;
+}
+static inline bool dcin_ip_is_sn(int ip) {
+  return ip == DCIN_IP_DDR0 || ip == DCIN_IP_DDR1 || ip == DCIN_IP_D2D_SN;
+}
+
+#endif

@@ -1,0 +1,483 @@
+/* The DCIN engine behind cs_engine_ops: creation from a job, driver ticks <-> sim cycles, the
+ * cycle loop with idle skipping, req/rsp injection per the adapter contract, completions, and
+ * the per-transaction record.  Invariant: tick(c) = floor(c * tick_num / tick_den); a completion
+ * found in cycle c is reported at tick(c) and advance() returns right after that cycle, so a
+ * driver that injects the rsp at once reproduces the native flow's timing.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dcin_int.h"
+
+size_t dcin_die_arena_slots(const dcin_cfg *c);
+int dcin_die_init(dcin_sim *s, dcin_die *d, int id, cs_err *err);
+void dcin_die_free(dcin_die *d);
+void dcin_die_step(dcin_sim *s, dcin_die *d, bool ip_cycle, bool net_cycle);
+
+static uint64_t gcd_u(uint64_t a, uint64_t b) {
+  while (b) {
+    uint64_t t = a % b;
+    a = b;
+    b = t;
+  }
+  return a;
+}
+
+void dcin_sim_destroy(dcin_sim *s) {
+  if (!s) return;
+  for (int i = 0; i < s->ndies; i++) dcin_die_free(&s->dies[i]);
+  free(s->axi);
+  free(s->flits);
+  free(s->txns);
+  free(s->map_keys);
+  free(s->map_vals);
+  free(s->arena);
+  free(s->gdma_count);
+  free(s->comp);
+  free(s);
+}
+
+int dcin_sim_create(const cs_die_params *die, const cs_layout *layout, const cs_adapter_config *ad,
+                    dcin_sim **out, cs_err *err) {
+  dcin_sim *s = calloc(1, sizeof *s);
+  if (!s) return cs_err_set(err, CS_ENOMEM, "dcin engine");
+  s->die_params = *die;
+  s->layout = *layout;
+  s->free_flit = DCIN_NIL;
+  int rc = dcin_cfg_build(die, ad, &s->cfg, err);
+  if (!rc) rc = dcin_lcfg_build(layout, &s->cfg, &s->lcfg, err);
+  if (rc) goto fail;
+  if (layout->num_dies < 1 || layout->num_dies > CS_TOPO_MAX_DIES) {
+    rc = cs_err_set(err, CS_EINVAL, "layout '%s': %d dies", layout->name, layout->num_dies);
+    goto fail;
+  }
+  s->ndies = layout->num_dies;
+  s->nlinks = layout->num_links;
+  for (int i = 0; i < s->nlinks; i++) {
+    const cs_d2d_link *l = &layout->links[i];
+    if (l->die_a < 0 || l->die_a >= s->ndies || l->die_b < 0 || l->die_b >= s->ndies ||
+        l->die_a == l->die_b || l->node_a < 0 || l->node_a >= s->cfg.nodes || l->node_b < 0 ||
+        l->node_b >= s->cfg.nodes) {
+      rc = cs_err_set(err, CS_EINVAL, "layout '%s': link %d [%d,%d,%d,%d] outside the dies",
+                      layout->name, i, l->die_a, l->node_a, l->die_b, l->node_b);
+      goto fail;
+    }
+    s->links[i] = *l;
+  }
+  s->arena_cap = dcin_die_arena_slots(&s->cfg) * (size_t)s->ndies;
+  s->arena = malloc(s->arena_cap * sizeof *s->arena);
+  if (!s->arena) {
+    rc = cs_err_set(err, CS_ENOMEM, "queue arena");
+    goto fail;
+  }
+  for (int i = 0; i < s->ndies; i++) {
+    s->dies[i].id = i;
+    rc = dcin_die_init(s, &s->dies[i], i, err);
+    if (rc) {
+      s->ndies = i + 1;
+      goto fail;
+    }
+  }
+  if (s->nlinks) {
+    s->axi = calloc((size_t)s->nlinks * 2, sizeof *s->axi);
+    if (!s->axi) {
+      rc = cs_err_set(err, CS_ENOMEM, "D2D links");
+      goto fail;
+    }
+    for (int i = 0; i < s->nlinks; i++)
+      for (int dir = 0; dir < 2; dir++) {
+        dcin_axi *a = &s->axi[2 * i + dir];
+        const cs_d2d_link *l = &s->links[i];
+        a->src_die = dir ? l->die_b : l->die_a;
+        a->src_node = dir ? l->node_b : l->node_a;
+        a->dst_die = dir ? l->die_a : l->die_b;
+        a->dst_node = dir ? l->node_a : l->node_b;
+        for (int ch = 0; ch < DCIN_NUM_AXI; ch++) {
+          a->chan[ch].head = a->chan[ch].tail = DCIN_NIL;
+          a->pend_sn[ch].head = a->pend_sn[ch].tail = DCIN_NIL;
+          a->pend_rn[ch].head = a->pend_rn[ch].tail = DCIN_NIL;
+          a->rx[ch].head = a->rx[ch].tail = DCIN_NIL;
+          a->tok[ch] = s->lcfg.axi_cap;
+        }
+      }
+  }
+  s->num_endpoints = cs_scheme_endpoints(die, s->ndies);
+  s->gdma_count = calloc((size_t)(s->num_endpoints > 0 ? s->num_endpoints : 1), sizeof(uint64_t));
+  if (!s->gdma_count) {
+    rc = cs_err_set(err, CS_ENOMEM, "endpoint counters");
+    goto fail;
+  }
+  /* ticks: driver GHz / sim GHz as a reduced ratio of integers (in kHz) */
+  uint64_t num = (uint64_t)(ad->driver_cycle_frequency_ghz * 1e6 + 0.5);
+  uint64_t den = (uint64_t)(s->cfg.cycles_per_ns * 1e6 + 0.5);
+  if (!num || !den) {
+    rc = cs_err_set(err, CS_EINVAL, "driver_cycle_frequency_ghz %g must be positive",
+                    ad->driver_cycle_frequency_ghz);
+    goto fail;
+  }
+  uint64_t g = gcd_u(num, den);
+  s->tick_num = num / g;
+  s->tick_den = den / g;
+  s->rng = s->cfg.seed ? s->cfg.seed : 0x9e3779b97f4a7c15ULL;
+  *out = s;
+  return 0;
+fail:
+  dcin_sim_destroy(s);
+  return rc;
+}
+
+static uint64_t tick_of(const dcin_sim *s, uint64_t c) { return c * s->tick_num / s->tick_den; }
+
+int dcin_inject_phys(dcin_sim *s, uint64_t id, int src_die, int src_node, int src_ip, int dst_die,
+                     int dst_node, int dst_ip, bool is_read, int burst, cs_err *err) {
+  const dcin_cfg *c = &s->cfg;
+  if (src_die < 0 || src_die >= s->ndies || dst_die < 0 || dst_die >= s->ndies ||
+      src_node < 0 || src_node >= c->nodes || dst_node < 0 || dst_node >= c->nodes)
+    return cs_err_set(err, CS_EINVAL, "request %llu: place die%d:%d -> die%d:%d outside the chip",
+                      (unsigned long long)id, src_die, src_node, dst_die, dst_node);
+  if ((src_ip != DCIN_IP_GDMA0 && src_ip != DCIN_IP_GDMA1) ||
+      (dst_ip != DCIN_IP_DDR0 && dst_ip != DCIN_IP_DDR1))
+    return cs_err_set(err, CS_EINVAL, "request %llu: source must be gdma_0/1, target ddr_0/1",
+                      (unsigned long long)id);
+  if (burst < 1 || burst > 255)
+    return cs_err_set(err, CS_EINVAL, "request %llu: burst_length %d outside 1..255",
+                      (unsigned long long)id, burst);
+  int link = -1;
+  uint8_t dir = 0;
+  if (src_die != dst_die) {
+    link = dcin_d2d_pick(s, src_die, src_node, dst_die, dst_node, dst_ip - DCIN_IP_DDR0, &dir);
+    if (link < 0)
+      return cs_err_set(err, CS_EINVAL, "request %llu: no D2D link between die %d and die %d",
+                        (unsigned long long)id, src_die, dst_die);
+  }
+  uint32_t t;
+  int rc = dcin_txn_new(s, id, &t, err);
+  if (rc) return rc;
+  dcin_txn *x = &s->txns[t];
+  x->src_id = x->dst_id = -1;
+  x->is_read = is_read;
+  x->burst = (uint16_t)burst;
+  x->src_die = (uint8_t)src_die, x->src_node = (int16_t)src_node, x->src_ip = (uint8_t)src_ip;
+  x->dst_die = (uint8_t)dst_die, x->dst_node = (int16_t)dst_node, x->dst_ip = (uint8_t)dst_ip;
+  x->cross = src_die != dst_die;
+  x->link = (int16_t)link;
+  x->link_dir = dir;
+  x->t_inject = s->cyc;
+  int tn = dst_node, tip = dst_ip;
+  if (x->cross) {
+    tn = dir == 0 ? s->links[link].node_a : s->links[link].node_b;
+    tip = DCIN_IP_D2D_SN;
+  }
+  uint32_t f = dcin_make_flit(s, t, src_die, DCIN_NET_REQ, is_read ? DCIN_K_REQ_RD : DCIN_K_REQ_WR,
+                              src_node, src_ip, tn, tip);
+  if (f == DCIN_NIL) return cs_err_set(err, CS_ENOMEM, "flit pool");
+  dcin_enqueue(s, &s->dies[src_die], src_node, src_ip, f);
+  s->active_txns++;
+  return (int)t;
+}
+
+int dcin_rsp(dcin_sim *s, uint32_t t, cs_err *err) {
+  dcin_txn *x = &s->txns[t];
+  if (x->gate != 1)
+    return cs_err_set(err, CS_EINVAL, "request %llu: rsp injected %s",
+                      (unsigned long long)x->request_id,
+                      x->gate ? "twice" : "before its req phase completed");
+  x->gate = 2;
+  x->t_rsp_inject = s->cyc;
+  dcin_sn_gate_open(s, t);
+  return 0;
+}
+
+static bool any_moving(const dcin_sim *s) {
+  for (int i = 0; i < s->ndies; i++) {
+    const dcin_die *d = &s->dies[i];
+    for (int net = 0; net < DCIN_NUM_NETS; net++) {
+      for (int r = 0; r < d->nrings; r++)
+        if (d->rings[net][r].count) return true;
+      for (int n = 0; n < s->cfg.nodes; n++)
+        if (d->nodes[net][n].busy || d->nodes[net][n].rel_any) return true;
+    }
+  }
+  for (int i = 0; i < 2 * s->nlinks; i++) {
+    const dcin_axi *a = &s->axi[i];
+    for (int ch = 0; ch < DCIN_NUM_AXI; ch++)
+      if (a->pend_sn[ch].n || a->rx[ch].n) return true;
+  }
+  return false;
+}
+
+bool dcin_idle(const dcin_sim *s) { return s->nflits == 0 && !any_moving(s); }
+
+/* With nothing moving, the next cycle at which anything can happen. */
+uint64_t dcin_next_event(const dcin_sim *s) {
+  if (any_moving(s)) return s->cyc;
+  uint64_t best = DCIN_NO_CYCLE;
+  for (int i = 0; i < s->ndies; i++) {
+    const dcin_die *d = &s->dies[i];
+    if (d->sn_release.n) {
+      uint64_t r = s->txns[d->sn_release.head].release_at;
+      if (r < best) best = r;
+    }
+    for (int k = 0; k < s->cfg.nodes * DCIN_NUM_IPS; k++) {
+      const dcin_ip *ip = &d->ips[k];
+      if (!ip->busy) continue;
+      for (int net = 0; net < DCIN_NUM_NETS; net++) {
+        for (int q = 0; q < 3; q++) {
+          const dcin_q *x = q == 0 ? &ip->l2h[net] : q == 1 ? &ip->h2l_h[net] : &ip->h2l_l[net];
+          if (x->n || x->pre != DCIN_NIL) return s->cyc;
+        }
+        if (ip->inj[net].n) {
+          uint64_t dep = s->flits[ip->inj[net].head].depart;
+          if (dep < best) best = dep;
+        }
+      }
+      for (int p = 0; p < DCIN_NUM_RSP_PRIO; p++)
+        if (ip->rsp_q[p].n) {
+          uint64_t dep = s->flits[ip->rsp_q[p].head].depart;
+          if (dep < best) best = dep;
+        }
+    }
+  }
+  for (int i = 0; i < 2 * s->nlinks; i++)
+    for (int ch = 0; ch < DCIN_NUM_AXI; ch++)
+      if (s->axi[i].chan[ch].n) {
+        uint64_t a = s->flits[s->axi[i].chan[ch].head].arrive;
+        if (a < best) best = a;
+      }
+  if (best != DCIN_NO_CYCLE && best < s->cyc) best = s->cyc;
+  return best;
+}
+
+void dcin_cycle(dcin_sim *s) {
+  bool ip_cycle = s->cyc % (uint64_t)s->cfg.ip_scale == 0;
+  bool net_cycle = s->cyc % (uint64_t)s->cfg.net_scale == 0;
+  for (int i = 0; i < 2 * s->nlinks; i++) dcin_axi_step(s, &s->axi[i]);
+  for (int i = 0; i < s->ndies; i++) dcin_die_step(s, &s->dies[i], ip_cycle, net_cycle);
+  s->cyc++;
+}
+
+/* Jumps the clock over cycles where nothing can move, up to (not past) limit. */
+static void skip_idle(dcin_sim *s, uint64_t limit) {
+  uint64_t e = dcin_next_event(s);
+  if (e == DCIN_NO_CYCLE || e > limit) e = limit;
+  if (e > s->cyc) {
+    s->st.skipped_cycles += e - s->cyc;
+    s->cyc = e;
+  }
+}
+
+uint64_t dcin_run_native(dcin_sim *s, uint64_t max_cycles) {
+  uint64_t start = s->cyc, end = s->cyc + max_cycles;
+  while (s->active_txns && s->cyc < end && !s->fault[0]) {
+    skip_idle(s, end);
+    if (s->cyc >= end) break;
+    dcin_cycle(s);
+    while (s->comp_n) {
+      cs_completion c = s->comp[s->comp_head];
+      s->comp_head = (s->comp_head + 1) % s->comp_cap;
+      s->comp_n--;
+      if (c.phase == CS_PHASE_REQ) dcin_rsp(s, dcin_txn_find(s, c.request_id), NULL);
+    }
+  }
+  return s->cyc - start;
+}
+
+/* ---- cs_engine_ops ------------------------------------------------------------------------- */
+
+typedef struct dcin_engine {
+  dcin_sim *sim;
+  uint64_t now_tick;
+} dcin_engine;
+
+static int op_create(const cs_job *job, void **engine, cs_err *err) {
+  const cs_adapter_config *ad = &job->adapter;
+  cs_die_params die;
+  cs_layout lay;
+  int rc = cs_topo_die(ad->topology, &die, err);
+  if (rc) return cs_err_prefix(err, "dcin: topology");
+  rc = cs_topo_layout(ad->dcin_layout, &lay, err);
+  if (rc) return cs_err_prefix(err, "dcin: dcin_layout");
+  if (lay.num_dies != ad->num_dies)
+    return cs_err_set(err, CS_ECONSTRAINT, "dcin: num_dies %d but layout '%s' has %d dies",
+                      ad->num_dies, lay.name, lay.num_dies);
+  if (ad->num_initiators != cs_scheme_endpoints(&die, lay.num_dies))
+    return cs_err_set(err, CS_ECONSTRAINT, "dcin: num_initiators %d, scheme defines %d",
+                      ad->num_initiators, cs_scheme_endpoints(&die, lay.num_dies));
+  dcin_engine *e = calloc(1, sizeof *e);
+  if (!e) return cs_err_set(err, CS_ENOMEM, "dcin engine");
+  rc = dcin_sim_create(&die, &lay, ad, &e->sim, err);
+  if (rc) {
+    free(e);
+    return cs_err_prefix(err, "dcin");
+  }
+  *engine = e;
+  return 0;
+}
+
+static int op_inject(void *engine, const cs_inject *in, cs_err *err) {
+  dcin_engine *e = engine;
+  dcin_sim *s = e->sim;
+  if (in->packet_type == CS_PKT_RSP) {
+    uint32_t t = dcin_txn_find(s, in->request_id);
+    if (t == DCIN_NIL)
+      return cs_err_set(err, CS_EINVAL, "rsp for unknown request %llu",
+                        (unsigned long long)in->request_id);
+    const dcin_txn *x = &s->txns[t];
+    if (in->src_id != x->dst_id || in->dst_id != x->src_id)
+      return cs_err_set(err, CS_ECONSTRAINT,
+                        "C10: rsp of request %llu goes %d->%d, the req went %d->%d",
+                        (unsigned long long)in->request_id, in->src_id, in->dst_id, x->src_id,
+                        x->dst_id);
+    return dcin_rsp(s, t, err);
+  }
+  if (in->packet_type != CS_PKT_REQ)
+    return cs_err_set(err, CS_ECONSTRAINT, "C9: request %llu: packet type %d is not req/rsp",
+                      (unsigned long long)in->request_id, in->packet_type);
+  if (in->src_id < 0 || in->src_id >= s->num_endpoints || in->dst_id < 0 ||
+      in->dst_id >= s->num_endpoints)
+    return cs_err_set(err, CS_EINVAL, "request %llu: endpoint %d->%d outside 0..%d",
+                      (unsigned long long)in->request_id, in->src_id, in->dst_id,
+                      s->num_endpoints - 1);
+  cs_endpoint src = cs_scheme_locate(&s->die_params, in->src_id);
+  cs_endpoint dst = cs_scheme_locate(&s->die_params, in->dst_id);
+  int ch = (int)(s->gdma_count[in->src_id] % 2);
+  int rc = dcin_inject_phys(s, in->request_id, src.die, src.node, DCIN_IP_GDMA0 + ch, dst.die,
+                            dst.node, DCIN_IP_DDR0 + ch, in->is_read, in->burst_length, err);
+  if (rc < 0) return rc;
+  s->gdma_count[in->src_id]++;
+  s->txns[rc].src_id = in->src_id;
+  s->txns[rc].dst_id = in->dst_id;
+  return 0;
+}
+
+static int op_advance(void *engine, uint64_t max_ticks, cs_err *err) {
+  dcin_engine *e = engine;
+  dcin_sim *s = e->sim;
+  if (s->comp_n) return 0;
+  uint64_t target = e->now_tick + max_ticks;
+  /* first cycle belonging to tick `target` */
+  uint64_t end = (target * s->tick_den + s->tick_num - 1) / s->tick_num;
+  while (s->cyc < end) {
+    skip_idle(s, end);
+    if (s->cyc >= end) break;
+    dcin_cycle(s);
+    if (s->fault[0]) return cs_err_set(err, CS_EINTERNAL, "dcin: %s", s->fault);
+    if (s->comp_n) {
+      e->now_tick = tick_of(s, s->cyc - 1);
+      return 0;
+    }
+  }
+  e->now_tick = target;
+  return 0;
+}
+
+static size_t op_poll(void *engine, cs_completion *out, size_t cap) {
+  dcin_sim *s = ((dcin_engine *)engine)->sim;
+  size_t n = 0;
+  while (n < cap && s->comp_n) {
+    out[n++] = s->comp[s->comp_head];
+    s->comp_head = (s->comp_head + 1) % s->comp_cap;
+    s->comp_n--;
+  }
+  return n;
+}
+
+static uint64_t op_now(const void *engine) { return ((const dcin_engine *)engine)->now_tick; }
+
+static uint64_t stamp(uint64_t v) { return v == DCIN_NO_CYCLE ? 0 : v; }
+
+void dcin_describe_txn(const dcin_sim *s, uint32_t t, cs_txn_record *rec);
+void dcin_describe_txn(const dcin_sim *s, uint32_t t, cs_txn_record *rec) {
+  const dcin_txn *x = &s->txns[t];
+  rec->src_die = x->src_die;
+  rec->dst_die = x->dst_die;
+  rec->src_node = x->src_node;
+  rec->dst_node = x->dst_node;
+  rec->src_channel = (int16_t)(x->src_ip - DCIN_IP_GDMA0);
+  rec->dst_channel = (int16_t)(x->dst_ip - DCIN_IP_DDR0);
+  rec->d2d_src_node = rec->d2d_dst_node = -1;
+  if (x->cross) {
+    const cs_d2d_link *l = &s->links[x->link];
+    rec->d2d_src_node = (int16_t)(x->link_dir == 0 ? l->node_a : l->node_b);
+    rec->d2d_dst_node = (int16_t)(x->link_dir == 0 ? l->node_b : l->node_a);
+  }
+  rec->is_read = x->is_read;
+  rec->burst_length = x->burst;
+  rec->retry_count = x->retries;
+  rec->rn_rd_block = x->rn_rd_block, rec->rn_wr_block = x->rn_wr_block;
+  rec->rn_rdb_block = x->rn_rdb_block, rec->rn_wdb_block = x->rn_wdb_block;
+  rec->sn_ro_block = x->sn_ro_block, rec->sn_share_block = x->sn_share_block;
+  rec->sn_wdb_block = x->sn_wdb_block;
+  rec->d2d_ro_block = x->d2d_ro_block, rec->d2d_share_block = x->d2d_share_block;
+  rec->d2d_wdb_block = x->d2d_wdb_block;
+  rec->eject_retries = x->eject_fail;
+  rec->req_inject_cycle = stamp(x->t_inject);
+  rec->wdata_gen_cycle = stamp(x->t_wdata_gen);
+  rec->req_complete_cycle = stamp(x->t_req_done);
+  rec->rsp_inject_cycle = stamp(x->t_rsp_inject);
+  rec->wdata_complete_cycle = x->is_read ? 0 : stamp(x->t_data_done);
+  rec->rsp_complete_cycle = stamp(x->t_final);
+}
+
+static void op_describe(const void *engine, uint64_t id, cs_txn_record *rec) {
+  const dcin_sim *s = ((const dcin_engine *)engine)->sim;
+  uint32_t t = dcin_txn_find(s, id);
+  if (t != DCIN_NIL) dcin_describe_txn(s, t, rec);
+}
+
+static void op_where(const void *engine, uint64_t id, char *buf, size_t cap) {
+  const dcin_sim *s = ((const dcin_engine *)engine)->sim;
+  uint32_t t = dcin_txn_find(s, id);
+  if (t == DCIN_NIL) {
+    snprintf(buf, cap, "unknown request %llu", (unsigned long long)id);
+    return;
+  }
+  const dcin_txn *x = &s->txns[t];
+  const char *what;
+  if (x->done_final)
+    what = "complete";
+  else if (x->gate == 1)
+    what = "req phase done, waiting for the driver's rsp";
+  else if (x->state == DCIN_TS_RETRIED)
+    what = "refused (Retry), waiting for Pcredit";
+  else if (x->t_reserve == DCIN_NO_CYCLE)
+    what = "waiting in the GDMA inject FIFO for a tracker";
+  else if (!x->done_req)
+    what = "request in flight";
+  else
+    what = "data / completion in flight";
+  snprintf(buf, cap, "%s: %s die%d:node%d gdma_%d -> die%d:node%d ddr_%d%s", what,
+           x->is_read ? "read" : "write", x->src_die, x->src_node, x->src_ip - DCIN_IP_GDMA0,
+           x->dst_die, x->dst_node, x->dst_ip - DCIN_IP_DDR0, x->cross ? " (cross-die)" : "");
+}
+
+static void op_stats(const void *engine, cs_engine_stats *out) {
+  const dcin_sim *s = ((const dcin_engine *)engine)->sim;
+  memset(out, 0, sizeof *out);
+  out->sim_cycles = s->cyc;
+  out->skipped_cycles = s->st.skipped_cycles;
+  out->flit_hops = s->st.flit_hops;
+  out->flits_injected = s->st.flits_injected;
+  out->flits_ejected = s->st.flits_ejected;
+}
+
+static void op_destroy(void *engine) {
+  if (!engine) return;
+  dcin_sim_destroy(((dcin_engine *)engine)->sim);
+  free(engine);
+}
+
+const cs_engine_ops cs_dcin_ops = {
+    .name = "dcin",
+    .summary = "cycle-level CrossRing model: KCIN ring NoC per die plus D2D AXI links",
+    .create = op_create,
+    .inject = op_inject,
+    .advance = op_advance,
+    .poll = op_poll,
+    .now = op_now,
+    .describe = op_describe,
+    .where = op_where,
+    .stats = op_stats,
+    .destroy = op_destroy,
+};

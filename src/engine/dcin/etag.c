@@ -1,0 +1,112 @@
+/* E-Tag: entry pools of the four eject FIFOs of a node (ring-bridge inputs of the first
+ * dimension, EQ inputs of the second), priority upgrade on a failed eject, and the T0
+ * round-robin over ring slots.  Invariant: entries in use + entries pending release never exceed
+ * a level's capacity, and an entry is returned one cycle after its flit left the FIFO.
+ */
+#include "dcin_int.h"
+
+/* ue[] index: 0/1 ring-bridge input of the positive/negative first-dimension lane, 2/3 the EQ
+ * input of the positive/negative second-dimension lane. */
+int dcin_etag_fifo(const dcin_cfg *c, int lane) {
+  bool neg = lane == DCIN_TL || lane == DCIN_TU;
+  return dcin_lane_dim(c, lane) * 2 + (neg ? 1 : 0);
+}
+
+static bool lane_negative(int lane) { return lane == DCIN_TL || lane == DCIN_TU; }
+static int lane_phys_dim(int lane) { return (lane == DCIN_TR || lane == DCIN_TL) ? 0 : 1; }
+
+static uint64_t *t0_table(dcin_die *d, int net, int node, int dim) {
+  return d->t0_bits + ((size_t)(net * d->cfg->nodes + node) * 2 + dim) * d->t0_words;
+}
+
+static bool t0_winner(dcin_die *d, int net, int node, int lane, const dcin_flit *fl) {
+  int dim = lane_phys_dim(lane);
+  int len = d->rings[net][d->ring_of[node * 4 + lane]].len;
+  uint64_t *tb = t0_table(d, net, node, dim);
+  dcin_node *nd = &d->nodes[net][node];
+  uint32_t p = nd->t0_ptr[dim] % (uint32_t)len;
+  for (int i = 0; i < len; i++) {
+    uint32_t sl = (p + (uint32_t)i) % (uint32_t)len;
+    if (tb[sl / 64] >> (sl % 64) & 1) return sl == fl->slot;
+  }
+  return false;
+}
+
+bool dcin_etag_try(dcin_sim *s, dcin_die *d, int net, int node, int fifo, int lane, uint32_t f) {
+  dcin_flit *fl = &s->flits[f];
+  dcin_node *nd = &d->nodes[net][node];
+  const int *cap = d->cfg->etag_cap[lane];
+  bool a0 = nd->ue[fifo][DCIN_T0] < cap[DCIN_T0];
+  bool a1 = nd->ue[fifo][DCIN_T1] < cap[DCIN_T1];
+  bool a2 = nd->ue[fifo][DCIN_T2] < cap[DCIN_T2];
+  int use = DCIN_T_NONE;
+  if (fl->etag == DCIN_T0) {
+    if (a0 && t0_winner(d, net, node, lane, fl))
+      use = DCIN_T0;
+    else if (a1)
+      use = DCIN_T1;
+    else if (a2)
+      use = DCIN_T2;
+  } else if (fl->etag == DCIN_T1) {
+    use = a1 ? DCIN_T1 : a2 ? DCIN_T2 : DCIN_T_NONE;
+  } else {
+    use = a2 ? DCIN_T2 : DCIN_T_NONE;
+  }
+  if (use == DCIN_T_NONE) return false;
+  if (fl->in_t0_table) {
+    int dim = lane_phys_dim(lane);
+    uint64_t *tb = t0_table(d, net, node, dim);
+    tb[fl->slot / 64] &= ~(1ull << (fl->slot % 64));
+    fl->in_t0_table = 0;
+    if (use == DCIN_T0) nd->t0_ptr[dim]++;
+  }
+  if (fl->etag == DCIN_T1) s->st.etag_t1++;
+  if (fl->etag == DCIN_T0) s->st.etag_t0++;
+  nd->ue[fifo][use]++;
+  fl->used_entry = (uint8_t)use;
+  return true;
+}
+
+void dcin_etag_fail(dcin_sim *s, dcin_die *d, int net, int node, int fifo, int lane, uint32_t f) {
+  (void)fifo;
+  dcin_flit *fl = &s->flits[f];
+  fl->eject_fail++;
+  s->txns[fl->txn].eject_fail++;
+  bool neg = lane_negative(lane);
+  const dcin_cfg *c = d->cfg;
+  int to = fl->etag;
+  if (c->etag_t1) {
+    if (fl->etag == DCIN_T2 && (neg || c->etag_bothside))
+      to = DCIN_T1;
+    else if (fl->etag == DCIN_T1 && neg)
+      to = DCIN_T0;
+  } else if (fl->etag == DCIN_T2 && neg) {
+    to = DCIN_T0;
+  }
+  if (to == DCIN_T0 && fl->etag != DCIN_T0) {
+    uint64_t *tb = t0_table(d, net, node, lane_phys_dim(lane));
+    tb[fl->slot / 64] |= 1ull << (fl->slot % 64);
+    fl->in_t0_table = 1;
+  }
+  fl->etag = (uint8_t)to;
+}
+
+void dcin_etag_release(dcin_node *nd, int fifo, int level) {
+  if (level < DCIN_T_NONE) {
+    nd->rel_pending[fifo][level]++;
+    nd->rel_any = 1;
+  }
+}
+
+/* End of cycle: entries whose flit left last cycle become free; this cycle's become due next. */
+void dcin_etag_commit(dcin_node *nd) {
+  int any = 0;
+  for (int i = 0; i < 4; i++)
+    for (int l = 0; l < 3; l++) {
+      nd->ue[i][l] = (uint8_t)(nd->ue[i][l] - nd->rel_now[i][l]);
+      nd->rel_now[i][l] = nd->rel_pending[i][l];
+      nd->rel_pending[i][l] = 0;
+      any |= nd->rel_now[i][l];
+    }
+  nd->rel_any = (uint8_t)(any != 0);
+}

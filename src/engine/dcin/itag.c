@@ -1,0 +1,70 @@
+/* I-Tag: a node whose inject-queue head has waited longer than the trigger reserves the passing
+ * slot of its CP_OUT; a reserved slot is usable only by its reserver, and using it (or injecting
+ * the tagged flit elsewhere) releases the tag.  Invariant: per (node, lane) at most itag_max tags
+ * are outstanding, and itag_slot[] names the reserver of every reserved slot.
+ */
+#include "dcin_int.h"
+
+static int16_t *tag_at(dcin_die *d, int net, int ring, uint32_t slot) {
+  return &d->itag_slot[((size_t)net * d->nrings + ring) * d->itag_stride + slot];
+}
+
+static uint32_t slot_id(const dcin_sim *s, const dcin_die *d, const dcin_ring *g, int idx) {
+  uint64_t netcyc = s->cyc / (uint64_t)d->cfg->net_scale;
+  return (uint32_t)(((uint64_t)idx + g->len - netcyc % g->len) % g->len);
+}
+
+bool dcin_itag_can_inject(dcin_sim *s, dcin_die *d, int net, int node, int lane, uint32_t f) {
+  int r = d->ring_of[node * 4 + lane];
+  dcin_ring *g = &d->rings[net][r];
+  int idx = d->cp_out[node * 4 + lane];
+  uint32_t sl = slot_id(s, d, g, idx);
+  int16_t *tag = tag_at(d, net, r, sl);
+  int me = node * 4 + lane;
+  dcin_node *nd = &d->nodes[net][node];
+  dcin_flit *fl = &s->flits[f];
+  int dim = (lane == DCIN_TR || lane == DCIN_TL) ? 0 : 1;
+  if (g->slot[idx] != DCIN_NIL) {
+    uint32_t wait = dim == 0 ? fl->wait_h : fl->wait_v;
+    if (*tag < 0 && wait > (uint32_t)d->cfg->itag_th[dim] && nd->itag_out[lane] < d->cfg->itag_max[dim]) {
+      *tag = (int16_t)me;
+      nd->itag_out[lane]++;
+      fl->itag = (uint8_t)(1 + (sl & 0x7f)); /* remembers the slot loosely; see on_inject */
+      fl->slot = (uint16_t)sl;
+      if (dim == 0)
+        s->st.itag_h++;
+      else
+        s->st.itag_v++;
+    }
+    return false;
+  }
+  return *tag < 0 || *tag == me;
+}
+
+void dcin_itag_on_inject(dcin_sim *s, dcin_die *d, int net, int node, int lane, uint32_t f) {
+  int r = d->ring_of[node * 4 + lane];
+  dcin_ring *g = &d->rings[net][r];
+  int idx = d->cp_out[node * 4 + lane];
+  uint32_t sl = slot_id(s, d, g, idx);
+  int me = node * 4 + lane;
+  dcin_node *nd = &d->nodes[net][node];
+  dcin_flit *fl = &s->flits[f];
+  int16_t *tag = tag_at(d, net, r, sl);
+  if (*tag == me) {
+    *tag = -1;
+    nd->itag_out[lane]--;
+  } else if (fl->itag) {
+    /* the tagged flit found another free slot: drop its reservation */
+    int16_t *old = tag_at(d, net, r, fl->slot);
+    if (*old == me) {
+      *old = -1;
+      nd->itag_out[lane]--;
+    }
+  }
+  fl->itag = 0;
+  fl->slot = (uint16_t)sl;
+  fl->etag = DCIN_T2;
+  fl->lane = (uint8_t)lane;
+  g->slot[idx] = f;
+  g->count++;
+}

@@ -1,0 +1,160 @@
+/* Inject path of a node: IP inject FIFO -> l2h (IP clock) -> IQ channel buffer (NoC clock) ->
+ * arbiter input -> IQ arbitration onto the inject queues {TR, TL, TD, TU, EQ} -> CP injection
+ * onto the first-dimension ring (second-dimension lanes inject from the ring-bridge outputs).
+ * Invariant: a flit moves at most one stage per cycle, always into an empty pre register of a
+ * non-full FIFO, and nd->busy counts every flit held in the node's queues.
+ */
+#include "dcin_int.h"
+
+static bool bucket_take(dcin_ip *ip, double *tok, uint64_t *last, uint64_t now) {
+  if (ip->rate <= 0) return true;
+  if (now > *last) {
+    *tok += (double)(now - *last) * ip->rate;
+    if (*tok > ip->cap) *tok = ip->cap;
+    *last = now;
+  }
+  if (*tok + 1e-8 >= 1.0) {
+    *tok -= 1.0;
+    return true;
+  }
+  return false;
+}
+
+bool dcin_rx_bucket(dcin_ip *ip, uint64_t now);
+bool dcin_rx_bucket(dcin_ip *ip, uint64_t now) { return bucket_take(ip, &ip->rx_tok, &ip->rx_last, now); }
+
+static void inject_to_l2h(dcin_sim *s, dcin_die *d, int node, int ipi, dcin_ip *ip, int net) {
+  dcin_q *l2h = &ip->l2h[net];
+  if (!dcin_q_can_put(l2h)) return;
+  uint64_t now = s->cyc;
+  uint32_t f = DCIN_NIL;
+  if (net == DCIN_NET_RSP) {
+    for (int p = 0; p < DCIN_NUM_RSP_PRIO; p++) {
+      dcin_list *q = &ip->rsp_q[p];
+      if (!q->n || s->flits[q->head].depart > now) continue;
+      f = dcin_list_pop(s, q);
+      break;
+    }
+    if (f == DCIN_NIL) return;
+  } else if (net == DCIN_NET_REQ) {
+    dcin_list *q = &ip->inj[net];
+    if (!q->n) return;
+    uint32_t h = q->head;
+    dcin_flit *fl = &s->flits[h];
+    if (fl->depart > now) return;
+    if (!fl->old && ipi != DCIN_IP_D2D_RN) {
+      dcin_txn *t = &s->txns[fl->txn];
+      if (!dcin_rn_reserve(s, ip, t)) return;
+      t->t_reserve = now;
+    }
+    f = dcin_list_pop(s, q);
+  } else {
+    dcin_list *q = &ip->inj[net];
+    if (!q->n || s->flits[q->head].depart > now) return;
+    if (!bucket_take(ip, &ip->tx_tok, &ip->tx_last, now)) return;
+    f = dcin_list_pop(s, q);
+    dcin_sn_tx_data(s, d, node, ipi, f);
+  }
+  l2h->pre = f;
+}
+
+static void l2h_to_iq(dcin_sim *s, dcin_die *d, int node, int ipi, dcin_ip *ip, int net) {
+  dcin_q *l2h = &ip->l2h[net];
+  if (!l2h->n) return;
+  dcin_node *nd = &d->nodes[net][node];
+  dcin_q *ch = &nd->iq_ch[ipi];
+  if (!dcin_q_can_put(ch)) return;
+  uint32_t f = dcin_q_pop(l2h);
+  ch->pre = f;
+  nd->busy++;
+  ip->busy--;
+  dcin_flit *fl = &s->flits[f];
+  dcin_txn *t = &s->txns[fl->txn];
+  if (net == DCIN_NET_REQ && t->t_req_noc == DCIN_NO_CYCLE) t->t_req_noc = s->cyc;
+  if (net == DCIN_NET_DATA && fl->flit_id == 0 && (t->is_read || t->t_data_noc == DCIN_NO_CYCLE))
+    t->t_data_noc = s->cyc;
+  s->st.flits_injected++;
+}
+
+void dcin_ip_inject(dcin_sim *s, dcin_die *d, bool ip_cycle, bool net_cycle) {
+  const dcin_cfg *c = d->cfg;
+  for (int node = 0; node < c->nodes; node++) {
+    for (int ipi = 0; ipi < DCIN_NUM_IPS; ipi++) {
+      dcin_ip *ip = dcin_ipp(d, node, ipi);
+      if (!ip->busy) continue;
+      if (ip_cycle || dcin_ip_is_d2d(ipi))
+        for (int net = 0; net < DCIN_NUM_NETS; net++) inject_to_l2h(s, d, node, ipi, ip, net);
+      if (net_cycle)
+        for (int net = 0; net < DCIN_NUM_NETS; net++) l2h_to_iq(s, d, node, ipi, ip, net);
+    }
+  }
+}
+
+void dcin_iq_step(dcin_sim *s, dcin_die *d, int net) {
+  const dcin_cfg *c = d->cfg;
+  for (int node = 0; node < c->nodes; node++) {
+    dcin_node *nd = &d->nodes[net][node];
+    if (!nd->busy) continue;
+    int want[DCIN_NUM_IPS];
+    bool any = false;
+    for (int ipi = 0; ipi < DCIN_NUM_IPS; ipi++) {
+      if (nd->iq_ch[ipi].n && dcin_q_can_put(&nd->iq_arb[ipi]))
+        nd->iq_arb[ipi].pre = dcin_q_pop(&nd->iq_ch[ipi]);
+      want[ipi] = -1;
+      if (nd->iq_arb[ipi].n) {
+        const dcin_flit *fl = &s->flits[dcin_q_front(&nd->iq_arb[ipi])];
+        want[ipi] = dcin_first_lane(c, fl->src_node, fl->dst_node);
+        any = true;
+      }
+    }
+    if (!any) continue;
+    for (int dir = 0; dir < DCIN_NUM_IQ_DIRS; dir++) {
+      dcin_q *out = &nd->iq_out[dir];
+      if (!dcin_q_can_put(out)) continue;
+      for (int k = 0; k < DCIN_NUM_IPS; k++) {
+        int ipi = (nd->iq_rr[dir] + k) % DCIN_NUM_IPS;
+        if (want[ipi] != dir) continue;
+        out->pre = dcin_q_pop(&nd->iq_arb[ipi]);
+        want[ipi] = -1;
+        nd->iq_rr[dir] = (uint8_t)((ipi + 1) % DCIN_NUM_IPS);
+        break;
+      }
+    }
+  }
+}
+
+/* Queue a lane injects from: first-dimension lanes from the IQ, second from the ring bridge. */
+static dcin_q *inject_source(const dcin_cfg *c, dcin_node *nd, int lane) {
+  if (dcin_lane_dim(c, lane) == 0) return &nd->iq_out[lane];
+  bool neg = lane == DCIN_TL || lane == DCIN_TU;
+  return &nd->rb_out[neg ? DCIN_RB_N : DCIN_RB_P];
+}
+
+void dcin_cp_inject(dcin_sim *s, dcin_die *d, int net) {
+  static const int order[DCIN_NUM_LANES] = {DCIN_TL, DCIN_TR, DCIN_TU, DCIN_TD};
+  const dcin_cfg *c = d->cfg;
+  for (int k = 0; k < DCIN_NUM_LANES; k++) {
+    int lane = order[k];
+    int pdim = (lane == DCIN_TR || lane == DCIN_TL) ? 0 : 1;
+    for (int node = 0; node < c->nodes; node++) {
+      dcin_node *nd = &d->nodes[net][node];
+      if (!nd->busy) continue;
+      dcin_q *q = inject_source(c, nd, lane);
+      if (!q->n) continue;
+      uint32_t f = dcin_q_front(q);
+      if (dcin_itag_can_inject(s, d, net, node, lane, f)) {
+        dcin_q_pop(q);
+        nd->busy--;
+        dcin_itag_on_inject(s, d, net, node, lane, f);
+        continue;
+      }
+      for (int i = 0; i < q->n; i++) {
+        dcin_flit *w = &s->flits[q->buf[(q->head + i) % q->cap]];
+        if (pdim == 0)
+          w->wait_h++;
+        else
+          w->wait_v++;
+      }
+    }
+  }
+}

@@ -1,0 +1,163 @@
+/* Storage of the engine: the flit pool (free list threaded through dcin_flit.next), intrusive
+ * lists, the transaction table with its request-id hash map, and the arena every bounded queue is
+ * carved from.  Invariant: a flit index is either on the free list or in exactly one place of the
+ * model; growth doubles, so the cycle loop reaches malloc only O(log n) times.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "dcin_int.h"
+
+int dcin_arena_take(dcin_sim *s, dcin_q *q, int cap) {
+  if (s->arena_used + (size_t)cap > s->arena_cap) return CS_EINTERNAL;
+  q->buf = s->arena + s->arena_used;
+  s->arena_used += (size_t)cap;
+  q->cap = (uint16_t)cap;
+  q->head = q->n = 0;
+  q->pre = DCIN_NIL;
+  return 0;
+}
+
+uint32_t dcin_flit_new(dcin_sim *s) {
+  if (s->free_flit == DCIN_NIL) {
+    uint32_t ncap = s->cap_flits ? s->cap_flits * 2 : 4096;
+    dcin_flit *nf = realloc(s->flits, (size_t)ncap * sizeof *nf);
+    if (!nf) return DCIN_NIL;
+    s->flits = nf;
+    for (uint32_t i = ncap; i-- > s->cap_flits;) {
+      nf[i].next = s->free_flit;
+      nf[i].txn = DCIN_NIL;
+      s->free_flit = i;
+    }
+    s->cap_flits = ncap;
+  }
+  uint32_t f = s->free_flit;
+  s->free_flit = s->flits[f].next;
+  memset(&s->flits[f], 0, sizeof s->flits[f]);
+  s->flits[f].next = DCIN_NIL;
+  s->flits[f].used_entry = DCIN_T_NONE;
+  s->flits[f].etag = DCIN_T2;
+  s->nflits++;
+  return f;
+}
+
+void dcin_flit_free(dcin_sim *s, uint32_t f) {
+  s->flits[f].txn = DCIN_NIL;
+  s->flits[f].next = s->free_flit;
+  s->free_flit = f;
+  s->nflits--;
+}
+
+void dcin_list_push(dcin_sim *s, dcin_list *l, uint32_t f) {
+  s->flits[f].next = DCIN_NIL;
+  if (l->tail == DCIN_NIL || l->n == 0)
+    l->head = f;
+  else
+    s->flits[l->tail].next = f;
+  l->tail = f;
+  l->n++;
+}
+
+void dcin_list_push_front(dcin_sim *s, dcin_list *l, uint32_t f) {
+  s->flits[f].next = l->n ? l->head : DCIN_NIL;
+  l->head = f;
+  if (l->n == 0) l->tail = f;
+  l->n++;
+}
+
+uint32_t dcin_list_pop(dcin_sim *s, dcin_list *l) {
+  if (!l->n) return DCIN_NIL;
+  uint32_t f = l->head;
+  l->head = s->flits[f].next;
+  l->n--;
+  if (!l->n) l->head = l->tail = DCIN_NIL;
+  s->flits[f].next = DCIN_NIL;
+  return f;
+}
+
+void dcin_wait_push(dcin_sim *s, dcin_list *l, uint32_t t) {
+  s->txns[t].next_wait = DCIN_NIL;
+  if (l->n == 0)
+    l->head = t;
+  else
+    s->txns[l->tail].next_wait = t;
+  l->tail = t;
+  l->n++;
+}
+
+uint32_t dcin_wait_pop(dcin_sim *s, dcin_list *l) {
+  if (!l->n) return DCIN_NIL;
+  uint32_t t = l->head;
+  l->head = s->txns[t].next_wait;
+  l->n--;
+  if (!l->n) l->head = l->tail = DCIN_NIL;
+  return t;
+}
+
+static uint32_t hash64(uint64_t k, uint32_t mask) {
+  k ^= k >> 33;
+  k *= 0xff51afd7ed558ccdULL;
+  k ^= k >> 33;
+  return (uint32_t)k & mask;
+}
+
+uint32_t dcin_txn_find(const dcin_sim *s, uint64_t id) {
+  if (!s->map_cap) return DCIN_NIL;
+  uint32_t mask = s->map_cap - 1;
+  for (uint32_t h = hash64(id, mask);; h = (h + 1) & mask) {
+    if (s->map_vals[h] == DCIN_NIL) return DCIN_NIL;
+    if (s->map_keys[h] == id) return s->map_vals[h];
+  }
+}
+
+static void map_put(dcin_sim *s, uint64_t id, uint32_t v) {
+  uint32_t mask = s->map_cap - 1;
+  uint32_t h = hash64(id, mask);
+  while (s->map_vals[h] != DCIN_NIL) h = (h + 1) & mask;
+  s->map_keys[h] = id;
+  s->map_vals[h] = v;
+}
+
+int dcin_txn_new(dcin_sim *s, uint64_t id, uint32_t *out, cs_err *err) {
+  if (dcin_txn_find(s, id) != DCIN_NIL)
+    return cs_err_set(err, CS_EINVAL, "request id %llu injected twice", (unsigned long long)id);
+  if (s->ntxns == s->cap_txns) {
+    uint32_t ncap = s->cap_txns ? s->cap_txns * 2 : 1024;
+    dcin_txn *nt = realloc(s->txns, (size_t)ncap * sizeof *nt);
+    if (!nt) return cs_err_set(err, CS_ENOMEM, "transaction table of %u entries", ncap);
+    s->txns = nt;
+    s->cap_txns = ncap;
+  }
+  if ((uint64_t)(s->ntxns + 1) * 2 > s->map_cap) {
+    uint32_t ncap = s->map_cap ? s->map_cap * 2 : 2048;
+    uint64_t *k = malloc((size_t)ncap * sizeof *k);
+    uint32_t *v = malloc((size_t)ncap * sizeof *v);
+    if (!k || !v) {
+      free(k);
+      free(v);
+      return cs_err_set(err, CS_ENOMEM, "request map of %u entries", ncap);
+    }
+    memset(v, 0xff, (size_t)ncap * sizeof *v);
+    uint64_t *ok = s->map_keys;
+    uint32_t *ov = s->map_vals, ocap = s->map_cap;
+    s->map_keys = k;
+    s->map_vals = v;
+    s->map_cap = ncap;
+    for (uint32_t i = 0; i < ocap; i++)
+      if (ov[i] != DCIN_NIL) map_put(s, ok[i], ov[i]);
+    free(ok);
+    free(ov);
+  }
+  uint32_t t = s->ntxns++;
+  dcin_txn *x = &s->txns[t];
+  memset(x, 0, sizeof *x);
+  x->request_id = id;
+  x->link = -1;
+  uint64_t *stamps[] = {&x->t_inject,     &x->t_reserve,   &x->t_req_noc,    &x->t_sn_req,
+                        &x->t_req_done,   &x->t_rsp_inject, &x->t_dbid_rn,   &x->t_data_noc,
+                        &x->t_wdata_gen,  &x->t_data_done, &x->t_final,      &x->t_cmd_end};
+  for (size_t i = 0; i < sizeof stamps / sizeof stamps[0]; i++) *stamps[i] = DCIN_NO_CYCLE;
+  map_put(s, id, t);
+  *out = t;
+  return 0;
+}

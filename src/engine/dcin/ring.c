@@ -1,0 +1,150 @@
+/* Rings of slices: geometry, routing of the first hop, and the per-cycle movement with the eject
+ * check at CP_IN.  Slice order per ring (S = slices per link):
+ *
+ *   pos lane:  CP_IN(n0) CP_OUT(n0) L*S  CP_IN(n1) CP_OUT(n1) L*S ... CP_IN(nN-1) CP_OUT(nN-1)
+ *   neg lane:  CP_IN(nN-1) CP_OUT(nN-1) L*S ... CP_IN(n0) CP_OUT(n0)   -> wraps to index 0
+ *
+ * Invariant: each cycle slices are visited from the highest index down to 0 and a flit moves only
+ * into a slice that is empty at that moment, so a train advances together and a flit at the wrap
+ * point waits behind an unmoved occupant of slice 0 (as in the reference model).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "dcin_int.h"
+
+int dcin_lane_dim(const dcin_cfg *c, int lane) {
+  bool horiz = lane == DCIN_TR || lane == DCIN_TL;
+  return horiz ? (c->yx ? 1 : 0) : (c->yx ? 0 : 1);
+}
+
+int dcin_first_lane(const dcin_cfg *c, int src, int dst) {
+  if (src == dst) return DCIN_IQ_EQ;
+  int sr = src / c->cols, sc = src % c->cols, dr = dst / c->cols, dc = dst % c->cols;
+  if (!c->yx) {
+    if (sc != dc) return dc > sc ? DCIN_TR : DCIN_TL;
+    return dr > sr ? DCIN_TD : DCIN_TU;
+  }
+  if (sr != dr) return dr > sr ? DCIN_TD : DCIN_TU;
+  return dc > sc ? DCIN_TR : DCIN_TL;
+}
+
+static void lay_lane(dcin_ring *g, int *idx, const int *nodes, int n, int s, int lane, bool rev,
+                     dcin_die *d) {
+  for (int k = 0; k < n; k++) {
+    int node = nodes[rev ? n - 1 - k : k];
+    d->cp_in[node * 4 + lane] = (uint16_t)*idx;
+    g->kind[*idx] = DCIN_SL_CP_IN, g->lane[*idx] = (uint8_t)lane, g->node[(*idx)++] = (int16_t)node;
+    d->cp_out[node * 4 + lane] = (uint16_t)*idx;
+    g->kind[*idx] = DCIN_SL_CP_OUT, g->lane[*idx] = (uint8_t)lane, g->node[(*idx)++] = (int16_t)node;
+    if (k < n - 1)
+      for (int j = 0; j < s; j++)
+        g->kind[*idx] = DCIN_SL_LINK, g->lane[*idx] = (uint8_t)lane, g->node[(*idx)++] = (int16_t)node;
+  }
+}
+
+int dcin_ring_build(dcin_sim *s, dcin_die *d, cs_err *err) {
+  const dcin_cfg *c = d->cfg;
+  d->nrings = c->rows + c->cols;
+  int nodes4 = c->nodes * 4;
+  d->cp_in = calloc((size_t)nodes4, sizeof *d->cp_in);
+  d->cp_out = calloc((size_t)nodes4, sizeof *d->cp_out);
+  d->ring_of = calloc((size_t)nodes4, sizeof *d->ring_of);
+  if (!d->cp_in || !d->cp_out || !d->ring_of) return cs_err_set(err, CS_ENOMEM, "ring geometry");
+  int maxlen = 0;
+  for (int net = 0; net < DCIN_NUM_NETS; net++) {
+    d->rings[net] = calloc((size_t)d->nrings, sizeof(dcin_ring));
+    if (!d->rings[net]) return cs_err_set(err, CS_ENOMEM, "rings");
+  }
+  int *nodes = malloc(sizeof(int) * (size_t)(c->rows > c->cols ? c->rows : c->cols));
+  if (!nodes) return cs_err_set(err, CS_ENOMEM, "rings");
+  for (int r = 0; r < d->nrings; r++) {
+    bool horiz = r < c->rows;
+    int n = horiz ? c->cols : c->rows, sl = horiz ? c->s_h : c->s_v;
+    int len = 2 * ((n - 1) * (sl + 2) + 2);
+    if (len > 65535) {
+      free(nodes);
+      return cs_err_set(err, CS_EINVAL, "ring of %d slices too long", len);
+    }
+    if (len > maxlen) maxlen = len;
+    for (int k = 0; k < n; k++) nodes[k] = horiz ? r * c->cols + k : k * c->cols + (r - c->rows);
+    dcin_ring *g = &d->rings[0][r];
+    g->len = (uint16_t)len;
+    g->kind = calloc((size_t)len, 1);
+    g->lane = calloc((size_t)len, 1);
+    g->node = calloc((size_t)len, sizeof(int16_t));
+    if (!g->kind || !g->lane || !g->node) {
+      free(nodes);
+      return cs_err_set(err, CS_ENOMEM, "rings");
+    }
+    int idx = 0;
+    lay_lane(g, &idx, nodes, n, sl, horiz ? DCIN_TR : DCIN_TD, false, d);
+    lay_lane(g, &idx, nodes, n, sl, horiz ? DCIN_TL : DCIN_TU, true, d);
+    for (int k = 0; k < n; k++) {
+      d->ring_of[nodes[k] * 4 + (horiz ? DCIN_TR : DCIN_TD)] = (int16_t)r;
+      d->ring_of[nodes[k] * 4 + (horiz ? DCIN_TL : DCIN_TU)] = (int16_t)r;
+    }
+    for (int net = 0; net < DCIN_NUM_NETS; net++) {
+      dcin_ring *x = &d->rings[net][r];
+      x->len = g->len, x->kind = g->kind, x->lane = g->lane, x->node = g->node;
+      x->slot = malloc(sizeof(uint32_t) * (size_t)len);
+      if (!x->slot) {
+        free(nodes);
+        return cs_err_set(err, CS_ENOMEM, "rings");
+      }
+      for (int i = 0; i < len; i++) x->slot[i] = DCIN_NIL;
+    }
+  }
+  free(nodes);
+  d->t0_words = (maxlen + 63) / 64;
+  d->t0_bits = calloc((size_t)DCIN_NUM_NETS * c->nodes * 2 * d->t0_words, sizeof(uint64_t));
+  d->itag_stride = maxlen;
+  d->itag_slot = malloc(sizeof(int16_t) * (size_t)DCIN_NUM_NETS * d->nrings * maxlen);
+  if (!d->t0_bits || !d->itag_slot) return cs_err_set(err, CS_ENOMEM, "tag tables");
+  for (size_t i = 0; i < (size_t)DCIN_NUM_NETS * d->nrings * maxlen; i++) d->itag_slot[i] = -1;
+  (void)s;
+  return 0;
+}
+
+/* Does flit f, sitting at CP_IN of node on lane, leave the ring here? */
+static bool wants_eject(const dcin_cfg *c, const dcin_flit *fl, int node, int lane) {
+  if (dcin_lane_dim(c, lane) == 1) return node == fl->dst_node;
+  /* first dimension: leave where the first-dimension coordinate matches (turn or arrival) */
+  if (!c->yx) return node % c->cols == fl->dst_node % c->cols;
+  return node / c->cols == fl->dst_node / c->cols;
+}
+
+void dcin_rings_move(dcin_sim *s, dcin_die *d, int net) {
+  const dcin_cfg *c = d->cfg;
+  for (int r = 0; r < d->nrings; r++) {
+    dcin_ring *g = &d->rings[net][r];
+    if (!g->count) continue;
+    uint32_t seen = 0, total = g->count;
+    uint32_t *slot = g->slot;
+    int len = g->len;
+    /* wrap: the flit in the last slice sees slice 0 before slice 0 moves */
+    for (int i = len - 1; i >= 0 && seen < total; i--) {
+      uint32_t f = slot[i];
+      if (f == DCIN_NIL) continue;
+      seen++;
+      if (g->kind[i] == DCIN_SL_CP_IN) {
+        int node = g->node[i], lane = g->lane[i];
+        if (wants_eject(c, &s->flits[f], node, lane)) {
+          if (dcin_eject_to_node(s, d, net, node, lane, f)) {
+            slot[i] = DCIN_NIL;
+            g->count--;
+            continue;
+          }
+          int fifo = dcin_etag_fifo(c, lane);
+          dcin_etag_fail(s, d, net, node, fifo, lane, f);
+        }
+      }
+      int j = i + 1 == len ? 0 : i + 1;
+      if (slot[j] == DCIN_NIL) {
+        slot[j] = f;
+        slot[i] = DCIN_NIL;
+        s->st.flit_hops++;
+      }
+    }
+  }
+}

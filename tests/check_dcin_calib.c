@@ -1,0 +1,145 @@
+/* Calibration of the DCIN engine against CrossRing's measured figures (crossring-model.md 6.1 and
+ * 6.2): isolated single transactions on a KCIN 5x4 die and on the 2-die layout, run through the
+ * native flow (each rsp injected in the cycle its req phase completes).  Latencies in ns are
+ * round(cycles / 2) with half to even, as CrossRing reports them.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/dcin/dcin_int.h"
+#include "test_support.h"
+
+static void adapter(cs_adapter_config *a) {
+  memset(a, 0, sizeof *a);
+  a->driver_cycle_frequency_ghz = 1.0;
+  a->ip_frequency_ghz = 1.0;
+  a->noc_frequency_ghz = 2.0;
+  a->mst_rd_outstanding = a->mst_wr_outstanding = 128; /* 64 trackers per gdma channel */
+  a->slv_rd_outstanding = a->slv_wr_outstanding = 64;
+  a->burst_length = 4;
+  a->bw_bytes = 128;
+}
+
+static dcin_sim *make(const char *die, const char *layout) {
+  cs_die_params p;
+  cs_layout l;
+  cs_adapter_config a;
+  cs_err err;
+  cs_err_clear(&err);
+  ck_assert_int_eq(cs_topo_die(die, &p, &err), 0);
+  ck_assert_int_eq(cs_topo_layout(layout, &l, &err), 0);
+  adapter(&a);
+  dcin_sim *s = NULL;
+  int rc = dcin_sim_create(&p, &l, &a, &s, &err);
+  ck_assert_msg(rc == 0, "%s", err.msg);
+  s->check_each_cycle = true;
+  return s;
+}
+
+typedef struct one {
+  double cmd_ns, data_ns, trans_ns;
+  uint64_t req_noc, sn_req, dbid_rn, data_noc, data_done, final;
+} one;
+
+/* One isolated transaction, native flow. */
+static one run_one(const char *die, const char *layout, int sd, int sn, int dd, int dn, bool rd) {
+  dcin_sim *s = make(die, layout);
+  cs_err err;
+  int t = dcin_inject_phys(s, 1, sd, sn, DCIN_IP_GDMA0, dd, dn, DCIN_IP_DDR0, rd, 4, &err);
+  ck_assert_int_ge(t, 0);
+  dcin_run_native(s, 100000);
+  const dcin_txn *x = &s->txns[t];
+  ck_assert_msg(x->done_final, "transaction did not complete");
+  ck_assert_int_eq(s->nflits, 0);
+  one o;
+  o.req_noc = x->t_req_noc, o.sn_req = x->t_sn_req, o.dbid_rn = x->t_dbid_rn;
+  o.data_noc = x->t_data_noc, o.data_done = x->t_data_done, o.final = x->t_final;
+  o.cmd_ns = dcin_cycles_to_ns(&s->cfg, x->t_cmd_end - x->t_req_noc);
+  o.data_ns = dcin_cycles_to_ns(&s->cfg, x->t_data_done - x->t_data_noc);
+  uint64_t end = x->t_final + ((!rd && !x->cross) ? s->cfg.sn_release : 0);
+  o.trans_ns = dcin_cycles_to_ns(&s->cfg, end - x->t_reserve);
+  if (getenv("CS_DCIN_VERBOSE"))
+    printf("%s d%d:%d->d%d:%d %s: cmd %.0f data %.0f trans %.0f | noc %llu sn %llu dbid %lld "
+           "data_noc %llu done %llu final %llu\n",
+           die, sd, sn, dd, dn, rd ? "R" : "W", o.cmd_ns, o.data_ns, o.trans_ns,
+           (unsigned long long)o.req_noc, (unsigned long long)o.sn_req,
+           (long long)(o.dbid_rn == DCIN_NO_CYCLE ? -1 : (long long)o.dbid_rn),
+           (unsigned long long)o.data_noc, (unsigned long long)o.data_done,
+           (unsigned long long)o.final);
+  dcin_sim_destroy(s);
+  return o;
+}
+
+typedef struct kcase {
+  int src, dst;
+  bool rd;
+  double cmd, data, trans;
+  uint64_t sn, dbid, data_noc, done;
+} kcase;
+
+/* crossring-model.md 6.1 */
+static const kcase kcin[] = {
+    {0, 0, true, 4, 6, 53, 8, 0, 93, 106},       {0, 1, true, 10, 12, 65, 20, 0, 105, 130},
+    {5, 10, true, 14, 18, 75, 30, 0, 115, 150},  {0, 19, true, 36, 40, 119, 74, 0, 159, 238},
+    {0, 0, false, 10, 6, 59, 8, 22, 25, 38},     {0, 1, false, 22, 12, 77, 20, 46, 49, 74},
+    {5, 10, false, 32, 18, 92, 30, 66, 69, 104}, {0, 19, false, 76, 40, 158, 74, 154, 157, 236},
+};
+
+START_TEST(kcin_isolated_should_match_crossring_cycles) {
+  const kcase *k = &kcin[_i];
+  one o = run_one("5x4", "1die", 0, k->src, 0, k->dst, k->rd);
+  ck_assert_uint_eq(o.req_noc, 1);
+  ck_assert_uint_eq(o.sn_req, k->sn);
+  if (!k->rd) ck_assert_uint_eq(o.dbid_rn, k->dbid);
+  ck_assert_uint_eq(o.data_noc, k->data_noc);
+  ck_assert_uint_eq(o.data_done, k->done);
+  ck_assert_double_eq(o.cmd_ns, k->cmd);
+  ck_assert_double_eq(o.data_ns, k->data);
+  ck_assert_double_eq(o.trans_ns, k->trans);
+}
+END_TEST
+
+typedef struct dcase {
+  int sn, dd, dn;
+  bool rd;
+  double trans;
+} dcase;
+
+/* crossring-model.md 6.2: gdma at die0 node s -> ddr_0 at die d node t */
+static const dcase dcin2[] = {
+    {0, 0, 19, true, 243},  {0, 1, 19, true, 264},  {5, 1, 5, true, 278},
+    {19, 1, 19, true, 344}, {0, 0, 19, false, 179}, {0, 1, 19, false, 123},
+    {5, 1, 5, false, 164},  {19, 1, 19, false, 283},
+};
+
+START_TEST(dcin_2die_isolated_should_match_crossring_latency) {
+  const dcase *k = &dcin2[_i];
+  one o = run_one("2261_5x4", "2die", 0, k->sn, k->dd, k->dn, k->rd);
+  ck_assert_double_eq(o.trans_ns, k->trans);
+}
+END_TEST
+
+static Suite *suite(void) {
+  Suite *s = suite_create("dcin_calib");
+  TCase *tc = tcase_create("kcin");
+  tcase_set_timeout(tc, 60);
+  tcase_add_loop_test(tc, kcin_isolated_should_match_crossring_cycles, 0,
+                      (int)(sizeof kcin / sizeof kcin[0]));
+  suite_add_tcase(s, tc);
+  tc = tcase_create("dcin_2die");
+  tcase_set_timeout(tc, 60);
+  tcase_add_loop_test(tc, dcin_2die_isolated_should_match_crossring_latency, 0,
+                      (int)(sizeof dcin2 / sizeof dcin2[0]));
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) {
+  SRunner *sr = srunner_create(suite());
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
