@@ -74,6 +74,31 @@ int cs_backfill(const cs_job *job, const cs_plan *plan, const cs_txn_record *rec
   return CS_OK;
 }
 
+void cs_backfill_trace_meta(const cs_txn_record *records, size_t n, int bw_bytes,
+                            cs_trace_meta *out) {
+  memset(out, 0, sizeof *out);
+  for (size_t i = 0; i < n; i++) {
+    const cs_txn_record *r = &records[i];
+    out->retry_count += r->retry_count;
+    out->rn_rd_block += r->rn_rd_block;
+    out->rn_wr_block += r->rn_wr_block;
+    out->rn_rdb_block += r->rn_rdb_block;
+    out->rn_wdb_block += r->rn_wdb_block;
+    out->sn_ro_block += r->sn_ro_block;
+    out->sn_share_block += r->sn_share_block;
+    out->sn_wdb_block += r->sn_wdb_block;
+    out->d2d_ro_block += r->d2d_ro_block;
+    out->d2d_share_block += r->d2d_share_block;
+    out->d2d_wdb_block += r->d2d_wdb_block;
+    out->eject_retries += r->eject_retries;
+    if (r->src_die >= 0 && r->src_die < CS_TRACE_MAX_DIES && r->dst_die >= 0 &&
+        r->dst_die < CS_TRACE_MAX_DIES) {
+      out->pair_txns[r->src_die][r->dst_die]++;
+      out->pair_bytes[r->src_die][r->dst_die] += (uint64_t)r->burst_length * (uint64_t)bw_bytes;
+    }
+  }
+}
+
 size_t cs_backfill_record_json(const cs_txn_record *r, char *buf, size_t cap) {
   int n = snprintf(
       buf, cap,

@@ -53,7 +53,41 @@ static void expand_log_path(const char *tmpl, const char *key, char *out, size_t
   snprintf(out, cap, "%.*s%s%s", (int)(at - tmpl), tmpl, key, at + 5);
 }
 
-static cJSON *result_json(const cs_job *job, const cs_result *r, const char *key, const char *log) {
+static cJSON *counters_json(const cs_trace_meta *t) {
+  cJSON *bp = cJSON_CreateObject();
+  const struct {
+    const char *name;
+    uint64_t v;
+  } rows[] = {{"retry_count", t->retry_count},       {"rn_rd_block", t->rn_rd_block},
+              {"rn_wr_block", t->rn_wr_block},       {"rn_rdb_block", t->rn_rdb_block},
+              {"rn_wdb_block", t->rn_wdb_block},     {"sn_ro_block", t->sn_ro_block},
+              {"sn_share_block", t->sn_share_block}, {"sn_wdb_block", t->sn_wdb_block},
+              {"d2d_ro_block", t->d2d_ro_block},     {"d2d_share_block", t->d2d_share_block},
+              {"d2d_wdb_block", t->d2d_wdb_block},   {"eject_retries", t->eject_retries}};
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+    cJSON_AddNumberToObject(bp, rows[i].name, (double)rows[i].v);
+  return bp;
+}
+
+/* Non-zero entries of the die-pair matrix as [{src_die, dst_die, transactions, bytes}]. */
+static cJSON *die_pairs_json(const cs_trace_meta *t) {
+  cJSON *arr = cJSON_CreateArray();
+  for (int a = 0; a < CS_TRACE_MAX_DIES; a++)
+    for (int b = 0; b < CS_TRACE_MAX_DIES; b++) {
+      if (!t->pair_txns[a][b]) continue;
+      cJSON *o = cJSON_CreateObject();
+      cJSON_AddNumberToObject(o, "src_die", a);
+      cJSON_AddNumberToObject(o, "dst_die", b);
+      cJSON_AddNumberToObject(o, "transactions", (double)t->pair_txns[a][b]);
+      cJSON_AddNumberToObject(o, "bytes", (double)t->pair_bytes[a][b]);
+      cJSON_AddItemToArray(arr, o);
+    }
+  return arr;
+}
+
+static cJSON *result_json(const cs_job *job, const cs_job_output *out, const char *key,
+                          const char *log) {
+  const cs_result *r = &out->result;
   cJSON *o = cJSON_CreateObject();
   cJSON_AddStringToObject(o, "cache_key", key);
   cJSON_AddStringToObject(o, "engine", r->engine);
@@ -78,14 +112,21 @@ static cJSON *result_json(const cs_job *job, const cs_result *r, const char *key
   cJSON_AddNumberToObject(meta, "total_ticks", (double)r->total_ticks);
   cJSON_AddNumberToObject(meta, "flit_hops", (double)r->flit_hops);
   cJSON_AddNumberToObject(meta, "wall_time_s", r->wall_time_s);
-  cJSON *bp = cJSON_AddObjectToObject(meta, "back_pressure");
-  cJSON_AddNumberToObject(bp, "retries", (double)r->retries);
-  cJSON_AddNumberToObject(bp, "block_rn", (double)r->block_rn);
-  cJSON_AddNumberToObject(bp, "block_sn", (double)r->block_sn);
-  cJSON_AddNumberToObject(bp, "block_d2d", (double)r->block_d2d);
   cJSON *d2d = cJSON_AddObjectToObject(meta, "cross_die");
   cJSON_AddNumberToObject(d2d, "transactions", (double)r->cross_die_transactions);
   cJSON_AddNumberToObject(d2d, "bytes", (double)r->cross_die_bytes);
+  if (out->records) {
+    cs_trace_meta t;
+    cs_backfill_trace_meta(out->records, out->num_records, job->adapter.bw_bytes, &t);
+    cJSON_AddItemToObject(meta, "back_pressure", counters_json(&t));
+    cJSON_AddItemToObject(meta, "die_pairs", die_pairs_json(&t));
+  } else {
+    cJSON *bp = cJSON_AddObjectToObject(meta, "back_pressure");
+    cJSON_AddNumberToObject(bp, "retry_count", (double)r->retries);
+    cJSON_AddNumberToObject(bp, "block_rn", (double)r->block_rn);
+    cJSON_AddNumberToObject(bp, "block_sn", (double)r->block_sn);
+    cJSON_AddNumberToObject(bp, "block_d2d", (double)r->block_d2d);
+  }
   cJSON *parts = cJSON_AddArrayToObject(meta, "participants");
   for (int i = 0; i < job->spec.num_participants; i++)
     cJSON_AddItemToArray(parts, cJSON_CreateNumber(job->spec.participants[i]));
@@ -183,7 +224,7 @@ int cs_cli_run(int argc, char **argv) {
   if (table) {
     print_table(&job, &out.result);
   } else {
-    cJSON *o = result_json(&job, &out.result, key, no_txlog ? NULL : log_path);
+    cJSON *o = result_json(&job, &out, key, no_txlog ? NULL : log_path);
     char *text = cJSON_Print(o);
     if (text) puts(text);
     free(text);

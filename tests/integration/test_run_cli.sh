@@ -25,6 +25,11 @@ lines = [json.loads(l) for l in open("log.jsonl")]
 assert len(lines) == r["trace_meta"]["num_transactions"], len(lines)
 assert all(l["rsp_complete_tick"] >= l["rsp_inject_tick"] >= l["req_complete_tick"] for l in lines)
 assert len(r["cache_key"]) == 64
+pairs = {(p["src_die"], p["dst_die"]): p for p in r["trace_meta"]["die_pairs"]}
+assert sum(p["transactions"] for p in pairs.values()) == len(lines)
+assert pairs[(0, 1)]["bytes"] == sum(l["burst_length"] * 128 for l in lines if l["src_die"] == 0 and l["dst_die"] == 1)
+assert r["trace_meta"]["cross_die"]["transactions"] == sum(p["transactions"] for k, p in pairs.items() if k[0] != k[1])
+assert "sn_share_block" in r["trace_meta"]["back_pressure"]
 PY
 "$CS_BIN" run --engine math --spec "$ex/spec_p2p_read.json" --config "$ex/adapter_2die.json" \
   --no-txlog --table | grep -q "p2p" || fail "table output"
