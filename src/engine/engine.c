@@ -4,9 +4,10 @@
 
 #include <string.h>
 
+#include "commsweep/dcin.h"
 #include "commsweep/math_engine.h"
 
-static const cs_engine_ops *const registry[] = {&cs_math_ops, NULL};
+static const cs_engine_ops *const registry[] = {&cs_dcin_ops, &cs_math_ops, NULL};
 
 const cs_engine_ops *cs_engine_find(const char *name) {
   for (int i = 0; registry[i]; i++)
@@ -16,4 +17,4 @@ const cs_engine_ops *cs_engine_find(const char *name) {
 
 const cs_engine_ops *const *cs_engine_list(void) { return registry; }
 
-const char *cs_engine_names(void) { return "math"; }
+const char *cs_engine_names(void) { return "dcin, math"; }
