@@ -11,6 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <stddef.h>
+
 #include "commsweep/model.h"
 #include "store_int.h"
 
@@ -250,6 +252,26 @@ int cs_store_read_txlog(cs_store *st, uint64_t offset, uint64_t n, cs_store_txn_
   if (slab_io(st, st->txlog, st->t_txn, offset, n, out, false) < 0)
     return cs_store_h5_error(err, CS_EIO, "reading /txlog records %llu..",
                              (unsigned long long)offset);
+  return CS_OK;
+}
+
+int cs_store_read_index(cs_store *st, uint64_t first, uint64_t n, cs_store_index_row *out,
+                        cs_err *err) {
+  if (st->jobs < 0) return cs_err_set(err, CS_EINVAL, "/jobs is not open in a parallel store");
+  if (check_range("/jobs rows", first, n, st->rows, err)) return err->code;
+  static const cs_col cols[] = {
+      {"key", offsetof(cs_store_index_row, key), CS_COL_KEY, CS_STORE_KEY_LEN, NULL, ""},
+      {"txlog_reserved_offset", offsetof(cs_store_index_row, txlog_reserved_offset), CS_COL_U64,
+       0, NULL, ""},
+      {"txlog_reserved_count", offsetof(cs_store_index_row, txlog_reserved_count), CS_COL_U64, 0,
+       NULL, ""},
+      {NULL, 0, 0, 0, NULL, NULL}};
+  hid_t t = cs_store_type_create(cols, sizeof(cs_store_index_row));
+  memset(out, 0, n * sizeof *out);
+  herr_t rc = t < 0 ? -1 : slab_io(st, st->jobs, t, first, n, out, false);
+  if (t >= 0) H5Tclose(t);
+  if (rc < 0)
+    return cs_store_h5_error(err, CS_EIO, "reading /jobs keys %llu..", (unsigned long long)first);
   return CS_OK;
 }
 

@@ -1,0 +1,147 @@
+/* Sweeps: a sweep file (docs/sweep-files.md) expanded into jobs, matched against the store
+ * (cache), and the misses run over MPI ranks with dynamic load balancing.
+ *
+ * Life of a sweep run (cs_sweep_run):
+ *   rank 0   load + expand the sweep file, take the writer lock, open the store serially,
+ *            match every job's cache key against it (verifying checksums), then in one
+ *            structural step grow the datasets to their final size, write the new /jobs rows
+ *            and the rows of jobs that failed to load, and flush.
+ *   all      open the store with MPI-IO; rank 0 hands out the misses (costliest first, in
+ *            batches) and runs the cheapest ones itself; every rank writes its own rows.
+ *   rank 0   summary; lock released.
+ * Results never depend on which rank ran a job: rows, slices and record contents are fixed by
+ * the sweep and the file before any job runs.
+ */
+#ifndef COMMSWEEP_SWEEP_H
+#define COMMSWEEP_SWEEP_H
+
+#include <mpi.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "commsweep/cachekey.h"
+#include "commsweep/err.h"
+#include "commsweep/model.h"
+#include "commsweep/store.h"
+
+#define CS_SWEEP_MAX_JOBS 1000000u
+#define CS_SWEEP_NAME_MAX 32
+
+/* One job of the expanded matrix. */
+typedef struct cs_sweep_job {
+  int load_code;         /* CS_OK when the job loaded, validated and expanded; else the error */
+  char key[CS_KEY_HEX];  /* cache key (of the raw inputs when the job could not be loaded) */
+  uint64_t num_txns;     /* exact transaction count (cs_expand_count); 0 when not loaded */
+  uint32_t num_steps;
+  cs_job job;            /* valid when load_code == CS_OK */
+  char *json;            /* canonical {"adapter":...,"engine":...,"spec":...}; owned */
+  char *error;           /* message when load_code != CS_OK; owned */
+} cs_sweep_job;
+
+typedef struct cs_sweep {
+  char name[CS_SWEEP_NAME_MAX];
+  size_t num_axes;
+  size_t num_jobs;
+  cs_sweep_job *jobs; /* matrix order: the first axis varies slowest */
+} cs_sweep;
+
+/* Parses and expands a sweep file.  Errors of the file itself (syntax, unknown keys, unknown
+ * axis fields, mismatched coupled values) fail the whole load; an invalid combination only
+ * marks its job (load_code, error). */
+int cs_sweep_load(const char *path, cs_sweep *out, cs_err *err);
+int cs_sweep_parse(const char *text, const char *source, cs_sweep *out, cs_err *err);
+void cs_sweep_free(cs_sweep *sw); /* accepts NULL and a zeroed sweep */
+
+/* ---- matching the sweep against the store (rank 0) -------------------------------------- */
+
+/* A job to run: everything a rank needs, sent as plain bytes. */
+typedef struct cs_sweep_item {
+  uint64_t row;          /* /results row */
+  uint64_t txlog_offset; /* reserved slice */
+  uint64_t txlog_count;  /* records expected (0 in results-only mode) */
+  double cost;           /* estimated relative cost, for ordering */
+  char key[CS_STORE_KEY_LEN];
+  cs_job job;
+} cs_sweep_item;
+
+enum {
+  CS_PLAN_HIT = 1,       /* verified row reused */
+  CS_PLAN_DUP = 2,       /* an earlier job of the sweep has the same key */
+  CS_PLAN_NEW_ROW = 4,   /* row appended: write its /jobs row */
+  CS_PLAN_RESLICE = 8,   /* existing row gets a new /txlog slice: rewrite its reservation */
+  CS_PLAN_CLEAR = 16,    /* corrupt row: reset to pending before the run */
+  CS_PLAN_RUN = 32,      /* an item to run */
+  CS_PLAN_FAIL_NOW = 64, /* could not be loaded: failed row written in the structural step */
+};
+
+typedef struct cs_sweep_plan {
+  uint64_t jobs;            /* jobs in the sweep */
+  uint64_t duplicates;      /* jobs whose key an earlier job of the sweep already has */
+  uint64_t cached_done;     /* verified done rows reused */
+  uint64_t cached_failed;   /* verified failed rows reused */
+  uint64_t corrupt;         /* rows whose checksum failed: rerun */
+  uint64_t pending;         /* rows left pending by an earlier run: rerun */
+  uint64_t relog;           /* done rows without their log (results-only run): rerun */
+  uint64_t load_failed;     /* jobs that failed to load or validate: written in the plan step */
+  uint64_t new_rows;        /* rows appended */
+  uint64_t file_rows;       /* rows before the sweep */
+  uint64_t txlog_before;    /* /txlog records before the sweep */
+  uint64_t txlog_after;     /* /txlog records after the structural step */
+  uint64_t txlog_to_write;  /* records the misses will write */
+  size_t num_items;         /* misses to run, costliest first */
+  cs_sweep_item *items;
+  /* per sweep job, for cs_sweep_plan_apply and reports */
+  uint64_t *job_rows;       /* sweep job index -> row */
+  uint8_t *action;          /* CS_PLAN_* bits */
+  uint64_t *reserved_offset, *reserved_count;
+} cs_sweep_plan;
+
+/* Matches keys against st (NULL: an empty or absent file) and assigns rows and slices.
+ * Reads only. */
+int cs_sweep_plan_make(const cs_sweep *sw, cs_store *st, bool results_only, cs_sweep_plan *plan,
+                       cs_err *err);
+/* The structural step on a CS_STORE_WRITE store: grow, write /jobs rows, write the rows of jobs
+ * that failed to load, clear rows to rerun, note the sweep, flush. */
+int cs_sweep_plan_apply(const cs_sweep *sw, cs_store *st, const cs_sweep_plan *plan, cs_err *err);
+void cs_sweep_plan_free(cs_sweep_plan *plan);
+
+/* Runs one item and writes its row (and slice).  A job error is a `failed` row, not an error
+ * return; the return is non-zero only when the row could not be written. *failed tells which. */
+int cs_sweep_execute(cs_store *st, const cs_sweep_item *item, bool results_only, bool *failed,
+                     cs_err *err);
+
+/* ---- the whole run -------------------------------------------------------------------- */
+
+typedef struct cs_sweep_options {
+  const char *sweep_path;
+  const char *out_path;
+  bool dry_run;
+  bool results_only;
+  bool break_lock;
+  double progress_s; /* seconds between progress lines on stderr; <= 0: none */
+  FILE *out;         /* summary / dry-run report (rank 0); NULL: stdout */
+} cs_sweep_options;
+
+typedef struct cs_sweep_summary {
+  cs_sweep_plan plan_counts; /* counters of the plan (no arrays) */
+  uint64_t ran, ran_failed;  /* jobs run in this sweep, and how many of them failed */
+  uint64_t io_errors;        /* rows that could not be written */
+  double wall_s, work_s;     /* whole run; scheduling phase only */
+  int ranks;
+} cs_sweep_summary;
+
+/* Collective over comm.  Returns the same code on every rank. */
+int cs_sweep_run(const cs_sweep_options *opt, MPI_Comm comm, cs_sweep_summary *sum, cs_err *err);
+
+/* The MPI scheduler (collective): rank 0 passes the items, others pass NULL/0. */
+typedef struct cs_sweep_sched_stats {
+  uint64_t ran, failed, io_errors;
+  double busy_s;
+} cs_sweep_sched_stats;
+typedef void (*cs_sweep_progress_fn)(void *ctx, uint64_t ran, uint64_t failed, bool final);
+int cs_sweep_schedule(MPI_Comm comm, cs_store *st, const cs_sweep_item *items, size_t n,
+                      bool results_only, double progress_s, cs_sweep_progress_fn progress,
+                      void *progress_ctx, cs_sweep_sched_stats *mine, cs_err *err);
+
+#endif

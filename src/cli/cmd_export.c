@@ -1,0 +1,186 @@
+/* `commsweep export FILE.h5 --job K --jsonl`: one job's transaction records as JSON lines
+ * (CrossRing-log field names, via the back-fill module), or its inputs and EngineResult as one
+ * JSON object (--result).  The row's checksum is verified first; a pending, failed or corrupt
+ * row is an error, not an empty export. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "cli.h"
+#include "commsweep/backfill.h"
+#include "commsweep/store.h"
+
+static void usage(FILE *f) {
+  fprintf(f,
+          "usage: commsweep export FILE.h5 (--job ROW | --key HEX) [--jsonl | --result] [-o OUT]\n"
+          "\n"
+          "  --job ROW     row of /jobs and /results (as `commsweep show` prints it)\n"
+          "  --key HEX     the job's cache key, or a unique prefix of it\n"
+          "  --jsonl       the transaction records as JSON lines (default)\n"
+          "  --result      the job's inputs and EngineResult as one JSON object\n"
+          "  -o, --out F   write to F instead of stdout\n");
+}
+
+#define TXT(dst, src) cs_store_get_text((src), sizeof(src), (dst), sizeof(dst))
+
+/* Finds the row whose key starts with prefix; CS_ENOTFOUND or CS_EINVAL (ambiguous). */
+static int find_key(cs_store *st, const char *prefix, uint64_t *row, cs_err *err) {
+  size_t len = strlen(prefix);
+  if (len == 0 || len > CS_STORE_KEY_LEN)
+    return cs_err_set(err, CS_EINVAL, "--key wants 1 to 64 hex digits");
+  uint64_t rows = cs_store_num_rows(st), found = 0;
+  cs_store_index_row idx[1024];
+  for (uint64_t first = 0; first < rows; first += 1024) {
+    uint64_t n = rows - first < 1024 ? rows - first : 1024;
+    if (cs_store_read_index(st, first, n, idx, err)) return err->code;
+    for (uint64_t k = 0; k < n; k++)
+      if (!strncmp(idx[k].key, prefix, len)) {
+        if (found++) return cs_err_set(err, CS_EINVAL, "key prefix '%s' is ambiguous", prefix);
+        *row = first + k;
+      }
+  }
+  return found ? CS_OK : cs_err_set(err, CS_ENOTFOUND, "no job has a key starting '%s'", prefix);
+}
+
+static void add_result(cJSON *o, uint64_t row, const cs_store_job_row *j,
+                       const cs_store_result_row *r) {
+  char text[CS_STORE_JSON_LEN + 1];
+  cJSON_AddNumberToObject(o, "row", (double)row);
+  TXT(text, j->key);
+  cJSON_AddStringToObject(o, "cache_key", text);
+  TXT(text, j->sweep);
+  cJSON_AddStringToObject(o, "sweep", text);
+  TXT(text, j->job_json);
+  cJSON *inputs = cJSON_Parse(text);
+  cJSON_AddItemToObject(o, "job", inputs ? inputs : cJSON_CreateString(text));
+  cJSON_AddStringToObject(o, "status", cs_store_status_name(r->status));
+  TXT(text, r->error);
+  if (text[0]) cJSON_AddStringToObject(o, "error", text);
+  TXT(text, r->engine);
+  cJSON *agg = cJSON_AddObjectToObject(o, "aggregates");
+  cJSON_AddNumberToObject(agg, "total_time_us", r->total_time_us);
+  cJSON_AddNumberToObject(agg, "req_phase_us", r->req_phase_us);
+  cJSON_AddNumberToObject(agg, "rsp_phase_us", r->rsp_phase_us);
+  cJSON_AddNumberToObject(agg, "max_chip_latency_us", r->max_chip_latency_us);
+  cJSON_AddNumberToObject(agg, "straggler_ratio", r->straggler_ratio);
+  cJSON_AddNumberToObject(agg, "bus_bw_gb_per_s", r->bus_bw_gb_per_s);
+  cJSON_AddNumberToObject(agg, "total_comm_bytes", (double)r->total_comm_bytes);
+  cJSON_AddNumberToObject(agg, "algorithm_steps", r->algorithm_steps);
+  cJSON *meta = cJSON_AddObjectToObject(o, "trace_meta");
+  cJSON_AddStringToObject(meta, "engine", text);
+  cJSON_AddNumberToObject(meta, "num_transactions", (double)r->num_transactions);
+  cJSON_AddNumberToObject(meta, "sim_cycles", (double)r->sim_cycles);
+  cJSON_AddNumberToObject(meta, "total_ticks", (double)r->total_ticks);
+  cJSON_AddNumberToObject(meta, "wall_time_s", r->wall_time_s);
+  cJSON_AddNumberToObject(meta, "retries", (double)r->retries);
+  cJSON_AddNumberToObject(meta, "block_rn", (double)r->block_rn);
+  cJSON_AddNumberToObject(meta, "block_sn", (double)r->block_sn);
+  cJSON_AddNumberToObject(meta, "block_d2d", (double)r->block_d2d);
+  cJSON_AddNumberToObject(meta, "cross_die_transactions", (double)r->cross_die_transactions);
+  cJSON_AddNumberToObject(meta, "cross_die_bytes", (double)r->cross_die_bytes);
+  cJSON_AddNumberToObject(meta, "flit_hops", (double)r->flit_hops);
+  cJSON_AddNumberToObject(meta, "txlog_offset", (double)r->txlog_offset);
+  cJSON_AddNumberToObject(meta, "txlog_count", (double)r->txlog_count);
+}
+
+static int export_row(cs_store *st, uint64_t row, bool result, FILE *out, cs_err *err) {
+  cs_store_job_row job;
+  cs_store_result_row res;
+  if (cs_store_read_jobs(st, row, 1, &job, err) || cs_store_read_results(st, row, 1, &res, err))
+    return err->code;
+  if (res.status == CS_STORE_PENDING)
+    return cs_err_set(err, CS_ENOTFOUND, "job %" PRIu64 " is pending (not run yet)", row);
+  uint64_t n = res.txlog_count;
+  if (res.txlog_offset > cs_store_txlog_len(st) || n > cs_store_txlog_len(st) - res.txlog_offset)
+    return cs_err_set(err, CS_ECORRUPT, "job %" PRIu64 ": slice outside /txlog; rerun the sweep",
+                      row);
+  cs_store_txn_row *t = calloc(n ? n : 1, sizeof *t);
+  cs_txn_record *recs = calloc(n ? n : 1, sizeof *recs);
+  int rc = t && recs ? CS_OK : cs_err_set(err, CS_ENOMEM, "%" PRIu64 " records", n);
+  if (!rc && n) rc = cs_store_read_txlog(st, res.txlog_offset, n, t, err);
+  if (!rc && cs_store_row_checksum(row, job.key, &res, t, n) != res.checksum)
+    rc = cs_err_set(err, CS_ECORRUPT,
+                    "job %" PRIu64 " is corrupt (checksum mismatch); rerun its sweep to recompute "
+                    "it",
+                    row);
+  if (!rc && result) {
+    cJSON *o = cJSON_CreateObject();
+    add_result(o, row, &job, &res);
+    char *text = cJSON_Print(o);
+    fprintf(out, "%s\n", text ? text : "{}");
+    free(text);
+    cJSON_Delete(o);
+  } else if (!rc && res.status == CS_STORE_FAILED) {
+    char msg[CS_STORE_ERROR_LEN + 1];
+    TXT(msg, res.error);
+    rc = cs_err_set(err, CS_ENOTFOUND, "job %" PRIu64 " failed, it has no log: %s", row, msg);
+  } else if (!rc && n == 0 && res.num_transactions > 0) {
+    rc = cs_err_set(err, CS_ENOTFOUND,
+                    "job %" PRIu64 " was run in results-only mode; rerun its sweep without "
+                    "--results-only to log it",
+                    row);
+  } else if (!rc) {
+    for (uint64_t i = 0; i < n; i++) cs_store_txn_to(&t[i], &recs[i]);
+    rc = cs_backfill_write_jsonl(out, recs, (size_t)n, err);
+  }
+  free(t);
+  free(recs);
+  return rc;
+}
+
+int cs_cli_export(int argc, char **argv) {
+  const char *path = NULL, *key = NULL, *out_path = NULL;
+  long long job = -1;
+  bool result = false;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    bool has_value = i + 1 < argc;
+    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+      usage(stdout);
+      return 0;
+    } else if (!strcmp(a, "--jsonl")) result = false;
+    else if (!strcmp(a, "--result")) result = true;
+    else if (!strcmp(a, "--job") && has_value) {
+      char *end;
+      job = strtoll(argv[++i], &end, 10);
+      if (*end || job < 0) {
+        fprintf(stderr, "commsweep export: --job wants a row number, got '%s'\n", argv[i]);
+        return 2;
+      }
+    } else if (!strcmp(a, "--key") && has_value) key = argv[++i];
+    else if ((!strcmp(a, "-o") || !strcmp(a, "--out")) && has_value) out_path = argv[++i];
+    else if (a[0] == '-' || path) {
+      fprintf(stderr, "commsweep export: unexpected argument '%s'\n\n", a);
+      usage(stderr);
+      return 2;
+    } else path = a;
+  }
+  if (!path || (job < 0) == !key) {
+    fprintf(stderr, "commsweep export: need FILE.h5 and one of --job ROW or --key HEX\n\n");
+    usage(stderr);
+    return 2;
+  }
+  cs_err err;
+  cs_store *st = NULL;
+  if (cs_store_open(path, CS_STORE_READ, &st, &err)) {
+    fprintf(stderr, "commsweep export: %s\n", err.msg);
+    return 1;
+  }
+  uint64_t row = (uint64_t)job;
+  int rc = key ? find_key(st, key, &row, &err) : CS_OK;
+  if (!rc && row >= cs_store_num_rows(st))
+    rc = cs_err_set(&err, CS_EINVAL, "--job %" PRIu64 ": the file has rows 0 to %" PRIu64, row,
+                    cs_store_num_rows(st) - 1);
+  FILE *out = stdout;
+  if (!rc && out_path && !(out = fopen(out_path, "w")))
+    rc = cs_err_set(&err, CS_EIO, "cannot write '%s'", out_path);
+  if (!rc) rc = export_row(st, row, result, out, &err);
+  if (out && out != stdout && fclose(out) != 0 && !rc)
+    rc = cs_err_set(&err, CS_EIO, "writing '%s' failed", out_path);
+  cs_store_close(st, NULL);
+  if (rc) fprintf(stderr, "commsweep export: %s: %s\n", path, err.msg);
+  return rc ? 1 : 0;
+}

@@ -1,0 +1,81 @@
+/* The structural step of a sweep (rank 0, serial store): grow the datasets to their final
+ * size, write the /jobs rows of new jobs, re-reserve slices, clear corrupt rows, write the
+ * failed rows of jobs that could not be loaded, and flush.  After this nothing but raw row
+ * bytes changes until the next sweep. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "commsweep/store.h"
+#include "commsweep/sweep.h"
+
+#define JOB_BLOCK 256
+
+static void fill_job_row(const cs_sweep *sw, const cs_sweep_job *j, const cs_sweep_plan *p,
+                         size_t i, cs_store_job_row *row) {
+  memset(row, 0, sizeof *row);
+  if (!j->load_code) {
+    cs_store_job_from(&j->job, row);
+    row->expected_transactions = j->num_txns;
+    row->num_steps = (int32_t)j->num_steps;
+  }
+  memcpy(row->key, j->key, CS_STORE_KEY_LEN);
+  cs_store_set_text(row->sweep, sizeof row->sweep, sw->name);
+  cs_store_set_text(row->job_json, sizeof row->job_json, j->json);
+  row->txlog_reserved_offset = p->reserved_offset[i];
+  row->txlog_reserved_count = p->reserved_count[i];
+}
+
+static int write_new_rows(const cs_sweep *sw, cs_store *st, const cs_sweep_plan *p, cs_err *err) {
+  cs_store_job_row *block = malloc(JOB_BLOCK * sizeof *block);
+  if (!block) return cs_err_set(err, CS_ENOMEM, "writing /jobs: out of memory");
+  size_t fill = 0;
+  uint64_t first = p->file_rows;
+  int rc = CS_OK;
+  for (size_t i = 0; i < sw->num_jobs && !rc; i++) {
+    if (!(p->action[i] & CS_PLAN_NEW_ROW)) continue;
+    fill_job_row(sw, &sw->jobs[i], p, i, &block[fill++]);
+    if (fill == JOB_BLOCK) {
+      rc = cs_store_write_jobs(st, first, fill, block, err);
+      first += fill;
+      fill = 0;
+    }
+  }
+  if (!rc && fill) rc = cs_store_write_jobs(st, first, fill, block, err);
+  free(block);
+  return rc;
+}
+
+static int reslice(cs_store *st, const cs_sweep_plan *p, size_t i, cs_err *err) {
+  cs_store_job_row row;
+  if (cs_store_read_jobs(st, p->job_rows[i], 1, &row, err)) return err->code;
+  row.txlog_reserved_offset = p->reserved_offset[i];
+  row.txlog_reserved_count = p->reserved_count[i];
+  return cs_store_write_jobs(st, p->job_rows[i], 1, &row, err);
+}
+
+static int fail_now(cs_store *st, const cs_sweep_job *j, uint64_t row, cs_err *err) {
+  cs_store_result_row res;
+  memset(&res, 0, sizeof res);
+  res.status = CS_STORE_FAILED;
+  cs_store_set_text(res.error, sizeof res.error, j->error ? j->error : "could not be loaded");
+  char key[CS_STORE_KEY_LEN];
+  memcpy(key, j->key, CS_STORE_KEY_LEN);
+  return cs_store_put_result(st, row, key, &res, NULL, 0, err);
+}
+
+int cs_sweep_plan_apply(const cs_sweep *sw, cs_store *st, const cs_sweep_plan *p, cs_err *err) {
+  if (cs_store_grow(st, p->file_rows + p->new_rows, p->txlog_after, err) ||
+      write_new_rows(sw, st, p, err))
+    return cs_err_prefix(err, "structural step");
+  for (size_t i = 0; i < sw->num_jobs; i++) {
+    uint8_t a = p->action[i];
+    if ((a & CS_PLAN_RESLICE) && reslice(st, p, i, err)) return cs_err_prefix(err, "structural step");
+    if ((a & CS_PLAN_CLEAR) && cs_store_clear_result(st, p->job_rows[i], err))
+      return cs_err_prefix(err, "structural step");
+    if ((a & CS_PLAN_FAIL_NOW) && fail_now(st, &sw->jobs[i], p->job_rows[i], err))
+      return cs_err_prefix(err, "structural step");
+  }
+  if (cs_store_note_sweep(st, sw->name, err) || cs_store_flush(st, err))
+    return cs_err_prefix(err, "structural step");
+  return CS_OK;
+}

@@ -1,0 +1,49 @@
+/* One job on one rank: run it (cs_job_run) and write its slice and row.  A job that fails is a
+ * `failed` row with its message; only a row that cannot be written is an error. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commsweep/job.h"
+#include "commsweep/sweep.h"
+
+int cs_sweep_execute(cs_store *st, const cs_sweep_item *item, bool results_only, bool *failed,
+                     cs_err *err) {
+  cs_job_output out;
+  cs_err jerr;
+  cs_err_clear(&jerr);
+  memset(&out, 0, sizeof out);
+  cs_store_result_row row;
+  memset(&row, 0, sizeof row);
+  row.txlog_offset = item->txlog_offset;
+  cs_store_txn_row *txns = NULL;
+  uint64_t n = 0;
+  int rc = cs_job_run(&item->job, !results_only, &out, &jerr);
+  if (!rc && !results_only && out.num_records != item->txlog_count)
+    rc = cs_err_set(&jerr, CS_EINTERNAL,
+                    "the job produced %llu transaction records, L1 expansion counted %llu",
+                    (unsigned long long)out.num_records, (unsigned long long)item->txlog_count);
+  if (!rc && !results_only && out.num_records) {
+    txns = calloc(out.num_records, sizeof *txns);
+    if (!txns) rc = cs_err_set(&jerr, CS_ENOMEM, "%llu transaction records: out of memory",
+                               (unsigned long long)out.num_records);
+    for (uint64_t i = 0; txns && i < out.num_records; i++)
+      cs_store_txn_from(item->row, &out.records[i], &txns[i]);
+    n = txns ? out.num_records : 0;
+  }
+  if (!rc) {
+    cs_store_result_from(&out.result, &row);
+    row.status = CS_STORE_DONE;
+  } else {
+    n = 0;
+    row.status = CS_STORE_FAILED;
+    cs_store_set_text(row.engine, sizeof row.engine, item->job.engine.name);
+    cs_store_set_text(row.error, sizeof row.error, jerr.msg[0] ? jerr.msg : cs_strerror(rc));
+  }
+  cs_job_output_free(&out);
+  *failed = rc != 0;
+  int wrc = cs_store_put_result(st, item->row, item->key, &row, txns, n, err);
+  free(txns);
+  if (wrc) return cs_err_prefix(err, "job row %llu", (unsigned long long)item->row);
+  return CS_OK;
+}

@@ -1,0 +1,164 @@
+/* Matrix expansion: the cartesian product of the axes (first axis slowest), each combination
+ * written into copies of the base objects and then loaded by the strict loaders, validated,
+ * counted (cs_expand_count) and keyed.  A combination that fails any of those becomes a job
+ * with load_code and error set; its key hashes the raw inputs, so it has a stable row too. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commsweep/cachekey.h"
+#include "commsweep/config.h"
+#include "commsweep/expand.h"
+#include "commsweep/validate.h"
+#include "sweep_int.h"
+
+/* Sets section.path = value (duplicated) in sec[], creating intermediate objects. */
+static int set_path(cJSON *sec[3], const char *path, const cJSON *value) {
+  char buf[256];
+  snprintf(buf, sizeof buf, "%s", path);
+  char *save = NULL, *seg = strtok_r(buf, ".", &save);
+  cJSON *node = NULL;
+  for (int s = 0; s < 3; s++)
+    if (strcmp(seg, cs_sweep_sections[s]) == 0) node = sec[s];
+  char *key = strtok_r(NULL, ".", &save);
+  for (char *next = strtok_r(NULL, ".", &save); next; next = strtok_r(NULL, ".", &save)) {
+    cJSON *child = cJSON_GetObjectItemCaseSensitive(node, key);
+    if (!cJSON_IsObject(child)) {
+      child = cJSON_CreateObject();
+      if (!child) return CS_ENOMEM;
+      cJSON_DeleteItemFromObjectCaseSensitive(node, key);
+      cJSON_AddItemToObject(node, key, child);
+    }
+    node = child;
+    key = next;
+  }
+  cJSON *copy = cJSON_Duplicate(value, true);
+  if (!copy) return CS_ENOMEM;
+  if (cJSON_GetObjectItemCaseSensitive(node, key))
+    cJSON_ReplaceItemInObjectCaseSensitive(node, key, copy);
+  else
+    cJSON_AddItemToObject(node, key, copy);
+  return CS_OK;
+}
+
+static char *canonical_text(const cJSON *v) {
+  size_t n = cs_json_canonical(v, NULL, 0);
+  char *s = malloc(n + 1);
+  if (s) cs_json_canonical(v, s, n + 1);
+  return s;
+}
+
+/* "spec.msg_size_bytes=1024, adapter.burst_length=4" for messages. */
+static void describe_combo(const cs_sweep_def *def, const size_t *digit, char *buf, size_t cap) {
+  size_t used = 0;
+  buf[0] = '\0';
+  for (size_t a = 0; a < def->num_axes; a++) {
+    const cs_sweep_axis *ax = &def->axes[a];
+    const cJSON *v = cJSON_GetArrayItem(ax->values, (int)digit[a]);
+    for (size_t f = 0; f < ax->num_fields; f++) {
+      const cJSON *fv = ax->coupled ? cJSON_GetArrayItem(v, (int)f) : v;
+      char val[48];
+      size_t n = cs_json_canonical(fv, val, sizeof val);
+      if (n >= sizeof val) memcpy(val + sizeof val - 4, "...", 4);
+      used += (size_t)snprintf(buf + used, used < cap ? cap - used : 0, "%s%s=%s",
+                               used ? ", " : "", ax->paths[f], val);
+    }
+  }
+}
+
+static int load_job(cJSON *sec[3], const char *source, cs_sweep_job *j, cs_err *err) {
+  cs_job *job = &j->job;
+  if (cs_config_spec_from_json(sec[CS_SEC_SPEC], source, &job->spec, err) ||
+      cs_config_adapter_from_json(sec[CS_SEC_ADAPTER], source, &job->adapter, err) ||
+      cs_config_engine_from_json(sec[CS_SEC_ENGINE], source, &job->engine, err))
+    return err->code;
+  if (cs_validate_job(job, err) || cs_expand_count(job, &j->num_txns, &j->num_steps, err))
+    return cs_err_prefix(err, "%s", source);
+  char key[CS_KEY_HEX];
+  cs_cachekey(job, key);
+  memcpy(j->key, key, CS_KEY_HEX);
+  return CS_OK;
+}
+
+static int expand_one(const cs_sweep_def *def, size_t index, const size_t *digit, cs_sweep_job *j,
+                      cs_err *err) {
+  cJSON *sec[3] = {NULL, NULL, NULL};
+  cJSON *doc = cJSON_CreateObject();
+  int rc = doc ? CS_OK : CS_ENOMEM;
+  for (int s = 0; s < 3 && !rc; s++) {
+    sec[s] = cJSON_Duplicate(def->base[s], true);
+    if (!sec[s]) rc = CS_ENOMEM;
+    else cJSON_AddItemToObject(doc, cs_sweep_sections[s], sec[s]);
+  }
+  for (size_t a = 0; a < def->num_axes && !rc; a++) {
+    const cs_sweep_axis *ax = &def->axes[a];
+    const cJSON *v = cJSON_GetArrayItem(ax->values, (int)digit[a]);
+    for (size_t f = 0; f < ax->num_fields && !rc; f++)
+      rc = set_path(sec, ax->paths[f], ax->coupled ? cJSON_GetArrayItem(v, (int)f) : v);
+  }
+  if (!rc) j->json = canonical_text(doc);
+  if (rc || !j->json) {
+    cJSON_Delete(doc);
+    return cs_err_set(err, CS_ENOMEM, "job %zu: out of memory", index);
+  }
+  char combo[512], source[700];
+  describe_combo(def, digit, combo, sizeof combo);
+  snprintf(source, sizeof source, "sweep '%s' job %zu%s%s%s", def->name, index,
+           combo[0] ? " [" : "", combo, combo[0] ? "]" : "");
+  cs_err jerr;
+  cs_err_clear(&jerr);
+  j->load_code = load_job(sec, source, j, &jerr);
+  if (j->load_code) {
+    j->error = strdup(jerr.msg);
+    j->num_txns = 0;
+    j->num_steps = 0;
+    size_t n = strlen(j->json) + 64;
+    char *text = malloc(n);
+    if (!text || !j->error) {
+      free(text);
+      cJSON_Delete(doc);
+      return cs_err_set(err, CS_ENOMEM, "job %zu: out of memory", index);
+    }
+    snprintf(text, n, "commsweep unloadable job %s\n%s", CS_ADAPTER_VERSION, j->json);
+    cs_sha256_hex(text, strlen(text), j->key);
+    free(text);
+  }
+  cJSON_Delete(doc);
+  return CS_OK;
+}
+
+int cs_sweep_expand(const cs_sweep_def *def, cs_sweep *out, cs_err *err) {
+  memset(out, 0, sizeof *out);
+  snprintf(out->name, sizeof out->name, "%s", def->name);
+  out->num_axes = def->num_axes;
+  out->jobs = calloc(def->num_jobs, sizeof *out->jobs);
+  size_t *digit = calloc(def->num_axes + 1, sizeof *digit);
+  if (!out->jobs || !digit) {
+    free(digit);
+    free(out->jobs);
+    out->jobs = NULL;
+    return cs_err_set(err, CS_ENOMEM, "%zu jobs: out of memory", def->num_jobs);
+  }
+  out->num_jobs = def->num_jobs;
+  int rc = CS_OK;
+  for (size_t i = 0; i < def->num_jobs && !rc; i++) {
+    rc = expand_one(def, i, digit, &out->jobs[i], err);
+    for (size_t a = def->num_axes; a-- > 0;) { /* odometer: the last axis moves fastest */
+      if (++digit[a] < def->axes[a].num_values) break;
+      digit[a] = 0;
+    }
+  }
+  free(digit);
+  if (rc) cs_sweep_free(out);
+  return rc;
+}
+
+void cs_sweep_free(cs_sweep *sw) {
+  if (!sw) return;
+  for (size_t i = 0; sw->jobs && i < sw->num_jobs; i++) {
+    free(sw->jobs[i].json);
+    free(sw->jobs[i].error);
+  }
+  free(sw->jobs);
+  memset(sw, 0, sizeof *sw);
+}

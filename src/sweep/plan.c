@@ -1,0 +1,162 @@
+/* The cache lookup and the layout of a sweep in the file (rank 0, before any job runs).
+ *
+ * Every job of the sweep gets a row: the row already holding its key, or a new one appended.
+ * An existing row is reused as a result only when its checksum holds and it is done (with its
+ * log, unless results-only) or failed; otherwise the job runs again into the same row.  Every
+ * job to run gets its /txlog slice now, so the file reaches its final size in one structural
+ * step and the ranks only ever write raw bytes into places fixed here. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "commsweep/store.h"
+#include "commsweep/sweep.h"
+#include "keymap.h"
+
+static double job_cost(const cs_sweep_job *j) {
+  double weight = strcmp(j->job.engine.name, "math") == 0 ? 1.0 : 50.0;
+  return ((double)j->num_txns + 16.0) * weight + 4.0 * (double)j->num_steps;
+}
+
+static int cmp_cost(const void *a, const void *b) {
+  const cs_sweep_item *x = a, *y = b;
+  if (x->cost != y->cost) return x->cost > y->cost ? -1 : 1;
+  return (x->row > y->row) - (x->row < y->row);
+}
+
+static int alloc_plan(cs_sweep_plan *p, size_t n) {
+  size_t m = n ? n : 1;
+  p->job_rows = calloc(m, sizeof *p->job_rows);
+  p->action = calloc(m, sizeof *p->action);
+  p->reserved_offset = calloc(m, sizeof *p->reserved_offset);
+  p->reserved_count = calloc(m, sizeof *p->reserved_count);
+  p->items = calloc(m, sizeof *p->items);
+  return p->job_rows && p->action && p->reserved_offset && p->reserved_count && p->items ? 0 : -1;
+}
+
+void cs_sweep_plan_free(cs_sweep_plan *p) {
+  if (!p) return;
+  free(p->job_rows);
+  free(p->action);
+  free(p->reserved_offset);
+  free(p->reserved_count);
+  free(p->items);
+  memset(p, 0, sizeof *p);
+}
+
+/* Decides reuse or rerun for job j whose key is at existing row `row` (verified: ok). */
+static void judge_existing(const cs_sweep_job *j, const cs_store_result_row *r, bool ok,
+                           bool results_only, cs_sweep_plan *p, size_t idx) {
+  bool finished = r->status == CS_STORE_DONE || r->status == CS_STORE_FAILED;
+  if (ok && r->status == CS_STORE_FAILED) {
+    p->cached_failed++;
+    p->action[idx] = CS_PLAN_HIT;
+  } else if (ok && (results_only || j->load_code || r->txlog_count == j->num_txns)) {
+    p->cached_done++;
+    p->action[idx] = CS_PLAN_HIT;
+  } else if (ok) {
+    p->relog++;
+  } else if (finished || r->status != CS_STORE_PENDING) {
+    p->corrupt++;
+    p->action[idx] = CS_PLAN_CLEAR;
+  } else {
+    p->pending++;
+  }
+}
+
+int cs_sweep_plan_make(const cs_sweep *sw, cs_store *st, bool results_only, cs_sweep_plan *p,
+                       cs_err *err) {
+  memset(p, 0, sizeof *p);
+  size_t n = sw->num_jobs;
+  uint64_t file_rows = st ? cs_store_num_rows(st) : 0;
+  p->jobs = n;
+  p->file_rows = file_rows;
+  p->txlog_before = p->txlog_after = st ? cs_store_txlog_len(st) : 0;
+  cs_store_index_row *index = calloc(file_rows + n + 1, sizeof *index);
+  cs_store_result_row *res = calloc(file_rows + 1, sizeof *res);
+  uint64_t *check_rows = calloc(n + 1, sizeof *check_rows);
+  size_t *check_job = calloc(n + 1, sizeof *check_job);
+  uint8_t *ok = calloc(n + 1, 1), *claimed = calloc(file_rows + 1, 1);
+  cs_keymap map = {0};
+  int rc = CS_OK;
+  if (!index || !res || !check_rows || !check_job || !ok || !claimed || alloc_plan(p, n) ||
+      cs_keymap_init(&map, file_rows + n, index)) {
+    rc = cs_err_set(err, CS_ENOMEM, "planning %zu jobs over %llu rows: out of memory", n,
+                    (unsigned long long)file_rows);
+    goto out;
+  }
+  if (file_rows && (cs_store_read_index(st, 0, file_rows, index, err) ||
+                    cs_store_read_results(st, 0, file_rows, res, err))) {
+    rc = err->code;
+    goto out;
+  }
+  for (uint64_t r = 0; r < file_rows; r++) cs_keymap_add(&map, r);
+
+  /* pass 1: rows */
+  size_t nchk = 0;
+  for (size_t i = 0; i < n; i++) {
+    const cs_sweep_job *j = &sw->jobs[i];
+    uint64_t row = cs_keymap_find(&map, j->key);
+    if (row == UINT64_MAX) {
+      row = file_rows + p->new_rows++;
+      memcpy(index[row].key, j->key, CS_STORE_KEY_LEN);
+      cs_keymap_add(&map, row);
+      p->action[i] = CS_PLAN_NEW_ROW;
+    } else if (row >= file_rows || claimed[row]) {
+      p->action[i] = CS_PLAN_DUP;
+      p->duplicates++;
+    } else {
+      claimed[row] = 1;
+      check_rows[nchk] = row;
+      check_job[nchk++] = i;
+    }
+    p->job_rows[i] = row;
+  }
+  /* pass 2: checksums of the existing rows the sweep wants */
+  if (nchk && (rc = cs_store_verify_rows(st, check_rows, nchk, index, res, ok, err))) goto out;
+  for (size_t k = 0; k < nchk; k++)
+    judge_existing(&sw->jobs[check_job[k]], &res[check_rows[k]], ok[k], results_only, p,
+                   check_job[k]);
+
+  /* pass 3: slices and items for everything that runs */
+  for (size_t i = 0; i < n; i++) {
+    const cs_sweep_job *j = &sw->jobs[i];
+    uint64_t row = p->job_rows[i];
+    if (p->action[i] & (CS_PLAN_HIT | CS_PLAN_DUP)) continue;
+    uint64_t needed = j->load_code || results_only ? 0 : j->num_txns;
+    bool fresh = p->action[i] & CS_PLAN_NEW_ROW;
+    if (!fresh && index[row].txlog_reserved_count == needed &&
+        index[row].txlog_reserved_offset + needed <= p->txlog_before) {
+      p->reserved_offset[i] = index[row].txlog_reserved_offset;
+    } else {
+      p->reserved_offset[i] = needed ? p->txlog_after : 0;
+      p->txlog_after += needed;
+      if (!fresh) p->action[i] |= CS_PLAN_RESLICE;
+    }
+    p->reserved_count[i] = needed;
+    if (j->load_code) {
+      p->action[i] |= CS_PLAN_FAIL_NOW;
+      p->load_failed++;
+      continue;
+    }
+    p->action[i] |= CS_PLAN_RUN;
+    cs_sweep_item *it = &p->items[p->num_items++];
+    it->row = row;
+    it->txlog_offset = p->reserved_offset[i];
+    it->txlog_count = needed;
+    it->cost = job_cost(j);
+    memcpy(it->key, j->key, CS_STORE_KEY_LEN);
+    it->job = j->job;
+    p->txlog_to_write += needed;
+  }
+  qsort(p->items, p->num_items, sizeof *p->items, cmp_cost);
+out:
+  cs_keymap_free(&map);
+  free(index);
+  free(res);
+  free(check_rows);
+  free(check_job);
+  free(ok);
+  free(claimed);
+  if (rc) cs_sweep_plan_free(p);
+  return rc;
+}

@@ -1,0 +1,220 @@
+/* cs_sweep_run: the whole sweep on every rank of a communicator (sweep.h has the phases).
+ * Every failure before the work phase is decided on rank 0 and broadcast with its message, so
+ * all ranks return the same code; a failing job is a row, never a failed sweep. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commsweep/store.h"
+#include "commsweep/sweep.h"
+
+#define LOAD_ERRORS_SHOWN 5
+
+/* Broadcasts rank 0's code and message; returns the code. */
+static int share(MPI_Comm comm, int rc, cs_err *err) {
+  int rank;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Bcast(&rc, 1, MPI_INT, 0, comm);
+  if (rc) {
+    if (rank != 0) cs_err_clear(err);
+    MPI_Bcast(err->msg, (int)sizeof err->msg, MPI_CHAR, 0, comm);
+    err->code = rc;
+  }
+  return rc;
+}
+
+static double mib(uint64_t bytes) { return (double)bytes / (1024.0 * 1024.0); }
+
+static void report_load_errors(FILE *out, const cs_sweep *sw, const cs_sweep_plan *p) {
+  size_t shown = 0;
+  for (size_t i = 0; i < sw->num_jobs && shown < LOAD_ERRORS_SHOWN; i++)
+    if (sw->jobs[i].load_code && !(p->action[i] & (CS_PLAN_HIT | CS_PLAN_DUP))) {
+      fprintf(out, "  failed to load: %s\n", sw->jobs[i].error);
+      shown++;
+    }
+  if (p->load_failed > shown)
+    fprintf(out, "  ... and %llu more (see the error column of /results)\n",
+            (unsigned long long)(p->load_failed - shown));
+}
+
+static void report_plan(FILE *out, const cs_sweep_options *opt, const cs_sweep *sw,
+                        const cs_sweep_plan *p, bool exists) {
+  fprintf(out, "sweep '%s' (%s): %llu jobs", sw->name, opt->sweep_path,
+          (unsigned long long)p->jobs);
+  if (p->duplicates) fprintf(out, ", %llu duplicates", (unsigned long long)p->duplicates);
+  fprintf(out, "\n");
+  if (exists)
+    fprintf(out, "  file %s: %llu rows, %llu txlog records\n", opt->out_path,
+            (unsigned long long)p->file_rows, (unsigned long long)p->txlog_before);
+  else
+    fprintf(out, "  file %s: does not exist yet\n", opt->out_path);
+  fprintf(out, "  cache hits: %llu (%llu done, %llu failed)\n",
+          (unsigned long long)(p->cached_done + p->cached_failed),
+          (unsigned long long)p->cached_done, (unsigned long long)p->cached_failed);
+  fprintf(out, "  to run: %zu (%llu new rows, %llu pending, %llu corrupt, %llu without log); "
+          "%llu fail to load\n",
+          p->num_items, (unsigned long long)p->new_rows, (unsigned long long)p->pending,
+          (unsigned long long)p->corrupt, (unsigned long long)p->relog,
+          (unsigned long long)p->load_failed);
+  uint64_t rec = sizeof(cs_store_txn_row), row = sizeof(cs_store_result_row);
+  if (opt->results_only)
+    fprintf(out, "  transaction log: none (results-only)\n");
+  else
+    fprintf(out, "  transaction log: %llu records to write, %.2f MiB (%llu B per record); "
+            "file log %.2f MiB -> %.2f MiB\n",
+            (unsigned long long)p->txlog_to_write, mib(p->txlog_to_write * rec),
+            (unsigned long long)rec, mib(p->txlog_before * rec), mib(p->txlog_after * rec));
+  fprintf(out, "  result rows: %llu new x %llu B\n", (unsigned long long)p->new_rows,
+          (unsigned long long)row);
+}
+
+/* rank 0: load, match, structural step (or the dry-run report). */
+static int prepare(const cs_sweep_options *opt, FILE *out, cs_sweep *sw, cs_sweep_plan *plan,
+                   bool *locked, cs_err *err) {
+  if (cs_sweep_load(opt->sweep_path, sw, err)) return err->code;
+  cs_store *st = NULL;
+  int rc;
+  if (opt->dry_run) {
+    rc = cs_store_open(opt->out_path, CS_STORE_READ, &st, err);
+    bool exists = rc == CS_OK;
+    if (rc == CS_ENOTFOUND) rc = CS_OK;
+    if (!rc) rc = cs_sweep_plan_make(sw, st, opt->results_only, plan, err);
+    if (!rc) {
+      report_plan(out, opt, sw, plan, exists);
+      report_load_errors(out, sw, plan);
+      char holder[512];
+      if (cs_store_lock_holder(opt->out_path, holder, sizeof holder))
+        fprintf(out, "  note: the file is locked by a sweep (%s)\n", holder);
+    }
+    cs_store_close(st, NULL);
+    return rc;
+  }
+  if ((rc = cs_store_lock(opt->out_path, sw->name, opt->break_lock, err))) return rc;
+  *locked = true;
+  if ((rc = cs_store_open(opt->out_path, CS_STORE_WRITE, &st, err))) return rc;
+  if (!(rc = cs_sweep_plan_make(sw, st, opt->results_only, plan, err)))
+    rc = cs_sweep_plan_apply(sw, st, plan, err);
+  if (rc) cs_err_prefix(err, "file '%s'", opt->out_path);
+  cs_err cerr;
+  int crc = cs_store_close(st, &cerr);
+  if (!rc && crc) {
+    *err = cerr;
+    rc = crc;
+  }
+  return rc;
+}
+
+typedef struct progress_ctx {
+  FILE *out;
+  const char *name;
+  uint64_t total, settled; /* settled: cached + duplicates + load failures */
+  uint64_t to_run;
+  double t0;
+} progress_ctx;
+
+static void print_progress(void *vctx, uint64_t ran, uint64_t failed, bool final) {
+  progress_ctx *c = vctx;
+  double dt = MPI_Wtime() - c->t0;
+  double rate = dt > 0 ? (double)ran / dt : 0;
+  uint64_t left = c->to_run > ran ? c->to_run - ran : 0;
+  fprintf(c->out, "[sweep %s] %llu/%llu done (cached %llu, ran %llu, failed %llu) %.1f jobs/s",
+          c->name, (unsigned long long)(c->settled + ran), (unsigned long long)c->total,
+          (unsigned long long)c->settled, (unsigned long long)ran, (unsigned long long)failed,
+          rate);
+  if (!final && rate > 0) fprintf(c->out, " ETA %.1f s", (double)left / rate);
+  fprintf(c->out, "\n");
+  fflush(c->out);
+}
+
+int cs_sweep_run(const cs_sweep_options *opt, MPI_Comm comm, cs_sweep_summary *sum, cs_err *err) {
+  int rank, size;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  memset(sum, 0, sizeof *sum);
+  sum->ranks = size;
+  FILE *out = opt->out ? opt->out : stdout;
+  double t0 = MPI_Wtime();
+  cs_sweep sw = {0};
+  cs_sweep_plan plan = {0};
+  bool locked = false;
+  int rc = rank == 0 ? prepare(opt, out, &sw, &plan, &locked, err) : CS_OK;
+  if (share(comm, rc, err) || opt->dry_run) goto done;
+
+  cs_store *st = NULL;
+  int orc = cs_store_open_mpi(opt->out_path, comm, &st, err), worst = 0;
+  MPI_Allreduce(&orc, &worst, 1, MPI_INT, MPI_MIN, comm);
+  if (worst) {
+    if (!orc) cs_err_set(err, worst, "file '%s': another rank could not open it", opt->out_path);
+    cs_store_close(st, NULL);
+    rc = worst;
+    goto done;
+  }
+  uint64_t settled = plan.cached_done + plan.cached_failed + plan.duplicates + plan.load_failed;
+  progress_ctx pc = {stderr, sw.name, plan.jobs, settled, plan.num_items, 0};
+  if (rank == 0 && opt->progress_s > 0 && plan.num_items)
+    fprintf(stderr, "[sweep %s] %llu jobs: %llu cached, %zu to run on %d rank%s\n", sw.name,
+            (unsigned long long)plan.jobs, (unsigned long long)settled, plan.num_items, size,
+            size == 1 ? "" : "s");
+  double tw = MPI_Wtime();
+  pc.t0 = tw;
+  cs_sweep_sched_stats mine;
+  cs_err serr;
+  cs_err_clear(&serr);
+  cs_sweep_schedule(comm, st, plan.items, plan.num_items, opt->results_only, opt->progress_s,
+                    print_progress, &pc, &mine, &serr);
+  cs_err cerr;
+  int crc = cs_store_close(st, &cerr);
+  sum->work_s = MPI_Wtime() - tw;
+  uint64_t local[3] = {mine.ran, mine.failed, mine.io_errors + (crc != 0)}, total[3];
+  MPI_Reduce(local, total, 3, MPI_UINT64_T, MPI_SUM, 0, comm);
+  uint64_t *per_rank = rank == 0 ? calloc((size_t)size, sizeof *per_rank) : NULL;
+  MPI_Gather(&mine.ran, 1, MPI_UINT64_T, per_rank, 1, MPI_UINT64_T, 0, comm);
+  if (rank == 0) {
+    sum->ran = total[0];
+    sum->ran_failed = total[1];
+    sum->io_errors = total[2];
+    if (opt->progress_s > 0 && plan.num_items) print_progress(&pc, total[0], total[1], true);
+    if (sum->io_errors)
+      rc = cs_err_set(err, CS_EIO, "%llu rows could not be written (first: %s)",
+                      (unsigned long long)sum->io_errors, serr.code ? serr.msg : cerr.msg);
+    sum->wall_s = MPI_Wtime() - t0;
+    fprintf(out, "sweep '%s': %llu jobs -> %s\n", sw.name, (unsigned long long)plan.jobs,
+            opt->out_path);
+    fprintf(out, "  ran %llu (%llu failed) on %d rank%s in %.3f s (%.1f jobs/s); cached %llu "
+            "(%llu failed); %llu failed to load; %llu duplicates\n",
+            (unsigned long long)sum->ran, (unsigned long long)sum->ran_failed, size,
+            size == 1 ? "" : "s", sum->work_s, sum->work_s > 0 ? (double)sum->ran / sum->work_s : 0,
+            (unsigned long long)(plan.cached_done + plan.cached_failed),
+            (unsigned long long)plan.cached_failed, (unsigned long long)plan.load_failed,
+            (unsigned long long)plan.duplicates);
+    if (plan.corrupt || plan.pending || plan.relog)
+      fprintf(out, "  rerun: %llu pending, %llu corrupt, %llu without log\n",
+              (unsigned long long)plan.pending, (unsigned long long)plan.corrupt,
+              (unsigned long long)plan.relog);
+    if (size > 1 && per_rank) {
+      fprintf(out, "  jobs per rank:");
+      for (int i = 0; i < size; i++) fprintf(out, " %llu", (unsigned long long)per_rank[i]);
+      fprintf(out, "\n");
+    }
+    report_load_errors(out, &sw, &plan);
+    fprintf(out, "  file: %llu rows, %llu txlog records\n",
+            (unsigned long long)(plan.file_rows + plan.new_rows),
+            (unsigned long long)plan.txlog_after);
+    fflush(out);
+  }
+  free(per_rank);
+  rc = share(comm, rc, err);
+done:
+  if (rank == 0) {
+    sum->plan_counts = plan;
+    sum->plan_counts.items = NULL;
+    sum->plan_counts.job_rows = NULL;
+    sum->plan_counts.action = NULL;
+    sum->plan_counts.reserved_offset = sum->plan_counts.reserved_count = NULL;
+    if (locked) cs_store_unlock(opt->out_path);
+  }
+  sum->wall_s = MPI_Wtime() - t0;
+  cs_sweep_plan_free(&plan);
+  cs_sweep_free(&sw);
+  return rc;
+}

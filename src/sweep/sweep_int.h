@@ -1,0 +1,37 @@
+/* Internals of the sweep module: the parsed (not yet expanded) sweep file. */
+#ifndef CS_SWEEP_INT_H
+#define CS_SWEEP_INT_H
+
+#include <cjson/cJSON.h>
+
+#include "commsweep/sweep.h"
+
+#define CS_SWEEP_MAX_AXIS_FIELDS 8
+
+/* One axis: one field, or several coupled fields set together from one tuple per value. */
+typedef struct cs_sweep_axis {
+  size_t num_fields;
+  bool coupled;                          /* given as "fields": each value is a tuple */
+  char *paths[CS_SWEEP_MAX_AXIS_FIELDS]; /* "adapter.num_dies", owned */
+  const cJSON *values;                   /* array; borrowed from the document */
+  size_t num_values;
+} cs_sweep_axis;
+
+typedef struct cs_sweep_def {
+  cJSON *doc; /* the whole file, owned */
+  char name[CS_SWEEP_NAME_MAX];
+  const cJSON *base[3]; /* spec, adapter, engine: borrowed */
+  size_t num_axes;
+  cs_sweep_axis *axes;
+  size_t num_jobs;
+} cs_sweep_def;
+
+enum { CS_SEC_SPEC, CS_SEC_ADAPTER, CS_SEC_ENGINE };
+extern const char *const cs_sweep_sections[3];
+
+int cs_sweep_def_parse(cJSON *doc, const char *source, cs_sweep_def *def, cs_err *err);
+void cs_sweep_def_free(cs_sweep_def *def);
+/* Expands the matrix into jobs (the def stays owned by the caller). */
+int cs_sweep_expand(const cs_sweep_def *def, cs_sweep *out, cs_err *err);
+
+#endif
