@@ -183,9 +183,5 @@ int main(void) {
   tcase_add_test(tc, key_should_include_the_adapter_version);
   tcase_add_test(tc, math_parameters_should_not_split_keys_of_other_engines);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return cs_test_run(s);
 }

@@ -262,9 +262,5 @@ int main(void) {
   tcase_add_test(tc, round_trip_should_preserve_every_field);
   tcase_add_test(tc, canonical_json_should_ignore_key_order_and_spacing);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return cs_test_run(s);
 }

@@ -231,9 +231,5 @@ int main(void) {
   tcase_add_test(tc, backfill_straggler_should_be_max_over_median);
   tcase_add_test(tc, jsonl_should_hold_every_record_field);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return cs_test_run(s);
 }

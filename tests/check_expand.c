@@ -224,9 +224,5 @@ int main(void) {
   tcase_add_test(tc, request_ids_should_be_unique_and_step_ordered);
   tcase_add_test(tc, oversized_jobs_should_be_refused_with_the_count);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return cs_test_run(s);
 }

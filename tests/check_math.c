@@ -163,9 +163,5 @@ int main(void) {
   tcase_add_test(tc, same_job_twice_should_give_identical_bits);
   tcase_add_test(tc, invalid_job_should_fail_with_context);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return cs_test_run(s);
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "commsweep/topo.h"
+#include "test_support.h"
 
 START_TEST(shipped_dies_should_load_with_model_defaults) {
   cs_die_params d;
@@ -127,9 +128,5 @@ int main(void) {
   tcase_add_test(tc, scheme_should_map_ids_to_die_and_node);
   tcase_add_test(tc, malformed_layouts_should_be_refused_by_field);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return cs_test_run(s);
 }

@@ -176,9 +176,5 @@ int main(void) {
   tcase_add_test(tc, c11_unsupported_algorithm_should_fail);
   tcase_add_test(tc, spec_rules_should_reject_bad_participant_sets_and_sizes);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return cs_test_run(s);
 }

@@ -1,6 +1,8 @@
 /* Helpers shared by the Check suites. */
 #include "test_support.h"
 
+#include <check.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,3 +60,11 @@ void cs_test_job(cs_job *job, const char *engine, cs_primitive prim, unsigned lo
 }
 
 bool cs_test_quick(void) { return getenv("CS_TEST_QUICK") != NULL; }
+
+int cs_test_run(Suite *suite) {
+  SRunner *sr = srunner_create(suite);
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -13,6 +13,11 @@ void cs_test_write_temp(const char *text, char *path_out, unsigned long cap);
 void cs_test_job(cs_job *job, const char *engine, cs_primitive prim, unsigned long long msg,
                  const int *participants, int n);
 
+struct Suite;
+/* Runs the suite (fork mode from CK_FORK), prints the summary, frees it; returns the process
+ * exit status: EXIT_SUCCESS when every test passed. */
+int cs_test_run(struct Suite *suite);
+
 /* True when CS_TEST_QUICK is set (valgrind runs): suites shrink their loops. */
 bool cs_test_quick(void);
 
