@@ -15,6 +15,9 @@ typedef struct command {
 
 static const command commands[] = {
     {"run", cs_cli_run, "run one job (spec + adapter config) and print its EngineResult"},
+    {"sweep", cs_cli_sweep, "run a sweep file over MPI ranks into one HDF5 file (cache + output)"},
+    {"show", cs_cli_show, "print the results of an HDF5 file as a table, with filters"},
+    {"export", cs_cli_export, "export a job's transaction records as JSON lines"},
     {NULL, NULL, NULL}};
 
 static void usage(FILE *f) {
