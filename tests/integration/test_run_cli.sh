@@ -33,6 +33,23 @@ assert "sn_share_block" in r["trace_meta"]["back_pressure"]
 PY
 "$CS_BIN" run --engine math --spec "$ex/spec_p2p_read.json" --config "$ex/adapter_2die.json" \
   --no-txlog --table | grep -q "p2p" || fail "table output"
+# the cycle engine through the same command, twice: identical bits but for the wall time
+for i in 1 2; do
+  "$CS_BIN" run --engine dcin --spec "$ex/spec_p2p_read.json" --config "$ex/adapter_2die.json" \
+    --txlog dcin$i.jsonl > dcin$i.json
+done
+cmp dcin1.jsonl dcin2.jsonl || fail "dcin transaction logs differ between two runs"
+/usr/bin/python3 - <<'PY'
+import json
+a, b = (json.load(open(f"dcin{i}.json")) for i in (1, 2))
+for r in (a, b):
+    r["trace_meta"].pop("wall_time_s"); r["trace_meta"].pop("transaction_log_path")
+assert a == b, "dcin results differ between two runs"
+g = a["aggregates"]
+assert a["engine"] == "dcin" and a["trace_meta"]["sim_cycles"] > 0, a
+assert 0 < g["bus_bw_gb_per_s"] <= 256 and g["total_comm_bytes"] == 65536, g
+assert a["trace_meta"]["cross_die"]["transactions"] == a["trace_meta"]["num_transactions"] == 128
+PY
 # the log path template of the adapter config is used when --txlog is absent
 "$CS_BIN" run --engine math --spec "$ex/spec_p2p_read.json" --config "$ex/adapter_2die.json" >/dev/null
 ls txlog_*.jsonl >/dev/null || fail "default transaction_log_path"
