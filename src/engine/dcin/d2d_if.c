@@ -193,20 +193,24 @@ void dcin_d2d_rx(dcin_sim *s, dcin_axi *a) {
     dcin_flit_free(s, f);
     if (++t->w_rx == t->burst && t->aw_ok) rn_issue(s, d, node, ti, DCIN_K_REQ_WR);
   }
-  /* R: forward the read data to the requester inside this die */
+  /* R: collect the burst, then forward it to the requester inside this die */
   while (a->rx[DCIN_R].n) {
     uint32_t f = dcin_list_pop(s, &a->rx[DCIN_R]);
     a->busy--;
     dcin_flit *fl = &s->flits[f];
     dcin_txn *t = &s->txns[fl->txn];
-    fl->die = (uint8_t)d->id;
-    fl->net = DCIN_NET_DATA;
-    fl->src_node = (int16_t)node;
-    fl->src_ip = DCIN_IP_D2D_SN;
-    fl->dst_node = t->src_node;
-    fl->dst_ip = t->src_ip;
-    fl->depart = s->cyc;
-    dcin_enqueue(s, d, node, DCIN_IP_D2D_SN, f);
+    dcin_flit_free(s, f);
+    if (++t->data_rx_d2d < 2 * t->burst) continue; /* counts D2D_RN then D2D_SN receipts */
+    uint32_t ti = (uint32_t)(t - s->txns);
+    for (int i = 0; i < t->burst; i++) {
+      uint32_t g = dcin_make_flit(s, ti, d->id, DCIN_NET_DATA, DCIN_K_DATA, node, DCIN_IP_D2D_SN,
+                                  t->src_node, t->src_ip);
+      if (g == DCIN_NIL) break;
+      s->flits[g].flit_id = (uint8_t)i;
+      s->flits[g].last = (uint8_t)(i == t->burst - 1);
+      s->flits[g].depart = s->cyc;
+      dcin_enqueue(s, d, node, DCIN_IP_D2D_SN, g);
+    }
   }
   /* B: the write is complete on the far die; free the D2D_SN resources and send Comp */
   while (a->rx[DCIN_B].n) {
@@ -217,7 +221,13 @@ void dcin_d2d_rx(dcin_sim *s, dcin_axi *a) {
     dcin_flit_free(s, f);
     sn->share_trk++;
     sn->sn_wdb += t->burst;
-    dcin_send_rsp(s, d, node, DCIN_IP_D2D_SN, ti, DCIN_K_RSP_COMP, t->src_node, t->src_ip);
+    /* Comp is forwarded at once (no SN processing delay: the far SN already did its work) */
+    uint32_t c = dcin_make_flit(s, ti, d->id, DCIN_NET_RSP, DCIN_K_RSP_COMP, node, DCIN_IP_D2D_SN,
+                                t->src_node, t->src_ip);
+    if (c != DCIN_NIL) {
+      s->flits[c].depart = s->cyc;
+      dcin_enqueue(s, d, node, DCIN_IP_D2D_SN, c);
+    }
     dcin_sn_wake_write(s, d, node, DCIN_IP_D2D_SN);
   }
   (void)peer_node;

@@ -51,7 +51,6 @@ void dcin_axi_step(dcin_sim *s, dcin_axi *a) {
     dcin_list *l = &a->chan[ch];
     while (l->n && s->flits[l->head].arrive <= now) dcin_list_push(s, &a->rx[ch], dcin_list_pop(s, l));
   }
-  dcin_d2d_rx(s, a);
   for (int ch = 0; ch < DCIN_NUM_AXI; ch++) {
     dcin_list *p = &a->pend_sn[ch];
     if (!p->n) continue;

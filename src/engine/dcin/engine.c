@@ -252,8 +252,17 @@ uint64_t dcin_next_event(const dcin_sim *s) {
 void dcin_cycle(dcin_sim *s) {
   bool ip_cycle = s->cyc % (uint64_t)s->cfg.ip_scale == 0;
   bool net_cycle = s->cyc % (uint64_t)s->cfg.net_scale == 0;
-  for (int i = 0; i < 2 * s->nlinks; i++) dcin_axi_step(s, &s->axi[i]);
-  for (int i = 0; i < s->ndies; i++) dcin_die_step(s, &s->dies[i], ip_cycle, net_cycle);
+  /* Die by die, in id order: the links leaving a die move first (delivery into the far end's
+   * receive queue, then injection), then the die steps; its D2D interfaces take their receive
+   * queues at the start of the step.  A link towards a die with a lower id is therefore seen
+   * one cycle later than one towards a higher id, as in the reference model's loop. */
+  for (int i = 0; i < s->ndies; i++) {
+    for (int k = 0; k < 2 * s->nlinks; k++)
+      if (s->axi[k].src_die == i) dcin_axi_step(s, &s->axi[k]);
+    for (int k = 0; k < 2 * s->nlinks; k++)
+      if (s->axi[k].dst_die == i && s->axi[k].busy) dcin_d2d_rx(s, &s->axi[k]);
+    dcin_die_step(s, &s->dies[i], ip_cycle, net_cycle);
+  }
   s->cyc++;
 }
 
@@ -269,7 +278,7 @@ static void skip_idle(dcin_sim *s, uint64_t limit) {
 
 uint64_t dcin_run_native(dcin_sim *s, uint64_t max_cycles) {
   uint64_t start = s->cyc, end = s->cyc + max_cycles;
-  while (s->active_txns && s->cyc < end && !s->fault[0]) {
+  while ((s->active_txns || s->nflits) && s->cyc < end && !s->fault[0]) {
     skip_idle(s, end);
     if (s->cyc >= end) break;
     dcin_cycle(s);
