@@ -1,0 +1,91 @@
+/* Every primitive through the full adapter on the dcin engine, on 1 and 2 dies, for N = 2, 4, 8:
+ * plausible results (bus bandwidth within the endpoints' physical limit, straggler ratio >= 1,
+ * transaction records complete and ordered) and bit-identical repeats. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commsweep/job.h"
+#include "test_support.h"
+
+/* A logical GDMA drives two DMA channels of one flit (128 B) per 1 ns IP cycle each. */
+#define PEAK_GB_PER_S 256.0
+
+static void make(cs_job *job, cs_primitive p, int n, bool two_dies) {
+  /* Spread the participants over the dies: 2-die sets mix both dies. */
+  const int one_die[] = {0, 19, 5, 14, 2, 17, 8, 11};
+  const int two_die[] = {0, 39, 22, 13, 5, 30, 18, 27};
+  cs_test_job(job, "dcin", p, 16384, two_dies ? two_die : one_die, n);
+  if (!two_dies) {
+    snprintf(job->adapter.topology, sizeof job->adapter.topology, "5x4");
+    snprintf(job->adapter.dcin_layout, sizeof job->adapter.dcin_layout, "1die");
+    job->adapter.num_dies = 1;
+    job->adapter.num_initiators = job->adapter.num_targets = 20;
+  }
+}
+
+START_TEST(every_primitive_should_run_plausibly_on_dcin) {
+  const cs_primitive prims[] = {CS_PRIM_ALLREDUCE, CS_PRIM_ALLGATHER, CS_PRIM_REDUCESCATTER,
+                                CS_PRIM_ALLTOALL, CS_PRIM_P2P};
+  bool two_dies = _i / 5;
+  cs_primitive p = prims[_i % 5];
+  for (int n = 2; n <= 8; n *= 2) {
+    if (p == CS_PRIM_P2P && n != 2) continue;
+    cs_job job;
+    cs_job_output out;
+    cs_err err;
+    make(&job, p, n, two_dies);
+    ck_assert_msg(cs_job_run(&job, true, &out, &err) == CS_OK, "%s", err.msg);
+    const cs_result *r = &out.result;
+    ck_assert_str_eq(r->engine, "dcin");
+    ck_assert_uint_gt(r->sim_cycles, 0);
+    ck_assert(r->total_time_us > 0);
+    ck_assert_msg(r->bus_bw_gb_per_s > 0 && r->bus_bw_gb_per_s <= PEAK_GB_PER_S,
+                  "%s N=%d busbw %.1f", cs_primitive_name(p), n, r->bus_bw_gb_per_s);
+    ck_assert(r->straggler_ratio >= 1.0);
+    uint64_t cross = 0;
+    for (uint64_t i = 0; i < out.num_records; i++) {
+      const cs_txn_record *t = &out.records[i];
+      ck_assert_uint_le(t->req_inject_tick, t->req_complete_tick);
+      ck_assert_uint_eq(t->rsp_inject_tick, t->req_complete_tick);
+      ck_assert_uint_lt(t->rsp_inject_tick, t->rsp_complete_tick);
+      ck_assert_uint_le(t->req_inject_cycle, t->req_complete_cycle);
+      ck_assert_uint_le(t->rsp_inject_cycle, t->rsp_complete_cycle);
+      cross += t->src_die != t->dst_die;
+    }
+    ck_assert_uint_eq(cross, r->cross_die_transactions);
+    if (!two_dies) ck_assert_uint_eq(cross, 0);
+    cs_job_output again;
+    ck_assert_int_eq(cs_job_run(&job, true, &again, &err), CS_OK);
+    again.result.wall_time_s = out.result.wall_time_s;
+    ck_assert_int_eq(memcmp(&again.result, &out.result, sizeof out.result), 0);
+    ck_assert_int_eq(memcmp(again.records, out.records, out.num_records * sizeof *out.records), 0);
+    cs_job_output_free(&again);
+    cs_job_output_free(&out);
+  }
+}
+END_TEST
+
+START_TEST(deadlock_guard_should_stop_a_starved_job) {
+  /* A guard of one tick cannot cover the NoC latency of a single transaction. */
+  cs_job job;
+  cs_job_output out;
+  cs_err err;
+  make(&job, CS_PRIM_P2P, 2, true);
+  job.engine.deadlock_guard_ticks = 1;
+  ck_assert_int_eq(cs_job_run(&job, true, &out, &err), CS_EDEADLOCK);
+  ck_assert_ptr_nonnull(strstr(err.msg, "stuck"));
+  ck_assert_ptr_nonnull(strstr(err.msg, "dcin p2p of 16384 bytes"));
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("pipeline");
+  TCase *tc = tcase_create("dcin");
+  tcase_set_timeout(tc, 300);
+  tcase_add_loop_test(tc, every_primitive_should_run_plausibly_on_dcin, 0, 10);
+  tcase_add_test(tc, deadlock_guard_should_stop_a_starved_job);
+  suite_add_tcase(s, tc);
+  return cs_test_run(s);
+}
