@@ -263,6 +263,11 @@ void dcin_cycle(dcin_sim *s) {
       if (s->axi[k].dst_die == i && s->axi[k].busy) dcin_d2d_rx(s, &s->axi[k]);
     dcin_die_step(s, &s->dies[i], ip_cycle, net_cycle);
   }
+  if (s->check_each_cycle && !s->fault[0]) {
+    cs_err e;
+    cs_err_clear(&e);
+    if (dcin_check(s, &e)) snprintf(s->fault, sizeof s->fault, "cycle %llu: %s", (unsigned long long)s->cyc, e.msg);
+  }
   s->cyc++;
 }
 

@@ -1,0 +1,126 @@
+/* Invariant checker for tests: every live flit is in exactly one place of the model (ring slot,
+ * queue, pre register, IP list, D2D link), queue counters agree with their contents, node/IP busy
+ * counters equal what they hold, and resource counters stay within their configured bounds.
+ * O(size of the model); tests call it every cycle, the engine never does.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "dcin_int.h"
+
+typedef struct seen {
+  uint8_t *mark;
+  uint32_t cap, count;
+  const char *dup_where;
+} seen;
+
+static int see(seen *v, uint32_t f, const char *where, cs_err *err) {
+  if (f >= v->cap) return cs_err_set(err, CS_EINTERNAL, "flit %u out of range in %s", f, where);
+  if (v->mark[f])
+    return cs_err_set(err, CS_EINTERNAL, "flit %u held twice (again in %s)", f, where);
+  v->mark[f] = 1;
+  v->count++;
+  return 0;
+}
+
+static int see_q(seen *v, const dcin_q *q, const char *where, uint32_t *held, cs_err *err) {
+  if (q->n > q->cap) return cs_err_set(err, CS_EINTERNAL, "%s: %u flits in depth %u", where, q->n, q->cap);
+  for (int i = 0; i < q->n; i++) {
+    int rc = see(v, q->buf[(q->head + i) % q->cap], where, err);
+    if (rc) return rc;
+  }
+  if (q->pre != DCIN_NIL) {
+    int rc = see(v, q->pre, where, err);
+    if (rc) return rc;
+  }
+  *held += q->n + (q->pre != DCIN_NIL);
+  return 0;
+}
+
+static int see_list(seen *v, const dcin_sim *s, const dcin_list *l, const char *where,
+                    uint32_t *held, cs_err *err) {
+  uint32_t n = 0;
+  for (uint32_t f = l->n ? l->head : DCIN_NIL; f != DCIN_NIL; f = s->flits[f].next) {
+    int rc = see(v, f, where, err);
+    if (rc) return rc;
+    if (++n > l->n) break;
+  }
+  if (n != l->n) return cs_err_set(err, CS_EINTERNAL, "%s: list holds %u, counter says %u", where, n, l->n);
+  *held += n;
+  return 0;
+}
+
+int dcin_check(const dcin_sim *s, cs_err *err) {
+  seen v = {calloc(s->cap_flits ? s->cap_flits : 1, 1), s->cap_flits, 0, NULL};
+  if (!v.mark) return cs_err_set(err, CS_ENOMEM, "checker");
+  int rc = 0;
+  const dcin_cfg *c = &s->cfg;
+  for (int di = 0; di < s->ndies && !rc; di++) {
+    const dcin_die *d = &s->dies[di];
+    for (int net = 0; net < DCIN_NUM_NETS && !rc; net++) {
+      for (int r = 0; r < d->nrings && !rc; r++) {
+        const dcin_ring *g = &d->rings[net][r];
+        uint32_t n = 0;
+        for (int i = 0; i < g->len && !rc; i++)
+          if (g->slot[i] != DCIN_NIL) {
+            n++;
+            rc = see(&v, g->slot[i], "ring", err);
+          }
+        if (!rc && n != g->count)
+          rc = cs_err_set(err, CS_EINTERNAL, "die %d net %d ring %d: %u flits, count %u", di, net, r, n, g->count);
+      }
+      for (int node = 0; node < c->nodes && !rc; node++) {
+        const dcin_node *nd = &d->nodes[net][node];
+        uint32_t held = 0;
+        for (int i = 0; i < DCIN_NUM_IPS && !rc; i++) {
+          rc = see_q(&v, &nd->iq_ch[i], "iq_ch", &held, err);
+          if (!rc) rc = see_q(&v, &nd->iq_arb[i], "iq_arb", &held, err);
+          if (!rc) rc = see_q(&v, &nd->eq_ch[i], "eq_ch", &held, err);
+        }
+        for (int i = 0; i < DCIN_NUM_IQ_DIRS && !rc; i++) rc = see_q(&v, &nd->iq_out[i], "iq_out", &held, err);
+        for (int i = 0; i < 2 && !rc; i++) {
+          rc = see_q(&v, &nd->rb_in[i], "rb_in", &held, err);
+          if (!rc) rc = see_q(&v, &nd->eq_in[i], "eq_in", &held, err);
+        }
+        for (int i = 0; i < DCIN_NUM_RB_OUT && !rc; i++) rc = see_q(&v, &nd->rb_out[i], "rb_out", &held, err);
+        for (int i = 0; i < DCIN_NUM_EQ_PORTS && !rc; i++) rc = see_q(&v, &nd->eq_arb[i], "eq_arb", &held, err);
+        if (!rc && held != nd->busy)
+          rc = cs_err_set(err, CS_EINTERNAL, "die %d net %d node %d: holds %u, busy %u", di, net, node, held, nd->busy);
+        for (int f = 0; f < 4 && !rc; f++)
+          for (int l = 0; l < 3 && !rc; l++)
+            if (nd->ue[f][l] > 64)
+              rc = cs_err_set(err, CS_EINTERNAL, "die %d node %d: E-Tag counter underflow", di, node);
+      }
+    }
+    for (int k = 0; k < c->nodes * DCIN_NUM_IPS && !rc; k++) {
+      const dcin_ip *ip = &d->ips[k];
+      uint32_t held = 0;
+      for (int net = 0; net < DCIN_NUM_NETS && !rc; net++) {
+        rc = see_list(&v, s, &ip->inj[net], "inject FIFO", &held, err);
+        if (!rc) rc = see_q(&v, &ip->l2h[net], "l2h", &held, err);
+        if (!rc) rc = see_q(&v, &ip->h2l_h[net], "h2l_h", &held, err);
+        if (!rc) rc = see_q(&v, &ip->h2l_l[net], "h2l_l", &held, err);
+      }
+      for (int p = 0; p < DCIN_NUM_RSP_PRIO && !rc; p++) rc = see_list(&v, s, &ip->rsp_q[p], "rsp queue", &held, err);
+      if (!rc && held != ip->busy)
+        rc = cs_err_set(err, CS_EINTERNAL, "die %d node %d ip %d: holds %u, busy %u", di, k / DCIN_NUM_IPS, k % DCIN_NUM_IPS, held, ip->busy);
+      if (!rc && (ip->rd_trk < 0 || ip->wr_trk < 0 || ip->rdb < 0 || ip->wdb < 0 || ip->ro_trk < 0 ||
+                  ip->share_trk < 0 || ip->sn_wdb < 0))
+        rc = cs_err_set(err, CS_EINTERNAL, "die %d node %d ip %d: negative resource", di, k / DCIN_NUM_IPS, k % DCIN_NUM_IPS);
+    }
+  }
+  for (int i = 0; i < 2 * s->nlinks && !rc; i++) {
+    const dcin_axi *a = &s->axi[i];
+    uint32_t held = 0;
+    for (int ch = 0; ch < DCIN_NUM_AXI && !rc; ch++) {
+      rc = see_list(&v, s, &a->pend_sn[ch], "axi pending", &held, err);
+      if (!rc) rc = see_list(&v, s, &a->chan[ch], "axi channel", &held, err);
+      if (!rc) rc = see_list(&v, s, &a->rx[ch], "axi receive", &held, err);
+    }
+    if (!rc && held != a->busy) rc = cs_err_set(err, CS_EINTERNAL, "link %d: holds %u, busy %u", i, held, a->busy);
+  }
+  if (!rc && v.count != s->nflits)
+    rc = cs_err_set(err, CS_EINTERNAL, "%u live flits but %u found in the model (lost or leaked)", s->nflits, v.count);
+  free(v.mark);
+  return rc;
+}

@@ -1,0 +1,111 @@
+/* Heavy DCIN checks, excluded from valgrind: the 20-GDMA aggregate bandwidth of crossring-model.md
+ * 6.3 (KCIN 5x4, gdma_0 at node i writes / reads ddr_0 at node 19-i, 64 KiB each, all offered at
+ * t = 0) within 3%, and bit-identical results for the same job run twice.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/dcin/dcin_int.h"
+#include "test_support.h"
+
+static dcin_sim *make(const char *die, const char *layout) {
+  cs_die_params p;
+  cs_layout l;
+  cs_adapter_config a;
+  cs_err err;
+  cs_err_clear(&err);
+  ck_assert_int_eq(cs_topo_die(die, &p, &err), 0);
+  ck_assert_int_eq(cs_topo_layout(layout, &l, &err), 0);
+  memset(&a, 0, sizeof a);
+  a.driver_cycle_frequency_ghz = 1.0;
+  a.ip_frequency_ghz = 1.0;
+  a.noc_frequency_ghz = 2.0;
+  a.mst_rd_outstanding = a.mst_wr_outstanding = 128;
+  a.slv_rd_outstanding = a.slv_wr_outstanding = 64;
+  a.burst_length = 4;
+  a.bw_bytes = 128;
+  dcin_sim *s = NULL;
+  ck_assert_int_eq(dcin_sim_create(&p, &l, &a, &s, &err), 0);
+  return s;
+}
+
+typedef struct agg {
+  double gbps, span_ns;
+  uint64_t retries, end_cycle;
+  double avg_ns, max_ns;
+} agg;
+
+/* 20 flows of 128 requests; bandwidth = bytes / (last end - first start) in ns. */
+static agg run_aggregate(bool rd) {
+  dcin_sim *s = make("5x4", "1die");
+  cs_err err;
+  uint64_t id = 0;
+  for (int k = 0; k < 128; k++)
+    for (int i = 0; i < 20; i++)
+      ck_assert_int_ge(dcin_inject_phys(s, id++, 0, i, DCIN_IP_GDMA0, 0, 19 - i, DCIN_IP_DDR0, rd,
+                                        4, &err),
+                       0);
+  dcin_run_native(s, 1000000);
+  ck_assert_uint_eq(s->active_txns, 0);
+  ck_assert_int_eq(dcin_check(s, &err), 0);
+  uint64_t first = UINT64_MAX, last = 0, retries = 0;
+  double sum = 0, mx = 0;
+  for (uint32_t t = 0; t < s->ntxns; t++) {
+    const dcin_txn *x = &s->txns[t];
+    if (x->t_reserve < first) first = x->t_reserve;
+    if (x->t_data_done > last) last = x->t_data_done;
+    retries += x->retries;
+    uint64_t end = x->t_final + (rd ? 0 : s->cfg.sn_release);
+    double ns = (double)(end - x->t_reserve) / 2.0;
+    sum += ns;
+    if (ns > mx) mx = ns;
+  }
+  agg a;
+  a.span_ns = dcin_cycles_to_ns(&s->cfg, last) - dcin_cycles_to_ns(&s->cfg, first);
+  a.gbps = 20.0 * 128 * 512 / a.span_ns;
+  a.retries = retries;
+  a.end_cycle = s->cyc;
+  a.avg_ns = sum / s->ntxns;
+  a.max_ns = mx;
+  if (getenv("CS_DCIN_VERBOSE"))
+    printf("%s: %.1f GB/s span %.0f ns retries %llu end %llu trans avg %.0f max %.0f\n",
+           rd ? "reads" : "writes", a.gbps, a.span_ns, (unsigned long long)a.retries,
+           (unsigned long long)a.end_cycle, a.avg_ns, a.max_ns);
+  dcin_sim_destroy(s);
+  return a;
+}
+
+START_TEST(aggregate_writes_should_match_crossring_bandwidth) {
+  agg a = run_aggregate(false);
+  ck_assert_msg(a.gbps > 2093.8 * 0.97 && a.gbps < 2093.8 * 1.03, "write bandwidth %.1f GB/s",
+                a.gbps);
+}
+END_TEST
+
+START_TEST(aggregate_reads_should_match_crossring_bandwidth) {
+  agg a = run_aggregate(true);
+  ck_assert_msg(a.gbps > 2090.5 * 0.97 && a.gbps < 2090.5 * 1.03, "read bandwidth %.1f GB/s",
+                a.gbps);
+  ck_assert_uint_eq(a.retries, 0);
+}
+END_TEST
+
+static Suite *suite(void) {
+  Suite *s = suite_create("dcin_slow");
+  TCase *tc = tcase_create("bandwidth");
+  tcase_set_timeout(tc, 300);
+  tcase_add_test(tc, aggregate_writes_should_match_crossring_bandwidth);
+  tcase_add_test(tc, aggregate_reads_should_match_crossring_bandwidth);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) {
+  SRunner *sr = srunner_create(suite());
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
