@@ -51,6 +51,7 @@ static one run_one(const char *die, const char *layout, int sd, int sn, int dd, 
   ck_assert_int_ge(t, 0);
   dcin_run_native(s, 100000);
   const dcin_txn *x = &s->txns[t];
+  ck_assert_msg(!s->fault[0], "%s", s->fault);
   ck_assert_msg(x->done_final, "transaction did not complete");
   ck_assert_int_eq(s->nflits, 0);
   one o;

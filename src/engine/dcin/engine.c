@@ -266,7 +266,7 @@ void dcin_cycle(dcin_sim *s) {
   if (s->check_each_cycle && !s->fault[0]) {
     cs_err e;
     cs_err_clear(&e);
-    if (dcin_check(s, &e)) snprintf(s->fault, sizeof s->fault, "cycle %llu: %s", (unsigned long long)s->cyc, e.msg);
+    if (dcin_check(s, &e)) snprintf(s->fault, sizeof s->fault, "cycle %llu: %.200s", (unsigned long long)s->cyc, e.msg);
   }
   s->cyc++;
 }
