@@ -8,6 +8,7 @@
 #include <hdf5.h>
 
 #include "commsweep/store.h"
+#include "test_support.h"
 
 static char dir[256];
 static char path[512];
@@ -129,19 +130,22 @@ START_TEST(rows_round_trip_and_checksums_verify) {
     cs_store_txn_row t[64];
     ck_assert_int_eq(cs_store_read_txlog(st, res[i].txlog_offset, res[i].txlog_count, t, &err), 0);
     ck_assert_uint_eq(t[i].job, i);
-    ck_assert_uint_eq(cs_store_row_checksum(i, jobs[i].key, &res[i], t, i + 1), res[i].checksum);
-    /* a flipped byte anywhere that matters changes the checksum */
+    ck_assert_uint_eq(cs_store_row_checksum(i, jobs[i].key, &res[i]), res[i].checksum);
+    ck_assert_uint_eq(cs_store_txlog_checksum(i, t, i + 1), res[i].txlog_checksum);
+    /* a flipped byte anywhere that matters changes a checksum */
     t[0].rsp_complete_tick ^= 1;
-    ck_assert_uint_ne(cs_store_row_checksum(i, jobs[i].key, &res[i], t, i + 1), res[i].checksum);
+    ck_assert_uint_ne(cs_store_txlog_checksum(i, t, i + 1), res[i].txlog_checksum);
     t[0].rsp_complete_tick ^= 1;
     res[i].error[500] = 'x';
-    ck_assert_uint_ne(cs_store_row_checksum(i, jobs[i].key, &res[i], t, i + 1), res[i].checksum);
+    ck_assert_uint_ne(cs_store_row_checksum(i, jobs[i].key, &res[i]), res[i].checksum);
     res[i].error[500] = 0;
-    ck_assert_uint_ne(cs_store_row_checksum(i + 1, jobs[i].key, &res[i], t, i + 1),
-                      res[i].checksum);
+    res[i].txlog_checksum ^= 4;
+    ck_assert_uint_ne(cs_store_row_checksum(i, jobs[i].key, &res[i]), res[i].checksum);
+    res[i].txlog_checksum ^= 4;
+    ck_assert_uint_ne(cs_store_row_checksum(i + 1, jobs[i].key, &res[i]), res[i].checksum);
     /* wall time is outside the checksum */
     res[i].wall_time_s = 99;
-    ck_assert_uint_eq(cs_store_row_checksum(i, jobs[i].key, &res[i], t, i + 1), res[i].checksum);
+    ck_assert_uint_eq(cs_store_row_checksum(i, jobs[i].key, &res[i]), res[i].checksum);
   }
   char sweep[40];
   cs_store_get_text(jobs[0].sweep, sizeof jobs[0].sweep, sweep, sizeof sweep);
@@ -289,10 +293,4 @@ static Suite *store_suite(void) {
   return s;
 }
 
-int main(void) {
-  SRunner *sr = srunner_create(store_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+int main(void) { return cs_test_run(store_suite()); }

@@ -61,7 +61,8 @@ typedef struct cs_store_job_row {
 
 /* /results: what came out. */
 typedef struct cs_store_result_row {
-  uint64_t checksum; /* cs_store_row_checksum; 0 while pending */
+  uint64_t checksum;       /* cs_store_row_checksum; 0 while pending */
+  uint64_t txlog_checksum; /* XXH64 of the row's /txlog slice (seed: row); 0 when empty */
   double total_time_us, req_phase_us, rsp_phase_us, max_chip_latency_us;
   double straggler_ratio, bus_bw_gb_per_s;
   uint64_t total_comm_bytes;
@@ -126,6 +127,23 @@ int cs_store_read_results(cs_store *st, uint64_t first, uint64_t n, cs_store_res
 int cs_store_read_txlog(cs_store *st, uint64_t offset, uint64_t n, cs_store_txn_row *out,
                         cs_err *err);
 
+/* The columns the cache lookup needs from /jobs. */
+typedef struct cs_store_index_row {
+  char key[CS_STORE_KEY_LEN];
+  uint64_t txlog_reserved_offset, txlog_reserved_count;
+} cs_store_index_row;
+int cs_store_read_index(cs_store *st, uint64_t first, uint64_t n, cs_store_index_row *out,
+                        cs_err *err);
+
+/* Verifies the given rows: ok[i] = 1 when rows[i] is done or failed, its slice lies inside
+ * /txlog and its checksum holds (res and index are indexed by row).  with_log also hashes each
+ * slice against txlog_checksum, reading /txlog in large sequential blocks; without it only the
+ * rows are read (a slice is always written before its row, so a torn write never leaves a valid
+ * row; with_log catches later damage to the log itself). */
+int cs_store_verify_rows(cs_store *st, const uint64_t *rows, size_t n,
+                         const cs_store_index_row *index, const cs_store_result_row *res,
+                         bool with_log, uint8_t *ok, cs_err *err);
+
 /* ---- the structural step (CS_STORE_WRITE only) --------------------------------------------- */
 
 /* Extends /jobs and /results to `rows` and /txlog to `txlog_len` (never shrinks).  New result
@@ -143,8 +161,8 @@ int cs_store_flush(cs_store *st, cs_err *err);
 
 /* ---- rows (any writable store; independent I/O when parallel) ------------------------------- */
 
-/* Writes txns (n records, may be 0) at res->txlog_offset, then the result row with its
- * checksum filled in.  `key` is the row's /jobs key. */
+/* Writes txns (n records, may be 0) at res->txlog_offset, then the result row with txlog_count
+ * and both checksums filled in.  `key` is the row's /jobs key. */
 int cs_store_put_result(cs_store *st, uint64_t row, const char key[CS_STORE_KEY_LEN],
                         cs_store_result_row *res, const cs_store_txn_row *txns, uint64_t n,
                         cs_err *err);
@@ -153,11 +171,12 @@ int cs_store_put_result(cs_store *st, uint64_t row, const char key[CS_STORE_KEY_
 
 /* XXH64 of a buffer. */
 uint64_t cs_store_xxh64(const void *data, size_t len, uint64_t seed);
-/* The row checksum: binds the row index, the key, every result byte except checksum and
- * wall_time_s, and the bytes of its txlog slice. */
+/* The slice hash stored in txlog_checksum (0 for an empty slice). */
+uint64_t cs_store_txlog_checksum(uint64_t row, const cs_store_txn_row *txns, uint64_t n);
+/* The row checksum: binds the row index, the key and every result byte except checksum and
+ * wall_time_s -- txlog_checksum included, so the row vouches for its slice too. */
 uint64_t cs_store_row_checksum(uint64_t row, const char key[CS_STORE_KEY_LEN],
-                               const cs_store_result_row *res, const cs_store_txn_row *txns,
-                               uint64_t n);
+                               const cs_store_result_row *res);
 
 /* ---- conversions -------------------------------------------------------------------------- */
 

@@ -98,9 +98,9 @@ typedef struct cs_sweep_plan {
 } cs_sweep_plan;
 
 /* Matches keys against st (NULL: an empty or absent file) and assigns rows and slices.
- * Reads only. */
-int cs_sweep_plan_make(const cs_sweep *sw, cs_store *st, bool results_only, cs_sweep_plan *plan,
-                       cs_err *err);
+ * verify_log also checks each reused row's /txlog slice (reads the whole log).  Reads only. */
+int cs_sweep_plan_make(const cs_sweep *sw, cs_store *st, bool results_only, bool verify_log,
+                       cs_sweep_plan *plan, cs_err *err);
 /* The structural step on a CS_STORE_WRITE store: grow, write /jobs rows, write the rows of jobs
  * that failed to load, clear rows to rerun, note the sweep, flush. */
 int cs_sweep_plan_apply(const cs_sweep *sw, cs_store *st, const cs_sweep_plan *plan, cs_err *err);
@@ -119,6 +119,7 @@ typedef struct cs_sweep_options {
   bool dry_run;
   bool results_only;
   bool break_lock;
+  bool verify_log;   /* also verify the /txlog slices of reused rows */
   double progress_s; /* seconds between progress lines on stderr; <= 0: none */
   FILE *out;         /* summary / dry-run report (rank 0); NULL: stdout */
 } cs_sweep_options;
@@ -131,7 +132,10 @@ typedef struct cs_sweep_summary {
   int ranks;
 } cs_sweep_summary;
 
-/* Collective over comm.  Returns the same code on every rank. */
+/* Collective over comm.  Returns the same code on every rank.  comm == MPI_COMM_NULL runs a
+ * single process that calls MPI_Init (then uses MPI_COMM_SELF) only when some job must run, so
+ * a fully cached sweep never pays for MPI start-up; the caller finalizes MPI if it is
+ * initialized. */
 int cs_sweep_run(const cs_sweep_options *opt, MPI_Comm comm, cs_sweep_summary *sum, cs_err *err);
 
 /* The MPI scheduler (collective): rank 0 passes the items, others pass NULL/0. */

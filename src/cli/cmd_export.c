@@ -101,7 +101,8 @@ static int export_row(cs_store *st, uint64_t row, bool result, FILE *out, cs_err
   cs_txn_record *recs = calloc(n ? n : 1, sizeof *recs);
   int rc = t && recs ? CS_OK : cs_err_set(err, CS_ENOMEM, "%" PRIu64 " records", n);
   if (!rc && n) rc = cs_store_read_txlog(st, res.txlog_offset, n, t, err);
-  if (!rc && cs_store_row_checksum(row, job.key, &res, t, n) != res.checksum)
+  if (!rc && (cs_store_row_checksum(row, job.key, &res) != res.checksum ||
+              cs_store_txlog_checksum(row, t, n) != res.txlog_checksum))
     rc = cs_err_set(err, CS_ECORRUPT,
                     "job %" PRIu64 " is corrupt (checksum mismatch); rerun its sweep to recompute "
                     "it",

@@ -165,7 +165,8 @@ static bool row_ok(cs_store *st, uint64_t row, const cs_store_job_row *j,
   cs_store_txn_row *t = n ? malloc(n * sizeof *t) : NULL;
   cs_err err;
   bool ok = (!n || (t && !cs_store_read_txlog(st, r->txlog_offset, n, t, &err))) &&
-            cs_store_row_checksum(row, j->key, r, t, n) == r->checksum;
+            cs_store_row_checksum(row, j->key, r) == r->checksum &&
+            cs_store_txlog_checksum(row, t, n) == r->txlog_checksum;
   free(t);
   return ok;
 }

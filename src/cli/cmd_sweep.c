@@ -25,6 +25,8 @@ static void usage(FILE *f) {
           "  -r, --results-only    write results only, no transaction log\n"
           "  -p, --progress SEC    seconds between progress lines on stderr (default 1; 0: off)\n"
           "  -q, --quiet           same as --progress 0\n"
+          "      --verify-log      also verify the transaction log of every reused row (reads\n"
+          "                        the whole log; rows themselves are always verified)\n"
           "      --break-lock      remove FILE.h5.lock left by a sweep that is known to be dead\n"
           "  -h, --help            this text\n"
           "\n"
@@ -45,6 +47,7 @@ static int parse(int argc, char **argv, cs_sweep_options *o, bool *help) {
     else if (!strcmp(a, "-r") || !strcmp(a, "--results-only")) o->results_only = true;
     else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) o->progress_s = 0;
     else if (!strcmp(a, "--break-lock")) o->break_lock = true;
+    else if (!strcmp(a, "--verify-log")) o->verify_log = true;
     else if ((!strcmp(a, "-p") || !strcmp(a, "--progress")) && i + 1 < argc) {
       char *end;
       o->progress_s = strtod(argv[++i], &end);
@@ -70,6 +73,16 @@ static int parse(int argc, char **argv, cs_sweep_options *o, bool *help) {
   return 0;
 }
 
+/* True when a launcher (mpirun, srun --mpi=pmix, hydra) started this process.  Otherwise the
+ * sweep runs as one process and starts MPI only if some job must run. */
+static bool launched_by_mpi(void) {
+  static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE",
+                                     NULL};
+  for (const char *const *v = vars; *v; v++)
+    if (getenv(*v)) return true;
+  return false;
+}
+
 int cs_cli_sweep(int argc, char **argv) {
   cs_sweep_options opt;
   bool help;
@@ -83,16 +96,19 @@ int cs_cli_sweep(int argc, char **argv) {
     }
     return urc;
   }
-  int inited = 0;
+  int inited = 0, rank = 0;
   MPI_Initialized(&inited);
-  if (!inited) MPI_Init(&argc, &argv);
-  int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  bool launched = inited || launched_by_mpi();
+  if (launched && !inited) MPI_Init(&argc, &argv);
+  if (launched) MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   cs_sweep_summary sum;
   cs_err err;
   cs_err_clear(&err);
-  int rc = cs_sweep_run(&opt, MPI_COMM_WORLD, &sum, &err);
+  int rc = cs_sweep_run(&opt, launched ? MPI_COMM_WORLD : MPI_COMM_NULL, &sum, &err);
   if (rc && rank == 0) fprintf(stderr, "commsweep sweep: %s\n", err.msg);
-  if (!inited) MPI_Finalize();
+  int now_inited = 0, finalized = 0;
+  MPI_Initialized(&now_inited);
+  MPI_Finalized(&finalized);
+  if (!inited && now_inited && !finalized) MPI_Finalize();
   return rc ? 1 : 0;
 }

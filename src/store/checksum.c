@@ -1,5 +1,6 @@
 /* Row checksums: XXH64 (Yann Collet's algorithm, re-implemented) over the bytes that define a
- * finished row.  The row's bytes are hashed as laid out in memory, which is the file layout
+ * finished row: the slice hash (txlog_checksum) goes into the row, and the row checksum covers
+ * the row.  The row's bytes are hashed as laid out in memory, which is the file layout
  * (store.h), so a row read back from the file hashes to the value written with it.
  * wall_time_s is left out so that the checksum is as deterministic as the results. */
 #include <string.h>
@@ -60,17 +61,19 @@ uint64_t cs_store_xxh64(const void *data, size_t len, uint64_t seed) {
   return h;
 }
 
+uint64_t cs_store_txlog_checksum(uint64_t row, const cs_store_txn_row *txns, uint64_t n) {
+  return n ? cs_store_xxh64(txns, n * sizeof *txns, row) : 0;
+}
+
 uint64_t cs_store_row_checksum(uint64_t row, const char key[CS_STORE_KEY_LEN],
-                               const cs_store_result_row *res, const cs_store_txn_row *txns,
-                               uint64_t n) {
+                               const cs_store_result_row *res) {
   struct {
-    uint64_t row, txlog_hash;
+    uint64_t row;
     char key[CS_STORE_KEY_LEN];
     cs_store_result_row res;
   } bound;
   memset(&bound, 0, sizeof bound);
   bound.row = row;
-  bound.txlog_hash = n ? cs_store_xxh64(txns, n * sizeof *txns, row) : 0;
   memcpy(bound.key, key, CS_STORE_KEY_LEN);
   bound.res = *res;
   bound.res.checksum = 0;

@@ -76,7 +76,8 @@ const cs_col cs_store_result_cols[] = {
     U64(R, txlog_offset, "record", "first /txlog record of the job"),
     U64(R, txlog_count, "record", "records of the job in /txlog (0 in results-only mode)"),
     STR(R, error, "error message of a failed job"),
-    U64(R, checksum, NULL, "XXH64 over row index, key, result bytes and txlog slice"),
+    U64(R, txlog_checksum, NULL, "XXH64 of the job's /txlog slice (seed: row); 0 when empty"),
+    U64(R, checksum, NULL, "XXH64 over row index, key and every other column but wall_time_s"),
     {NULL, 0, 0, 0, NULL, NULL}};
 #undef R
 
@@ -123,7 +124,7 @@ const cs_col cs_store_txn_cols[] = {
 #undef T
 
 /* Padding is explicit in every row struct, so the bytes the checksum covers are all defined. */
-_Static_assert(sizeof(cs_store_result_row) == 1216, "result row layout changed");
+_Static_assert(sizeof(cs_store_result_row) == 1224, "result row layout changed");
 _Static_assert(sizeof(cs_store_txn_row) == 176, "txlog row layout changed");
 _Static_assert(sizeof(cs_store_job_row) == 4680, "job row layout changed");
 

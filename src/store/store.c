@@ -347,7 +347,8 @@ int cs_store_put_result(cs_store *st, uint64_t row, const char key[CS_STORE_KEY_
       check_range("/txlog slice", res->txlog_offset, n, st->txlog_len, err))
     return err->code;
   res->txlog_count = n;
-  res->checksum = cs_store_row_checksum(row, key, res, txns, n);
+  res->txlog_checksum = cs_store_txlog_checksum(row, txns, n);
+  res->checksum = cs_store_row_checksum(row, key, res);
   if (slab_io(st, st->txlog, st->t_txn, res->txlog_offset, n, (void *)txns, true) < 0)
     return cs_store_h5_error(err, CS_EIO, "writing /txlog records %llu..%llu",
                              (unsigned long long)res->txlog_offset,

@@ -1,6 +1,6 @@
-/* Checksum verification of finished rows, for the cache lookup.  Rows are visited in /txlog
- * offset order through a sliding window of whole records, so a file's log is read sequentially
- * in large blocks, once. */
+/* Checksum verification of finished rows, for the cache lookup.  Row checksums first; with the
+ * log, slices are then visited in /txlog offset order through a sliding window of whole
+ * records, so the log is read sequentially in large blocks, once. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,7 +21,7 @@ static int cmp_offset(const void *a, const void *b) {
 
 int cs_store_verify_rows(cs_store *st, const uint64_t *rows, size_t n,
                          const cs_store_index_row *index, const cs_store_result_row *res,
-                         uint8_t *ok, cs_err *err) {
+                         bool with_log, uint8_t *ok, cs_err *err) {
   by_offset *order = malloc((n ? n : 1) * sizeof *order);
   if (!order) return cs_err_set(err, CS_ENOMEM, "verifying %zu rows: out of memory", n);
   size_t m = 0;
@@ -31,7 +31,10 @@ int cs_store_verify_rows(cs_store *st, const uint64_t *rows, size_t n,
     bool finished = r->status == CS_STORE_DONE || r->status == CS_STORE_FAILED;
     bool in_range = r->txlog_offset <= st->txlog_len &&
                     r->txlog_count <= st->txlog_len - r->txlog_offset;
-    if (finished && in_range) order[m++] = (by_offset){r->txlog_offset, r->txlog_count, i};
+    if (!finished || !in_range || cs_store_row_checksum(rows[i], index[rows[i]].key, r) != r->checksum)
+      continue;
+    if (with_log) order[m++] = (by_offset){r->txlog_offset, r->txlog_count, i};
+    else ok[i] = 1;
   }
   qsort(order, m, sizeof *order, cmp_offset);
   cs_store_txn_row *win = NULL;
@@ -58,8 +61,7 @@ int cs_store_verify_rows(cs_store *st, const uint64_t *rows, size_t n,
     }
     uint64_t row = rows[order[k].index];
     const cs_store_txn_row *slice = cnt ? win + (off - win_start) : NULL;
-    ok[order[k].index] =
-        cs_store_row_checksum(row, index[row].key, &res[row], slice, cnt) == res[row].checksum;
+    ok[order[k].index] = cs_store_txlog_checksum(row, slice, cnt) == res[row].txlog_checksum;
   }
   free(win);
   free(order);

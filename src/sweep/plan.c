@@ -63,8 +63,8 @@ static void judge_existing(const cs_sweep_job *j, const cs_store_result_row *r, 
   }
 }
 
-int cs_sweep_plan_make(const cs_sweep *sw, cs_store *st, bool results_only, cs_sweep_plan *p,
-                       cs_err *err) {
+int cs_sweep_plan_make(const cs_sweep *sw, cs_store *st, bool results_only, bool verify_log,
+                       cs_sweep_plan *p, cs_err *err) {
   memset(p, 0, sizeof *p);
   size_t n = sw->num_jobs;
   uint64_t file_rows = st ? cs_store_num_rows(st) : 0;
@@ -112,7 +112,7 @@ int cs_sweep_plan_make(const cs_sweep *sw, cs_store *st, bool results_only, cs_s
     p->job_rows[i] = row;
   }
   /* pass 2: checksums of the existing rows the sweep wants */
-  if (nchk && (rc = cs_store_verify_rows(st, check_rows, nchk, index, res, ok, err))) goto out;
+  if (nchk && (rc = cs_store_verify_rows(st, check_rows, nchk, index, res, verify_log, ok, err))) goto out;
   for (size_t k = 0; k < nchk; k++)
     judge_existing(&sw->jobs[check_job[k]], &res[check_rows[k]], ok[k], results_only, p,
                    check_job[k]);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "commsweep/store.h"
 #include "commsweep/sweep.h"
@@ -78,7 +79,7 @@ static int prepare(const cs_sweep_options *opt, FILE *out, cs_sweep *sw, cs_swee
     rc = cs_store_open(opt->out_path, CS_STORE_READ, &st, err);
     bool exists = rc == CS_OK;
     if (rc == CS_ENOTFOUND) rc = CS_OK;
-    if (!rc) rc = cs_sweep_plan_make(sw, st, opt->results_only, plan, err);
+    if (!rc) rc = cs_sweep_plan_make(sw, st, opt->results_only, opt->verify_log, plan, err);
     if (!rc) {
       report_plan(out, opt, sw, plan, exists);
       report_load_errors(out, sw, plan);
@@ -92,7 +93,7 @@ static int prepare(const cs_sweep_options *opt, FILE *out, cs_sweep *sw, cs_swee
   if ((rc = cs_store_lock(opt->out_path, sw->name, opt->break_lock, err))) return rc;
   *locked = true;
   if ((rc = cs_store_open(opt->out_path, CS_STORE_WRITE, &st, err))) return rc;
-  if (!(rc = cs_sweep_plan_make(sw, st, opt->results_only, plan, err)))
+  if (!(rc = cs_sweep_plan_make(sw, st, opt->results_only, opt->verify_log, plan, err)))
     rc = cs_sweep_plan_apply(sw, st, plan, err);
   if (rc) cs_err_prefix(err, "file '%s'", opt->out_path);
   cs_err cerr;
@@ -126,84 +127,116 @@ static void print_progress(void *vctx, uint64_t ran, uint64_t failed, bool final
   fflush(c->out);
 }
 
-int cs_sweep_run(const cs_sweep_options *opt, MPI_Comm comm, cs_sweep_summary *sum, cs_err *err) {
+/* The closing report (rank 0). */
+static void report_summary(FILE *out, const cs_sweep_options *opt, const cs_sweep *sw,
+                           const cs_sweep_plan *plan, const cs_sweep_summary *sum,
+                           const uint64_t *per_rank) {
+  fprintf(out, "sweep '%s': %llu jobs -> %s\n", sw->name, (unsigned long long)plan->jobs,
+          opt->out_path);
+  fprintf(out, "  ran %llu (%llu failed) on %d rank%s in %.3f s (%.1f jobs/s); cached %llu "
+          "(%llu failed); %llu failed to load; %llu duplicates\n",
+          (unsigned long long)sum->ran, (unsigned long long)sum->ran_failed, sum->ranks,
+          sum->ranks == 1 ? "" : "s", sum->work_s,
+          sum->work_s > 0 ? (double)sum->ran / sum->work_s : 0,
+          (unsigned long long)(plan->cached_done + plan->cached_failed),
+          (unsigned long long)plan->cached_failed, (unsigned long long)plan->load_failed,
+          (unsigned long long)plan->duplicates);
+  if (plan->corrupt || plan->pending || plan->relog)
+    fprintf(out, "  rerun: %llu pending, %llu corrupt, %llu without log\n",
+            (unsigned long long)plan->pending, (unsigned long long)plan->corrupt,
+            (unsigned long long)plan->relog);
+  if (sum->ranks > 1 && per_rank) {
+    fprintf(out, "  jobs per rank:");
+    for (int i = 0; i < sum->ranks; i++) fprintf(out, " %llu", (unsigned long long)per_rank[i]);
+    fprintf(out, "\n");
+  }
+  report_load_errors(out, sw, plan);
+  fprintf(out, "  file: %llu rows, %llu txlog records\n",
+          (unsigned long long)(plan->file_rows + plan->new_rows),
+          (unsigned long long)plan->txlog_after);
+  fflush(out);
+}
+
+/* The work phase: parallel open, schedule, close, totals on rank 0. */
+static int work_phase(const cs_sweep_options *opt, MPI_Comm comm, const cs_sweep *sw,
+                      const cs_sweep_plan *plan, cs_sweep_summary *sum, uint64_t **per_rank,
+                      cs_err *err) {
   int rank, size;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
-  memset(sum, 0, sizeof *sum);
-  sum->ranks = size;
-  FILE *out = opt->out ? opt->out : stdout;
-  double t0 = MPI_Wtime();
-  cs_sweep sw = {0};
-  cs_sweep_plan plan = {0};
-  bool locked = false;
-  int rc = rank == 0 ? prepare(opt, out, &sw, &plan, &locked, err) : CS_OK;
-  if (share(comm, rc, err) || opt->dry_run) goto done;
-
   cs_store *st = NULL;
   int orc = cs_store_open_mpi(opt->out_path, comm, &st, err), worst = 0;
   MPI_Allreduce(&orc, &worst, 1, MPI_INT, MPI_MIN, comm);
   if (worst) {
     if (!orc) cs_err_set(err, worst, "file '%s': another rank could not open it", opt->out_path);
     cs_store_close(st, NULL);
-    rc = worst;
-    goto done;
+    return worst;
   }
-  uint64_t settled = plan.cached_done + plan.cached_failed + plan.duplicates + plan.load_failed;
-  progress_ctx pc = {stderr, sw.name, plan.jobs, settled, plan.num_items, 0};
-  if (rank == 0 && opt->progress_s > 0 && plan.num_items)
-    fprintf(stderr, "[sweep %s] %llu jobs: %llu cached, %zu to run on %d rank%s\n", sw.name,
-            (unsigned long long)plan.jobs, (unsigned long long)settled, plan.num_items, size,
+  uint64_t settled = plan->cached_done + plan->cached_failed + plan->duplicates + plan->load_failed;
+  progress_ctx pc = {stderr, sw->name, plan->jobs, settled, plan->num_items, 0};
+  if (rank == 0 && opt->progress_s > 0)
+    fprintf(stderr, "[sweep %s] %llu jobs: %llu cached, %zu to run on %d rank%s\n", sw->name,
+            (unsigned long long)plan->jobs, (unsigned long long)settled, plan->num_items, size,
             size == 1 ? "" : "s");
   double tw = MPI_Wtime();
   pc.t0 = tw;
   cs_sweep_sched_stats mine;
-  cs_err serr;
+  cs_err serr, cerr;
   cs_err_clear(&serr);
-  cs_sweep_schedule(comm, st, plan.items, plan.num_items, opt->results_only, opt->progress_s,
+  cs_err_clear(&cerr);
+  cs_sweep_schedule(comm, st, plan->items, plan->num_items, opt->results_only, opt->progress_s,
                     print_progress, &pc, &mine, &serr);
-  cs_err cerr;
   int crc = cs_store_close(st, &cerr);
   sum->work_s = MPI_Wtime() - tw;
   uint64_t local[3] = {mine.ran, mine.failed, mine.io_errors + (crc != 0)}, total[3];
   MPI_Reduce(local, total, 3, MPI_UINT64_T, MPI_SUM, 0, comm);
-  uint64_t *per_rank = rank == 0 ? calloc((size_t)size, sizeof *per_rank) : NULL;
-  MPI_Gather(&mine.ran, 1, MPI_UINT64_T, per_rank, 1, MPI_UINT64_T, 0, comm);
-  if (rank == 0) {
-    sum->ran = total[0];
-    sum->ran_failed = total[1];
-    sum->io_errors = total[2];
-    if (opt->progress_s > 0 && plan.num_items) print_progress(&pc, total[0], total[1], true);
-    if (sum->io_errors)
-      rc = cs_err_set(err, CS_EIO, "%llu rows could not be written (first: %s)",
+  if (rank == 0) *per_rank = calloc((size_t)size, sizeof **per_rank);
+  uint64_t dummy = 0;
+  MPI_Gather(&mine.ran, 1, MPI_UINT64_T, rank == 0 && *per_rank ? *per_rank : &dummy, 1,
+             MPI_UINT64_T, 0, comm);
+  if (rank != 0) return CS_OK;
+  sum->ran = total[0];
+  sum->ran_failed = total[1];
+  sum->io_errors = total[2];
+  if (opt->progress_s > 0) print_progress(&pc, total[0], total[1], true);
+  if (sum->io_errors)
+    return cs_err_set(err, CS_EIO, "%llu rows could not be written (first: %s)",
                       (unsigned long long)sum->io_errors, serr.code ? serr.msg : cerr.msg);
-    sum->wall_s = MPI_Wtime() - t0;
-    fprintf(out, "sweep '%s': %llu jobs -> %s\n", sw.name, (unsigned long long)plan.jobs,
-            opt->out_path);
-    fprintf(out, "  ran %llu (%llu failed) on %d rank%s in %.3f s (%.1f jobs/s); cached %llu "
-            "(%llu failed); %llu failed to load; %llu duplicates\n",
-            (unsigned long long)sum->ran, (unsigned long long)sum->ran_failed, size,
-            size == 1 ? "" : "s", sum->work_s, sum->work_s > 0 ? (double)sum->ran / sum->work_s : 0,
-            (unsigned long long)(plan.cached_done + plan.cached_failed),
-            (unsigned long long)plan.cached_failed, (unsigned long long)plan.load_failed,
-            (unsigned long long)plan.duplicates);
-    if (plan.corrupt || plan.pending || plan.relog)
-      fprintf(out, "  rerun: %llu pending, %llu corrupt, %llu without log\n",
-              (unsigned long long)plan.pending, (unsigned long long)plan.corrupt,
-              (unsigned long long)plan.relog);
-    if (size > 1 && per_rank) {
-      fprintf(out, "  jobs per rank:");
-      for (int i = 0; i < size; i++) fprintf(out, " %llu", (unsigned long long)per_rank[i]);
-      fprintf(out, "\n");
-    }
-    report_load_errors(out, &sw, &plan);
-    fprintf(out, "  file: %llu rows, %llu txlog records\n",
-            (unsigned long long)(plan.file_rows + plan.new_rows),
-            (unsigned long long)plan.txlog_after);
-    fflush(out);
+  return CS_OK;
+}
+
+int cs_sweep_run(const cs_sweep_options *opt, MPI_Comm comm, cs_sweep_summary *sum, cs_err *err) {
+  bool lazy = comm == MPI_COMM_NULL; /* one process, MPI started only if a job must run */
+  int rank = 0, size = 1;
+  if (!lazy) {
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
   }
-  free(per_rank);
-  rc = share(comm, rc, err);
+  memset(sum, 0, sizeof *sum);
+  sum->ranks = size;
+  FILE *out = opt->out ? opt->out : stdout;
+  struct timespec ts0;
+  clock_gettime(CLOCK_MONOTONIC, &ts0);
+  cs_sweep sw = {0};
+  cs_sweep_plan plan = {0};
+  uint64_t *per_rank = NULL;
+  bool locked = false;
+  int rc = rank == 0 ? prepare(opt, out, &sw, &plan, &locked, err) : CS_OK;
+  if (!lazy) rc = share(comm, rc, err);
+  if (rc || opt->dry_run) goto done;
+  unsigned long long to_run = plan.num_items;
+  if (!lazy) MPI_Bcast(&to_run, 1, MPI_UNSIGNED_LONG_LONG, 0, comm);
+  if (to_run > 0) {
+    if (lazy) {
+      int inited = 0;
+      MPI_Initialized(&inited);
+      if (!inited) MPI_Init(NULL, NULL);
+      comm = MPI_COMM_SELF;
+    }
+    rc = work_phase(opt, comm, &sw, &plan, sum, &per_rank, err);
+  }
+  if (rank == 0) report_summary(out, opt, &sw, &plan, sum, per_rank);
+  if (!lazy) rc = share(comm, rc, err);
 done:
   if (rank == 0) {
     sum->plan_counts = plan;
@@ -213,7 +246,10 @@ done:
     sum->plan_counts.reserved_offset = sum->plan_counts.reserved_count = NULL;
     if (locked) cs_store_unlock(opt->out_path);
   }
-  sum->wall_s = MPI_Wtime() - t0;
+  struct timespec ts1;
+  clock_gettime(CLOCK_MONOTONIC, &ts1);
+  sum->wall_s = (double)(ts1.tv_sec - ts0.tv_sec) + 1e-9 * (double)(ts1.tv_nsec - ts0.tv_nsec);
+  free(per_rank);
   cs_sweep_plan_free(&plan);
   cs_sweep_free(&sw);
   return rc;

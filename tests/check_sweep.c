@@ -1,0 +1,335 @@
+/* Sweep files and the cache plan, without MPI: matrix expansion, sweep-file errors, invalid
+ * combinations as failed jobs, the plan against empty and populated files, reruns, corrupt rows
+ * and results-only rows.  Jobs run serially through cs_sweep_execute on a serial store. */
+#include <check.h>
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <hdf5.h>
+
+#include "commsweep/config.h"
+#include "commsweep/store.h"
+#include "test_support.h"
+#include "commsweep/sweep.h"
+
+#define DEMO CS_SOURCE_DIR "/sweeps/demo.json"
+
+static char dir[256], path[512];
+
+static void setup(void) {
+  snprintf(dir, sizeof dir, "/tmp/cs_check_sweep_XXXXXX");
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  snprintf(path, sizeof path, "%s/s.h5", dir);
+}
+
+static void teardown(void) {
+  unlink(path);
+  rmdir(dir);
+}
+
+/* The demo sweep with its matrix replaced (and, when top is given, one extra top-level key). */
+static char *sweep_text(const char *matrix, const char *top_key) {
+  cJSON *doc = NULL;
+  cs_err err;
+  ck_assert_int_eq(cs_config_parse_file(DEMO, &doc, &err), 0);
+  cJSON *m = cJSON_Parse(matrix);
+  ck_assert_ptr_nonnull(m);
+  cJSON_ReplaceItemInObjectCaseSensitive(doc, "matrix", m);
+  if (top_key) cJSON_AddNumberToObject(doc, top_key, 1);
+  char *text = cJSON_PrintUnformatted(doc);
+  cJSON_Delete(doc);
+  return text;
+}
+
+static int parse_matrix(const char *matrix, cs_sweep *sw, cs_err *err) {
+  char *text = sweep_text(matrix, NULL);
+  int rc = cs_sweep_parse(text, "t.json", sw, err);
+  free(text);
+  return rc;
+}
+
+/* Runs every item of a plan on a fresh serial store handle. */
+static void run_plan(cs_sweep *sw, cs_sweep_plan *plan, bool results_only) {
+  cs_err err;
+  cs_store *st = NULL;
+  ck_assert_int_eq(cs_store_open(path, CS_STORE_WRITE, &st, &err), 0);
+  ck_assert_int_eq(cs_sweep_plan_apply(sw, st, plan, &err), 0);
+  for (size_t i = 0; i < plan->num_items; i++) {
+    bool failed = true;
+    ck_assert_int_eq(cs_sweep_execute(st, &plan->items[i], results_only, &failed, &err), 0);
+  }
+  ck_assert_int_eq(cs_store_close(st, &err), 0);
+}
+
+static void plan_file(cs_sweep *sw, bool results_only, cs_sweep_plan *plan) {
+  cs_err err;
+  cs_store *st = NULL;
+  ck_assert_int_eq(cs_store_open(path, CS_STORE_WRITE, &st, &err), 0);
+  ck_assert_int_eq(cs_sweep_plan_make(sw, st, results_only, true, plan, &err), 0);
+  ck_assert_int_eq(cs_store_close(st, &err), 0);
+}
+
+START_TEST(demo_expands_to_the_cartesian_product) {
+  cs_sweep sw;
+  cs_err err;
+  ck_assert_int_eq(cs_sweep_load(DEMO, &sw, &err), 0);
+  ck_assert_str_eq(sw.name, "demo");
+  ck_assert_uint_eq(sw.num_jobs, 4 * 3 * 2 * 2);
+  for (size_t i = 0; i < sw.num_jobs; i++) {
+    ck_assert_int_eq(sw.jobs[i].load_code, 0);
+    ck_assert_uint_gt(sw.jobs[i].num_txns, 0);
+    for (size_t k = 0; k < i; k++) ck_assert_str_ne(sw.jobs[i].key, sw.jobs[k].key);
+  }
+  /* the first axis varies slowest, the last fastest */
+  ck_assert_int_eq(sw.jobs[0].job.spec.primitive, CS_PRIM_ALLREDUCE);
+  ck_assert_int_eq(sw.jobs[11].job.spec.primitive, CS_PRIM_ALLREDUCE);
+  ck_assert_int_eq(sw.jobs[12].job.spec.primitive, CS_PRIM_ALLGATHER);
+  ck_assert_int_eq(sw.jobs[0].job.adapter.mst_wr_outstanding, 16);
+  ck_assert_int_eq(sw.jobs[1].job.adapter.mst_wr_outstanding, 64);
+  ck_assert_int_eq(sw.jobs[1].job.adapter.slv_wr_outstanding, 64);
+  ck_assert_int_eq(sw.jobs[2].job.spec.num_participants, 8);
+  ck_assert_uint_eq(sw.jobs[4].job.spec.msg_size_bytes, 65536);
+  ck_assert_int_eq(sw.jobs[47].job.spec.algorithm, CS_ALGO_PAIRWISE);
+  ck_assert_ptr_nonnull(strstr(sw.jobs[0].json, "\"mst_wr_outstanding\":16"));
+  cs_sweep_free(&sw);
+}
+END_TEST
+
+START_TEST(empty_matrix_is_one_job) {
+  cs_sweep sw;
+  cs_err err;
+  ck_assert_int_eq(parse_matrix("[]", &sw, &err), 0);
+  ck_assert_uint_eq(sw.num_jobs, 1);
+  ck_assert_int_eq(sw.jobs[0].load_code, 0);
+  cs_sweep_free(&sw);
+}
+END_TEST
+
+static void expect_file_error(const char *matrix, const char *top, const char *needle) {
+  cs_sweep sw;
+  cs_err err;
+  char *text = sweep_text(matrix, top);
+  ck_assert_int_ne(cs_sweep_parse(text, "bad.json", &sw, &err), 0);
+  free(text);
+  ck_assert_msg(strstr(err.msg, needle), "message '%s' lacks '%s'", err.msg, needle);
+  ck_assert_ptr_nonnull(strstr(err.msg, "bad.json"));
+  ck_assert_ptr_null(sw.jobs);
+}
+
+START_TEST(sweep_file_errors_name_the_fault) {
+  expect_file_error("[]", "colour", "unknown key 'colour'");
+  expect_file_error("[{\"field\":\"adapter.burst_lenght\",\"values\":[1]}]", NULL,
+                    "unknown field 'adapter.burst_lenght'");
+  expect_file_error("[{\"field\":\"chip.burst_length\",\"values\":[1]}]", NULL,
+                    "must start with spec., adapter. or engine.");
+  expect_file_error("[{\"field\":\"engine.math.nope\",\"values\":[1]}]", NULL,
+                    "unknown field 'engine.math.nope'");
+  expect_file_error("[{\"field\":\"spec.msg_size_bytes\",\"values\":[]}]", NULL,
+                    "'values' must be a non-empty array");
+  expect_file_error("[{\"fields\":[\"adapter.topology\",\"adapter.num_dies\"],"
+                    "\"values\":[[\"5x4\",2],[\"5x4\"]]}]",
+                    NULL, "values[1] must be an array of 2 values");
+  expect_file_error("[{\"field\":\"spec.dtype\",\"values\":[\"fp32\"]},"
+                    "{\"fields\":[\"spec.dtype\"],\"values\":[[\"bf16\"]]}]",
+                    NULL, "already an axis");
+  expect_file_error("[{\"field\":\"spec.dtype\",\"fields\":[\"spec.dtype\"],\"values\":[1]}]",
+                    NULL, "exactly one of 'field'");
+  expect_file_error("[{\"field\":\"spec.dtype\",\"values\":[\"x\"],\"extra\":1}]", NULL,
+                    "unknown key 'extra'");
+}
+END_TEST
+
+START_TEST(invalid_combination_is_a_failed_job_not_a_failed_sweep) {
+  cs_sweep sw;
+  cs_err err;
+  ck_assert_int_eq(parse_matrix("[{\"field\":\"adapter.mst_rd_outstanding\",\"values\":[16,15]},"
+                                "{\"field\":\"spec.dtype\",\"values\":[\"bf16\",\"fp32\"]}]",
+                                &sw, &err),
+                   0);
+  ck_assert_uint_eq(sw.num_jobs, 4);
+  ck_assert_int_eq(sw.jobs[0].load_code, 0);
+  ck_assert_int_eq(sw.jobs[1].load_code, 0);
+  ck_assert_int_ne(sw.jobs[2].load_code, 0);
+  ck_assert_ptr_nonnull(strstr(sw.jobs[2].error, "C4"));
+  ck_assert_ptr_nonnull(strstr(sw.jobs[2].error, "adapter.mst_rd_outstanding=15"));
+  ck_assert_str_ne(sw.jobs[2].key, sw.jobs[3].key); /* raw inputs differ: distinct rows */
+  /* a wrongly typed value is a job error too */
+  cs_sweep sw2;
+  ck_assert_int_eq(parse_matrix("[{\"field\":\"spec.msg_size_bytes\",\"values\":[64,\"big\"]}]",
+                                &sw2, &err),
+                   0);
+  ck_assert_int_eq(sw2.jobs[0].load_code, 0);
+  ck_assert_int_ne(sw2.jobs[1].load_code, 0);
+  ck_assert_ptr_nonnull(strstr(sw2.jobs[1].error, "msg_size_bytes"));
+  cs_sweep_free(&sw);
+  cs_sweep_free(&sw2);
+}
+END_TEST
+
+START_TEST(plan_on_empty_file_dedups_equal_jobs) {
+  cs_sweep sw;
+  cs_err err;
+  /* participant order does not change a ring allreduce: same key, one row */
+  ck_assert_int_eq(parse_matrix("[{\"field\":\"spec.participants\",\"values\":[[0,1,2,3],"
+                                "[3,2,1,0],[0,1]]}]",
+                                &sw, &err),
+                   0);
+  cs_sweep_plan plan;
+  ck_assert_int_eq(cs_sweep_plan_make(&sw, NULL, false, false, &plan, &err), 0);
+  ck_assert_uint_eq(plan.jobs, 3);
+  ck_assert_uint_eq(plan.duplicates, 1);
+  ck_assert_uint_eq(plan.new_rows, 2);
+  ck_assert_uint_eq(plan.num_items, 2);
+  ck_assert_uint_eq(plan.job_rows[0], plan.job_rows[1]);
+  ck_assert_uint_eq(plan.txlog_after, sw.jobs[0].num_txns + sw.jobs[2].num_txns);
+  ck_assert(plan.items[0].cost >= plan.items[1].cost);
+  cs_sweep_plan_free(&plan);
+  cs_sweep_free(&sw);
+}
+END_TEST
+
+START_TEST(rerun_reuses_rows_and_new_values_append) {
+  cs_sweep sw;
+  cs_err err;
+  const char *m1 = "[{\"field\":\"spec.msg_size_bytes\",\"values\":[4096,8192]},"
+                   "{\"field\":\"adapter.mst_rd_outstanding\",\"values\":[16,15]}]";
+  ck_assert_int_eq(parse_matrix(m1, &sw, &err), 0);
+  cs_sweep_plan plan;
+  plan_file(&sw, false, &plan);
+  ck_assert_uint_eq(plan.new_rows, 4);
+  ck_assert_uint_eq(plan.load_failed, 2);
+  ck_assert_uint_eq(plan.num_items, 2);
+  run_plan(&sw, &plan, false);
+  cs_sweep_plan_free(&plan);
+  plan_file(&sw, false, &plan);
+  ck_assert_uint_eq(plan.cached_done, 2);
+  ck_assert_uint_eq(plan.cached_failed, 2);
+  ck_assert_uint_eq(plan.num_items, 0);
+  ck_assert_uint_eq(plan.new_rows, 0);
+  cs_sweep_plan_free(&plan);
+  cs_sweep_free(&sw);
+  /* one more matrix value: only its jobs are new */
+  ck_assert_int_eq(parse_matrix("[{\"field\":\"spec.msg_size_bytes\",\"values\":[4096,8192,"
+                                "16384]},{\"field\":\"adapter.mst_rd_outstanding\","
+                                "\"values\":[16,15]}]",
+                                &sw, &err),
+                   0);
+  plan_file(&sw, false, &plan);
+  ck_assert_uint_eq(plan.cached_done + plan.cached_failed, 4);
+  ck_assert_uint_eq(plan.new_rows, 2);
+  ck_assert_uint_eq(plan.num_items, 1);
+  ck_assert_uint_eq(plan.items[0].row, 4);
+  ck_assert_uint_eq(plan.items[0].txlog_offset, plan.txlog_before);
+  cs_sweep_plan_free(&plan);
+  cs_sweep_free(&sw);
+}
+END_TEST
+
+/* Overwrites one byte of a dataset's raw data through HDF5 (as a disk fault would). */
+static void flip(const char *dset, uint64_t index, size_t byte) {
+  hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+  hid_t d = H5Dopen2(f, dset, H5P_DEFAULT);
+  hid_t t = H5Dget_type(d);
+  size_t size = H5Tget_size(t);
+  unsigned char *buf = calloc(1, size);
+  hsize_t start = index, count = 1;
+  hid_t fs = H5Dget_space(d), ms = H5Screate_simple(1, &count, NULL);
+  H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, NULL, &count, NULL);
+  ck_assert_int_ge(H5Dread(d, t, ms, fs, H5P_DEFAULT, buf), 0);
+  buf[byte] ^= 0x5a;
+  ck_assert_int_ge(H5Dwrite(d, t, ms, fs, H5P_DEFAULT, buf), 0);
+  free(buf);
+  H5Sclose(ms);
+  H5Sclose(fs);
+  H5Tclose(t);
+  H5Dclose(d);
+  H5Fclose(f);
+}
+
+START_TEST(corrupt_rows_and_logs_are_rerun) {
+  cs_sweep sw;
+  cs_err err;
+  ck_assert_int_eq(parse_matrix("[{\"field\":\"spec.msg_size_bytes\",\"values\":[4096,8192,"
+                                "16384]}]",
+                                &sw, &err),
+                   0);
+  cs_sweep_plan plan;
+  plan_file(&sw, false, &plan);
+  run_plan(&sw, &plan, false);
+  cs_sweep_plan_free(&plan);
+  flip("results", 1, offsetof(cs_store_result_row, total_time_us) + 3);
+  flip("txlog", sw.jobs[0].num_txns + sw.jobs[1].num_txns + 2, 20); /* inside row 2's slice */
+  cs_store *st = NULL;
+  /* without the log check only the row flip is seen */
+  ck_assert_int_eq(cs_store_open(path, CS_STORE_READ, &st, &err), 0);
+  ck_assert_int_eq(cs_sweep_plan_make(&sw, st, false, false, &plan, &err), 0);
+  ck_assert_uint_eq(plan.corrupt, 1);
+  cs_sweep_plan_free(&plan);
+  ck_assert_int_eq(cs_store_close(st, &err), 0);
+  plan_file(&sw, false, &plan);
+  ck_assert_uint_eq(plan.corrupt, 2);
+  ck_assert_uint_eq(plan.cached_done, 1);
+  ck_assert_uint_eq(plan.num_items, 2);
+  ck_assert_uint_eq(plan.new_rows, 0);
+  ck_assert_uint_eq(plan.txlog_after, plan.txlog_before); /* same slices reused */
+  run_plan(&sw, &plan, false);
+  cs_sweep_plan_free(&plan);
+  plan_file(&sw, false, &plan);
+  ck_assert_uint_eq(plan.cached_done, 3);
+  ck_assert_uint_eq(plan.num_items, 0);
+  cs_sweep_plan_free(&plan);
+  cs_sweep_free(&sw);
+}
+END_TEST
+
+START_TEST(results_only_rows_are_relogged_by_a_full_run) {
+  cs_sweep sw;
+  cs_err err;
+  ck_assert_int_eq(parse_matrix("[{\"field\":\"spec.msg_size_bytes\",\"values\":[4096,8192]}]",
+                                &sw, &err),
+                   0);
+  cs_sweep_plan plan;
+  plan_file(&sw, true, &plan);
+  ck_assert_uint_eq(plan.txlog_after, 0);
+  run_plan(&sw, &plan, true);
+  cs_sweep_plan_free(&plan);
+  plan_file(&sw, true, &plan);
+  ck_assert_uint_eq(plan.cached_done, 2);
+  cs_sweep_plan_free(&plan);
+  plan_file(&sw, false, &plan);
+  ck_assert_uint_eq(plan.relog, 2);
+  ck_assert_uint_eq(plan.num_items, 2);
+  ck_assert_uint_eq(plan.txlog_after, sw.jobs[0].num_txns + sw.jobs[1].num_txns);
+  run_plan(&sw, &plan, false);
+  cs_sweep_plan_free(&plan);
+  plan_file(&sw, false, &plan);
+  ck_assert_uint_eq(plan.cached_done, 2);
+  ck_assert_uint_eq(plan.num_items, 0);
+  cs_sweep_plan_free(&plan);
+  cs_sweep_free(&sw);
+}
+END_TEST
+
+static Suite *sweep_suite(void) {
+  Suite *s = suite_create("sweep");
+  TCase *files = tcase_create("files");
+  tcase_add_test(files, demo_expands_to_the_cartesian_product);
+  tcase_add_test(files, empty_matrix_is_one_job);
+  tcase_add_test(files, sweep_file_errors_name_the_fault);
+  tcase_add_test(files, invalid_combination_is_a_failed_job_not_a_failed_sweep);
+  suite_add_tcase(s, files);
+  TCase *plan = tcase_create("plan");
+  tcase_add_checked_fixture(plan, setup, teardown);
+  tcase_set_timeout(plan, 60);
+  tcase_add_test(plan, plan_on_empty_file_dedups_equal_jobs);
+  tcase_add_test(plan, rerun_reuses_rows_and_new_values_append);
+  tcase_add_test(plan, corrupt_rows_and_logs_are_rerun);
+  tcase_add_test(plan, results_only_rows_are_relogged_by_a_full_run);
+  suite_add_tcase(s, plan);
+  return s;
+}
+
+int main(void) { return cs_test_run(sweep_suite()); }
