@@ -403,6 +403,7 @@ bool dcin_itag_can_inject(dcin_sim *s, dcin_die *d, int net, int node, int lane,
 void dcin_itag_on_inject(dcin_sim *s, dcin_die *d, int net, int node, int lane, uint32_t f);
 
 /* node_iq.c / node_rb.c / node_eq.c */
+bool dcin_rx_bucket(dcin_ip *ip, uint64_t now); /* takes one rx token if available */
 void dcin_ip_inject(dcin_sim *s, dcin_die *d, bool ip_cycle, bool net_cycle);
 void dcin_iq_step(dcin_sim *s, dcin_die *d, int net);
 void dcin_cp_inject(dcin_sim *s, dcin_die *d, int net);

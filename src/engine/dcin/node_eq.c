@@ -5,7 +5,6 @@
  */
 #include "dcin_int.h"
 
-bool dcin_rx_bucket(dcin_ip *ip, uint64_t now);
 
 void dcin_eq_step(dcin_sim *s, dcin_die *d, int net) {
   const dcin_cfg *c = d->cfg;

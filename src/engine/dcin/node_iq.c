@@ -20,7 +20,6 @@ static bool bucket_take(dcin_ip *ip, double *tok, uint64_t *last, uint64_t now) 
   return false;
 }
 
-bool dcin_rx_bucket(dcin_ip *ip, uint64_t now);
 bool dcin_rx_bucket(dcin_ip *ip, uint64_t now) { return bucket_take(ip, &ip->rx_tok, &ip->rx_last, now); }
 
 static void inject_to_l2h(dcin_sim *s, dcin_die *d, int node, int ipi, dcin_ip *ip, int net) {

@@ -1,0 +1,574 @@
+/* Unit tests of the DCIN engine's components (rings, E-Tag, I-Tag, trackers with Retry/Pcredit,
+ * token buckets, AXI channels, the invariant checker) and of its engine ops (tick conversion,
+ * the req/rsp contract, determinism).  Small enough for valgrind.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commsweep/dcin.h"
+#include "engine/dcin/dcin_int.h"
+#include "test_support.h"
+
+static void adapter(cs_adapter_config *a, int mst, int slv) {
+  memset(a, 0, sizeof *a);
+  a->driver_cycle_frequency_ghz = 1.0;
+  a->ip_frequency_ghz = 1.0;
+  a->noc_frequency_ghz = 2.0;
+  a->mst_rd_outstanding = a->mst_wr_outstanding = mst;
+  a->slv_rd_outstanding = a->slv_wr_outstanding = slv;
+  a->burst_length = 4;
+  a->bw_bytes = 128;
+}
+
+static dcin_sim *make_full(const char *die, const char *layout, int mst, int slv, bool yx) {
+  cs_die_params p;
+  cs_layout l;
+  cs_adapter_config a;
+  cs_err err;
+  cs_err_clear(&err);
+  ck_assert_int_eq(cs_topo_die(die, &p, &err), 0);
+  ck_assert_int_eq(cs_topo_layout(layout, &l, &err), 0);
+  p.routing_yx = yx;
+  adapter(&a, mst, slv);
+  dcin_sim *s = NULL;
+  int rc = dcin_sim_create(&p, &l, &a, &s, &err);
+  ck_assert_msg(rc == 0, "%s", err.msg);
+  s->check_each_cycle = true;
+  return s;
+}
+
+static dcin_sim *make(const char *die, const char *layout) {
+  return make_full(die, layout, 128, 64, false);
+}
+
+/* A flit of a fresh transaction, not placed anywhere yet. */
+static uint32_t loose_flit(dcin_sim *s, int src, int dst) {
+  uint32_t t;
+  cs_err err;
+  ck_assert_int_eq(dcin_txn_new(s, 1000 + s->ntxns, &t, &err), 0);
+  s->txns[t].burst = 4;
+  return dcin_make_flit(s, t, 0, DCIN_NET_REQ, DCIN_K_REQ_RD, src, DCIN_IP_GDMA0, dst,
+                        DCIN_IP_DDR0);
+}
+
+/* ---- rings -------------------------------------------------------------------------------- */
+
+START_TEST(ring_move_should_advance_one_slice_per_cycle_and_loop_back) {
+  dcin_sim *s = make("5x4", "1die");
+  dcin_die *d = &s->dies[0];
+  ck_assert_int_eq(d->rings[0][0].len, 58);       /* 2 * (3 * 9 + 2) */
+  ck_assert_int_eq(d->rings[0][5 + 0].len, 76);   /* vertical: 2 * (4 * 9 + 2) */
+  uint32_t f = loose_flit(s, 3, 0);               /* on TR at node 3, bound for column 0 */
+  dcin_ring *g = &d->rings[DCIN_NET_REQ][0];
+  int start = d->cp_out[3 * 4 + DCIN_TR];
+  g->slot[start] = f;
+  g->count = 1;
+  dcin_rings_move(s, d, DCIN_NET_REQ);
+  ck_assert_int_eq(d->cp_in[3 * 4 + DCIN_TL], start + 1); /* edge loop-back onto TL */
+  ck_assert_uint_eq(g->slot[start + 1], f);
+  for (int k = 0; k < 9; k++) dcin_rings_move(s, d, DCIN_NET_REQ);
+  /* CP_IN(3,TL) -> CP_OUT(3,TL) -> 7 link slices -> CP_IN(2,TL): one hop is 9 cycles */
+  ck_assert_uint_eq(g->slot[d->cp_in[2 * 4 + DCIN_TL]], f);
+  ck_assert_uint_eq(s->st.flit_hops, 10);
+  g->slot[d->cp_in[2 * 4 + DCIN_TL]] = DCIN_NIL;
+  g->count = 0;
+  dcin_flit_free(s, f);
+  dcin_sim_destroy(s);
+}
+END_TEST
+
+START_TEST(ring_move_should_stall_at_wrap_behind_slice_zero) {
+  dcin_sim *s = make("5x4", "1die");
+  dcin_die *d = &s->dies[0];
+  dcin_ring *g = &d->rings[DCIN_NET_REQ][0];
+  uint32_t a = loose_flit(s, 0, 3), b = loose_flit(s, 0, 3);
+  /* a sits in the last slice (CP_OUT(0,TL)); b in slice 0 (CP_IN(0,TR)) wants to go on */
+  g->slot[g->len - 1] = a;
+  g->slot[0] = b;
+  g->count = 2;
+  s->flits[b].dst_node = 3;
+  dcin_rings_move(s, d, DCIN_NET_REQ);
+  ck_assert_uint_eq(g->slot[g->len - 1], a); /* waited: slice 0 was still occupied */
+  ck_assert_uint_eq(g->slot[1], b);
+  dcin_rings_move(s, d, DCIN_NET_REQ);
+  ck_assert_uint_eq(g->slot[0], a);
+  for (int i = 0; i < g->len; i++) g->slot[i] = DCIN_NIL;
+  g->count = 0;
+  dcin_flit_free(s, a);
+  dcin_flit_free(s, b);
+  dcin_sim_destroy(s);
+}
+END_TEST
+
+START_TEST(first_lane_should_follow_xy_or_yx) {
+  dcin_sim *s = make("5x4", "1die");
+  ck_assert_int_eq(dcin_first_lane(&s->cfg, 0, 19), DCIN_TR);
+  ck_assert_int_eq(dcin_first_lane(&s->cfg, 19, 0), DCIN_TL);
+  ck_assert_int_eq(dcin_first_lane(&s->cfg, 0, 16), DCIN_TD);
+  ck_assert_int_eq(dcin_first_lane(&s->cfg, 5, 5), DCIN_IQ_EQ);
+  s->cfg.yx = true;
+  ck_assert_int_eq(dcin_first_lane(&s->cfg, 0, 19), DCIN_TD);
+  ck_assert_int_eq(dcin_first_lane(&s->cfg, 19, 16), DCIN_TL);
+  dcin_sim_destroy(s);
+}
+END_TEST
+
+/* ---- E-Tag ------------------------------------------------------------------------------ */
+
+START_TEST(etag_should_upgrade_t2_to_t0_on_tl_and_win_the_t0_entry) {
+  dcin_sim *s = make("5x4", "1die");
+  dcin_die *d = &s->dies[0];
+  ck_assert_int_eq(s->cfg.etag_cap[DCIN_TL][DCIN_T2], 15);
+  ck_assert_int_eq(s->cfg.etag_cap[DCIN_TL][DCIN_T0], 1);
+  ck_assert_int_eq(s->cfg.etag_cap[DCIN_TR][DCIN_T2], 16);
+  ck_assert_int_eq(s->cfg.etag_cap[DCIN_TR][DCIN_T0], 0);
+  dcin_node *nd = &d->nodes[DCIN_NET_REQ][1];
+  int fifo = dcin_etag_fifo(&s->cfg, DCIN_TL);
+  nd->ue[fifo][DCIN_T2] = 15; /* every T2 entry taken */
+  uint32_t f = loose_flit(s, 3, 1);
+  s->flits[f].slot = 7;
+  ck_assert(!dcin_eject_to_node(s, d, DCIN_NET_REQ, 1, DCIN_TL, f));
+  dcin_etag_fail(s, d, DCIN_NET_REQ, 1, fifo, DCIN_TL, f);
+  ck_assert_int_eq(s->flits[f].etag, DCIN_T0);
+  ck_assert(s->flits[f].in_t0_table);
+  ck_assert(dcin_eject_to_node(s, d, DCIN_NET_REQ, 1, DCIN_TL, f));
+  ck_assert_int_eq(s->flits[f].used_entry, DCIN_T0);
+  ck_assert(!s->flits[f].in_t0_table);
+  ck_assert_uint_eq(nd->t0_ptr[0], 1);
+  ck_assert_uint_eq(s->txns[s->flits[f].txn].eject_fail, 1);
+  /* a TR flit never upgrades without T1 and both-side upgrade */
+  uint32_t g = loose_flit(s, 0, 2);
+  dcin_etag_fail(s, d, DCIN_NET_REQ, 2, dcin_etag_fifo(&s->cfg, DCIN_TR), DCIN_TR, g);
+  ck_assert_int_eq(s->flits[g].etag, DCIN_T2);
+  nd->rb_in[1].pre = DCIN_NIL;
+  nd->busy = 0;
+  nd->ue[fifo][DCIN_T2] = 0;
+  nd->ue[fifo][DCIN_T0] = 0;
+  dcin_flit_free(s, f);
+  dcin_flit_free(s, g);
+  dcin_sim_destroy(s);
+}
+END_TEST
+
+START_TEST(etag_t0_should_go_to_the_round_robin_winner_only) {
+  dcin_sim *s = make("5x4", "1die");
+  dcin_die *d = &s->dies[0];
+  int fifo = dcin_etag_fifo(&s->cfg, DCIN_TL);
+  dcin_node *nd = &d->nodes[DCIN_NET_REQ][1];
+  nd->ue[fifo][DCIN_T2] = 15;
+  uint32_t a = loose_flit(s, 3, 1), b = loose_flit(s, 3, 1);
+  s->flits[a].slot = 20;
+  s->flits[b].slot = 5;
+  dcin_etag_fail(s, d, DCIN_NET_REQ, 1, fifo, DCIN_TL, a);
+  dcin_etag_fail(s, d, DCIN_NET_REQ, 1, fifo, DCIN_TL, b);
+  nd->t0_ptr[0] = 10; /* slot 20 is the first registered slot at or after 10 */
+  ck_assert(!dcin_etag_try(s, d, DCIN_NET_REQ, 1, fifo, DCIN_TL, b));
+  ck_assert(dcin_etag_try(s, d, DCIN_NET_REQ, 1, fifo, DCIN_TL, a));
+  ck_assert_int_eq(s->flits[a].used_entry, DCIN_T0);
+  nd->ue[fifo][DCIN_T0] = 0;
+  ck_assert(dcin_etag_try(s, d, DCIN_NET_REQ, 1, fifo, DCIN_TL, b)); /* now alone in the table */
+  nd->ue[fifo][DCIN_T2] = 0;
+  nd->ue[fifo][DCIN_T0] = 0;
+  dcin_flit_free(s, a);
+  dcin_flit_free(s, b);
+  dcin_sim_destroy(s);
+}
+END_TEST
+
+START_TEST(etag_with_t1_should_upgrade_in_two_steps) {
+  dcin_sim *s = make("2261_5x4", "1die");
+  dcin_die *d = &s->dies[0];
+  ck_assert_int_eq(s->cfg.etag_cap[DCIN_TL][DCIN_T2], 8);
+  ck_assert_int_eq(s->cfg.etag_cap[DCIN_TL][DCIN_T1], 7);
+  ck_assert_int_eq(s->cfg.etag_cap[DCIN_TR][DCIN_T1], 4);
+  uint32_t f = loose_flit(s, 3, 1);
+  int fifo = dcin_etag_fifo(&s->cfg, DCIN_TL);
+  dcin_etag_fail(s, d, DCIN_NET_REQ, 1, fifo, DCIN_TL, f);
+  ck_assert_int_eq(s->flits[f].etag, DCIN_T1);
+  dcin_etag_fail(s, d, DCIN_NET_REQ, 1, fifo, DCIN_TL, f);
+  ck_assert_int_eq(s->flits[f].etag, DCIN_T0);
+  ck_assert(dcin_etag_try(s, d, DCIN_NET_REQ, 1, fifo, DCIN_TL, f));
+  d->nodes[DCIN_NET_REQ][1].ue[fifo][s->flits[f].used_entry] = 0;
+  dcin_flit_free(s, f);
+  dcin_sim_destroy(s);
+}
+END_TEST
+
+/* ---- I-Tag ------------------------------------------------------------------------------- */
+
+START_TEST(itag_should_reserve_a_slot_for_a_starved_head) {
+  dcin_sim *s = make("5x4", "1die");
+  dcin_die *d = &s->dies[0];
+  dcin_ring *g = &d->rings[DCIN_NET_REQ][0];
+  uint32_t blocker = loose_flit(s, 0, 3), head = loose_flit(s, 1, 3);
+  int idx = d->cp_out[1 * 4 + DCIN_TR];
+  g->slot[idx] = blocker;
+  g->count = 1;
+  s->flits[head].wait_h = 81; /* above the trigger of 80 */
+  s->cyc = 1000;
+  ck_assert(!dcin_itag_can_inject(s, d, DCIN_NET_REQ, 1, DCIN_TR, head));
+  ck_assert_int_eq(d->nodes[DCIN_NET_REQ][1].itag_out[DCIN_TR], 1);
+  ck_assert_uint_eq(s->st.itag_h, 1);
+  /* one full ring turn later the reserved slot is back, now empty: usable by node 1 only */
+  g->slot[idx] = DCIN_NIL;
+  g->count = 0;
+  s->cyc = 1000 + g->len;
+  int idx2 = d->cp_out[2 * 4 + DCIN_TR];
+  s->cyc += (uint64_t)(idx2 - idx); /* the same slot passing node 2 */
+  ck_assert(!dcin_itag_can_inject(s, d, DCIN_NET_REQ, 2, DCIN_TR, blocker));
+  s->cyc = 1000 + g->len;
+  ck_assert(dcin_itag_can_inject(s, d, DCIN_NET_REQ, 1, DCIN_TR, head));
+  dcin_itag_on_inject(s, d, DCIN_NET_REQ, 1, DCIN_TR, head);
+  ck_assert_int_eq(d->nodes[DCIN_NET_REQ][1].itag_out[DCIN_TR], 0);
+  ck_assert_uint_eq(g->slot[idx], head);
+  g->slot[idx] = DCIN_NIL;
+  g->count = 0;
+  dcin_flit_free(s, blocker);
+  dcin_flit_free(s, head);
+  dcin_sim_destroy(s);
+}
+END_TEST
+
+/* ---- trackers, Retry, Pcredit -------------------------------------------------------------- */
+
+static void run_all(dcin_sim *s) {
+  dcin_run_native(s, 200000);
+  ck_assert_msg(!s->fault[0], "%s", s->fault);
+  ck_assert_uint_eq(s->active_txns, 0);
+  ck_assert_uint_eq(s->nflits, 0);
+  cs_err err;
+  ck_assert_int_eq(dcin_check(s, &err), 0);
+}
+
+START_TEST(sn_should_retry_then_pcredit_when_trackers_run_out) {
+  for (int rd = 0; rd < 2; rd++) {
+    dcin_sim *s = make_full("5x4", "1die", 128, 1, false);
+    cs_err err;
+    for (int i = 0; i < 3; i++)
+      ck_assert_int_ge(dcin_inject_phys(s, i, 0, i, DCIN_IP_GDMA0, 0, 10, DCIN_IP_DDR0, rd, 4, &err), 0);
+    run_all(s);
+    uint32_t retries = 0, blocks = 0;
+    for (uint32_t t = 0; t < s->ntxns; t++) {
+      retries += s->txns[t].retries;
+      blocks += rd ? s->txns[t].sn_ro_block : s->txns[t].sn_share_block;
+    }
+    ck_assert_uint_ge(retries, 2);
+    ck_assert_uint_eq(retries, blocks);
+    ck_assert_uint_eq(rd ? s->st.retries_rd : s->st.retries_wr, retries);
+    dcin_sim_destroy(s);
+  }
+}
+END_TEST
+
+START_TEST(rn_should_hold_requests_without_a_tracker) {
+  dcin_sim *s = make_full("5x4", "1die", 2, 64, false); /* one tracker per gdma channel */
+  cs_err err;
+  for (int i = 0; i < 3; i++)
+    ck_assert_int_ge(dcin_inject_phys(s, i, 0, 0, DCIN_IP_GDMA0, 0, 19, DCIN_IP_DDR0, true, 4, &err), 0);
+  run_all(s);
+  ck_assert_uint_eq(s->txns[0].rn_rd_block, 0);
+  ck_assert_uint_eq(s->txns[1].rn_rd_block, 1);
+  ck_assert_uint_ge(s->txns[1].t_reserve, s->txns[0].t_final);
+  dcin_sim_destroy(s);
+}
+END_TEST
+
+START_TEST(d2d_rn_should_back_pressure_not_drop) {
+  cs_die_params p;
+  cs_layout l;
+  cs_adapter_config a;
+  cs_err err;
+  ck_assert_int_eq(cs_topo_die("2261_5x4", &p, &err), 0);
+  ck_assert_int_eq(cs_topo_layout("2die", &l, &err), 0);
+  l.d2d_rn_rdb_size = l.d2d_rn_wdb_size = 4; /* one D2D_RN tracker each */
+  adapter(&a, 128, 64);
+  dcin_sim *s = NULL;
+  ck_assert_int_eq(dcin_sim_create(&p, &l, &a, &s, &err), 0);
+  s->check_each_cycle = true;
+  for (int i = 0; i < 6; i++)
+    ck_assert_int_ge(dcin_inject_phys(s, i, 0, i, DCIN_IP_GDMA0, 1, 19, DCIN_IP_DDR0, i % 2, 4, &err), 0);
+  run_all(s);
+  uint32_t blocked = 0;
+  for (uint32_t t = 0; t < s->ntxns; t++) {
+    ck_assert(s->txns[t].done_final);
+    blocked += s->txns[t].d2d_ro_block + s->txns[t].d2d_share_block;
+  }
+  ck_assert_uint_ge(blocked, 1);
+  dcin_sim_destroy(s);
+}
+END_TEST
+
+/* ---- token buckets and AXI ------------------------------------------------------------------ */
+
+START_TEST(token_bucket_should_refill_at_its_rate_up_to_its_size) {
+  dcin_ip ip;
+  memset(&ip, 0, sizeof ip);
+  ip.rate = 0.25;
+  ip.cap = 2;
+  ip.rx_tok = 2; /* starts full */
+  ck_assert(dcin_rx_bucket(&ip, 0));
+  ck_assert(dcin_rx_bucket(&ip, 0));
+  ck_assert(!dcin_rx_bucket(&ip, 0));
+  ck_assert(!dcin_rx_bucket(&ip, 3));
+  ck_assert(dcin_rx_bucket(&ip, 4));
+  ck_assert(dcin_rx_bucket(&ip, 100));
+  ck_assert(dcin_rx_bucket(&ip, 100));
+  ck_assert(!dcin_rx_bucket(&ip, 100)); /* capped at 2 */
+}
+END_TEST
+
+START_TEST(axi_channel_should_deliver_after_latency_at_configured_bandwidth) {
+  dcin_sim *s = make("2261_5x4", "2die");
+  ck_assert_uint_eq(s->lcfg.axi_lat[DCIN_AR], 40);
+  ck_assert(s->lcfg.axi_rate > 0.749 && s->lcfg.axi_rate < 0.751); /* 192 GB/s */
+  dcin_axi *a = &s->axi[0];
+  uint32_t f = loose_flit(s, 0, 3);
+  s->cyc = 100;
+  dcin_axi_send(s, a, DCIN_AR, true, f);
+  dcin_axi_step(s, a);
+  for (s->cyc = 101; s->cyc < 140; s->cyc++) {
+    dcin_axi_step(s, a);
+    ck_assert_uint_eq(a->rx[DCIN_AR].n, 0);
+  }
+  dcin_axi_step(s, a);
+  ck_assert_uint_eq(a->rx[DCIN_AR].n, 1);
+  dcin_flit_free(s, dcin_list_pop(s, &a->rx[DCIN_AR]));
+  a->busy = 0;
+  /* with an empty bucket, 8 cycles carry 6 flits at 0.75 flit/cycle */
+  a->tok[DCIN_W] = 0;
+  a->last[DCIN_W] = s->cyc;
+  for (int i = 0; i < 8; i++) dcin_axi_send(s, a, DCIN_W, true, loose_flit(s, 0, 3));
+  for (int i = 0; i < 8; i++) {
+    s->cyc++;
+    dcin_axi_step(s, a);
+  }
+  ck_assert_uint_eq(a->chan[DCIN_W].n, 6);
+  dcin_sim_destroy(s);
+}
+END_TEST
+
+/* ---- checker --------------------------------------------------------------------------------- */
+
+START_TEST(check_should_detect_a_lost_flit) {
+  dcin_sim *s = make("5x4", "1die");
+  cs_err err;
+  ck_assert_int_ge(dcin_inject_phys(s, 1, 0, 0, DCIN_IP_GDMA0, 0, 19, DCIN_IP_DDR0, true, 4, &err), 0);
+  ck_assert_int_eq(dcin_check(s, &err), 0);
+  dcin_ip *ip = dcin_ipp(&s->dies[0], 0, DCIN_IP_GDMA0);
+  uint32_t f = dcin_list_pop(s, &ip->inj[DCIN_NET_REQ]); /* lose it */
+  ck_assert_int_eq(dcin_check(s, &err), CS_EINTERNAL);
+  dcin_list_push(s, &ip->inj[DCIN_NET_REQ], f);
+  ck_assert_int_eq(dcin_check(s, &err), 0);
+  dcin_sim_destroy(s);
+}
+END_TEST
+
+START_TEST(many_transactions_should_all_complete_with_flits_conserved) {
+  const char *layouts[] = {"1die", "2die", "4die"};
+  for (int li = 0; li < 3; li++) {
+    for (int yx = 0; yx < 2; yx++) {
+      dcin_sim *s = make_full("2261_5x4", layouts[li], 8, 4, yx);
+      cs_err err;
+      int n = cs_test_quick() ? 40 : 200;
+      for (int i = 0; i < n; i++) {
+        int sd = i % s->ndies, dd = (i / 3) % s->ndies;
+        ck_assert_int_ge(dcin_inject_phys(s, i, sd, (i * 7) % 20, DCIN_IP_GDMA0 + i % 2, dd,
+                                          (i * 13) % 20, DCIN_IP_DDR0 + (i / 2) % 2, i % 3 != 0, 4,
+                                          &err),
+                         0);
+      }
+      run_all(s);
+      for (uint32_t t = 0; t < s->ntxns; t++) ck_assert(s->txns[t].done_final);
+      ck_assert_uint_eq(s->st.flits_injected, s->st.flits_ejected);
+      dcin_sim_destroy(s);
+    }
+  }
+}
+END_TEST
+
+/* ---- engine ops -------------------------------------------------------------------------------- */
+
+static void *ops_engine(const cs_job *job) {
+  void *e = NULL;
+  cs_err err;
+  cs_err_clear(&err);
+  int rc = cs_dcin_ops.create(job, &e, &err);
+  ck_assert_msg(rc == 0, "%s", err.msg);
+  return e;
+}
+
+/* Drives reqs through the ops like the L2 driver: rsp in the tick its req phase completes. */
+static void drive(void *e, const cs_inject *reqs, int n, uint64_t *req_tick, uint64_t *fin_tick) {
+  cs_err err;
+  for (int i = 0; i < n; i++) ck_assert_int_eq(cs_dcin_ops.inject(e, &reqs[i], &err), 0);
+  int done = 0;
+  for (int guard = 0; done < n && guard < 1000000; guard++) {
+    ck_assert_int_eq(cs_dcin_ops.advance(e, 1000, &err), 0);
+    cs_completion c[16];
+    size_t k;
+    while ((k = cs_dcin_ops.poll(e, c, 16)) > 0)
+      for (size_t j = 0; j < k; j++) {
+        int i = (int)c[j].request_id;
+        if (c[j].phase == CS_PHASE_REQ) {
+          req_tick[i] = c[j].tick;
+          cs_inject r = reqs[i];
+          r.packet_type = CS_PKT_RSP;
+          r.src_id = reqs[i].dst_id;
+          r.dst_id = reqs[i].src_id;
+          ck_assert_int_eq(cs_dcin_ops.inject(e, &r, &err), 0);
+        } else {
+          fin_tick[i] = c[j].tick;
+          done++;
+        }
+      }
+  }
+  ck_assert_int_eq(done, n);
+}
+
+START_TEST(ops_should_reproduce_native_timing_through_the_adapter) {
+  cs_job job;
+  int parts[2] = {0, 1};
+  cs_test_job(&job, "dcin", CS_PRIM_P2P, 512, parts, 2);
+  void *e = ops_engine(&job);
+  /* logical GDMA 0 (die 0 node 0) reads logical DDR 39 (die 1 node 19): 264 ns natively */
+  cs_inject r = {.request_id = 0, .src_id = 0, .dst_id = 39, .is_read = 1,
+                 .packet_type = CS_PKT_REQ, .burst_length = 4};
+  uint64_t rq = 0, fin = 0;
+  drive(e, &r, 1, &rq, &fin);
+  ck_assert_uint_eq(rq, 52);   /* remote DDR grants at cycle 104 */
+  ck_assert_uint_eq(fin, 264); /* last data at the GDMA, cycle 528 */
+  cs_txn_record rec;
+  memset(&rec, 0, sizeof rec);
+  cs_dcin_ops.describe(e, 0, &rec);
+  ck_assert_int_eq(rec.src_die, 0);
+  ck_assert_int_eq(rec.dst_die, 1);
+  ck_assert_int_eq(rec.dst_node, 19);
+  ck_assert_int_eq(rec.d2d_src_node, 0);
+  ck_assert_int_eq(rec.d2d_dst_node, 3);
+  ck_assert_uint_eq(rec.rsp_complete_cycle, 528);
+  cs_engine_stats st;
+  cs_dcin_ops.stats(e, &st);
+  ck_assert_uint_gt(st.flit_hops, 0);
+  ck_assert_uint_gt(st.skipped_cycles, 0);
+  char where[160];
+  cs_dcin_ops.where(e, 0, where, sizeof where);
+  ck_assert_ptr_nonnull(strstr(where, "complete"));
+  cs_dcin_ops.destroy(e);
+}
+END_TEST
+
+START_TEST(ops_should_reject_rsp_before_req_phase_and_reversed_ids) {
+  cs_job job;
+  int parts[2] = {0, 1};
+  cs_test_job(&job, "dcin", CS_PRIM_P2P, 512, parts, 2);
+  void *e = ops_engine(&job);
+  cs_err err;
+  cs_inject r = {.request_id = 7, .src_id = 3, .dst_id = 4, .is_read = 0,
+                 .packet_type = CS_PKT_REQ, .burst_length = 4};
+  ck_assert_int_eq(cs_dcin_ops.inject(e, &r, &err), 0);
+  ck_assert_int_eq(cs_dcin_ops.inject(e, &r, &err), CS_EINVAL); /* same id twice */
+  cs_inject p = r;
+  p.packet_type = CS_PKT_RSP;
+  p.src_id = 4;
+  p.dst_id = 3;
+  ck_assert_int_eq(cs_dcin_ops.inject(e, &p, &err), CS_EINVAL); /* req phase not done */
+  p.src_id = 3;
+  p.dst_id = 4;
+  ck_assert_int_eq(cs_dcin_ops.inject(e, &p, &err), CS_ECONSTRAINT); /* C10 */
+  p.packet_type = CS_PKT_DATA;
+  ck_assert_int_eq(cs_dcin_ops.inject(e, &p, &err), CS_ECONSTRAINT); /* C9 */
+  char where[160];
+  cs_dcin_ops.where(e, 7, where, sizeof where);
+  ck_assert_ptr_nonnull(strstr(where, "write"));
+  cs_dcin_ops.destroy(e);
+}
+END_TEST
+
+START_TEST(same_job_twice_should_give_identical_bits) {
+  cs_job job;
+  int parts[2] = {0, 1};
+  cs_test_job(&job, "dcin", CS_PRIM_P2P, 512, parts, 2);
+  enum { N = 48 };
+  cs_inject reqs[N];
+  for (int i = 0; i < N; i++)
+    reqs[i] = (cs_inject){.request_id = (uint64_t)i, .src_id = i % 8, .dst_id = 39 - i % 12,
+                          .is_read = (uint8_t)(i % 2), .packet_type = CS_PKT_REQ, .burst_length = 4};
+  cs_txn_record rec[2][N];
+  uint64_t rq[2][N], fin[2][N];
+  for (int run = 0; run < 2; run++) {
+    void *e = ops_engine(&job);
+    drive(e, reqs, N, rq[run], fin[run]);
+    memset(rec[run], 0, sizeof rec[run]);
+    for (int i = 0; i < N; i++) cs_dcin_ops.describe(e, (uint64_t)i, &rec[run][i]);
+    cs_dcin_ops.destroy(e);
+  }
+  ck_assert_int_eq(memcmp(rec[0], rec[1], sizeof rec[0]), 0);
+  ck_assert_int_eq(memcmp(fin[0], fin[1], sizeof fin[0]), 0);
+  ck_assert_int_eq(memcmp(rq[0], rq[1], sizeof rq[0]), 0);
+}
+END_TEST
+
+START_TEST(ticks_should_follow_the_driver_frequency) {
+  cs_job job;
+  int parts[2] = {0, 1};
+  cs_test_job(&job, "dcin", CS_PRIM_P2P, 512, parts, 2);
+  job.adapter.driver_cycle_frequency_ghz = 2.0; /* one tick per sim cycle */
+  void *e = ops_engine(&job);
+  cs_inject r = {.request_id = 0, .src_id = 0, .dst_id = 39, .is_read = 1,
+                 .packet_type = CS_PKT_REQ, .burst_length = 4};
+  uint64_t rq = 0, fin = 0;
+  drive(e, &r, 1, &rq, &fin);
+  ck_assert_uint_eq(rq, 104);
+  ck_assert_uint_eq(fin, 528);
+  cs_err err;
+  uint64_t t0 = cs_dcin_ops.now(e);
+  ck_assert_int_eq(cs_dcin_ops.advance(e, 10, &err), 0);
+  ck_assert_uint_eq(cs_dcin_ops.now(e), t0 + 10);
+  cs_dcin_ops.destroy(e);
+}
+END_TEST
+
+static Suite *suite(void) {
+  Suite *s = suite_create("dcin");
+  TCase *tc = tcase_create("ring");
+  tcase_set_timeout(tc, 30);
+  tcase_add_test(tc, ring_move_should_advance_one_slice_per_cycle_and_loop_back);
+  tcase_add_test(tc, ring_move_should_stall_at_wrap_behind_slice_zero);
+  tcase_add_test(tc, first_lane_should_follow_xy_or_yx);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("tags");
+  tcase_set_timeout(tc, 30);
+  tcase_add_test(tc, etag_should_upgrade_t2_to_t0_on_tl_and_win_the_t0_entry);
+  tcase_add_test(tc, etag_t0_should_go_to_the_round_robin_winner_only);
+  tcase_add_test(tc, etag_with_t1_should_upgrade_in_two_steps);
+  tcase_add_test(tc, itag_should_reserve_a_slot_for_a_starved_head);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("protocol");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, sn_should_retry_then_pcredit_when_trackers_run_out);
+  tcase_add_test(tc, rn_should_hold_requests_without_a_tracker);
+  tcase_add_test(tc, d2d_rn_should_back_pressure_not_drop);
+  tcase_add_test(tc, token_bucket_should_refill_at_its_rate_up_to_its_size);
+  tcase_add_test(tc, axi_channel_should_deliver_after_latency_at_configured_bandwidth);
+  tcase_add_test(tc, check_should_detect_a_lost_flit);
+  tcase_add_test(tc, many_transactions_should_all_complete_with_flits_conserved);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("ops");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, ops_should_reproduce_native_timing_through_the_adapter);
+  tcase_add_test(tc, ops_should_reject_rsp_before_req_phase_and_reversed_ids);
+  tcase_add_test(tc, same_job_twice_should_give_identical_bits);
+  tcase_add_test(tc, ticks_should_follow_the_driver_frequency);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) {
+  SRunner *sr = srunner_create(suite());
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
