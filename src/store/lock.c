@@ -32,14 +32,28 @@ bool cs_store_lock_holder(const char *path, char *buf, size_t cap) {
   return read_holder(lpath, buf, cap);
 }
 
-/* True when the holder line names a process of this host that no longer exists. */
+/* True when pid is gone or a zombie (exited, not yet reaped: it will never write again). */
+static bool process_gone(long pid) {
+  if (kill((pid_t)pid, 0) != 0) return errno == ESRCH;
+  char path[64], buf[512];
+  snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+  FILE *f = fopen(path, "r");
+  if (!f) return false;
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  buf[n] = '\0';
+  const char *close_paren = strrchr(buf, ')'); /* "pid (comm) S ..." */
+  return close_paren && close_paren[1] == ' ' && close_paren[2] == 'Z';
+}
+
+/* True when the holder line names a process of this host that no longer runs. */
 static bool stale(const char *holder) {
   long pid = 0;
   char host[256] = "", me[256] = "";
   const char *p = strstr(holder, "pid="), *h = strstr(holder, "host=");
   if (!p || !h || sscanf(p, "pid=%ld", &pid) != 1 || sscanf(h, "host=%255s", host) != 1) return false;
   if (gethostname(me, sizeof me - 1) != 0 || strcmp(me, host) != 0) return false;
-  return pid > 0 && kill((pid_t)pid, 0) != 0 && errno == ESRCH;
+  return pid > 0 && process_gone(pid);
 }
 
 int cs_store_lock(const char *path, const char *sweep_name, bool break_lock, cs_err *err) {

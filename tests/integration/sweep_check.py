@@ -5,6 +5,9 @@
   sweep_check.py export FILE.h5 ROW OUT.jsonl   exported JSON lines equal the row's /txlog slice
   sweep_check.py counts FILE.h5 DONE FAILED PENDING   /results status counts are exactly these
   sweep_check.py failed FILE.h5 TEXT       exactly one failed row, its error contains TEXT
+  sweep_check.py kept FILE.h5 BEFORE.csv   every row done in BEFORE.csv (show --csv taken
+                                           earlier) is still done with identical values
+  sweep_check.py summary FILE.h5           prints "done failed pending"
   sweep_check.py flip FILE.h5 ROW          flips bytes of /results row ROW in place (raw file
                                            bytes, found by its checksum), as a disk fault would
 """
@@ -103,6 +106,23 @@ def failed(path, needle):
     print(f"{path}: row {rows[0]} failed: {msg}")
 
 
+def kept(path, before_csv):
+    res = read_all(path)["results"]
+    with open(before_csv, newline="") as f:
+        done = [r for r in csv.DictReader(f) if r["status"] == "done"]
+    for r in done:
+        i = int(r["row"])
+        assert int(res["status"][i]) == 1, f"row {i} was done, now {STATUS.get(int(res['status'][i]))}"
+        assert int(res["checksum"][i]) == int(r["checksum"]), f"row {i} changed"
+        assert float(res["total_time_us"][i]) == float(r["total_time_us"]), f"row {i} changed"
+    print(f"{path}: all {len(done)} rows done before the kill are intact")
+
+
+def summary(path):
+    st = read_all(path)["results"]["status"]
+    print(int(np.sum(st == 1)), int(np.sum(st == 2)), int(np.sum(st == 0)))
+
+
 def flip(path, row):
     """Finds the row's bytes in the file by its unique checksum value and flips a result byte."""
     with h5py.File(path, "r") as f:
@@ -129,6 +149,10 @@ def main():
         counts(*args)
     elif cmd == "failed":
         failed(*args)
+    elif cmd == "kept":
+        kept(*args)
+    elif cmd == "summary":
+        summary(*args)
     elif cmd == "flip":
         flip(args[0], int(args[1]))
     else:

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# Faults: a second sweep on a file being written is refused with a clear error; kill -9 of one
+# rank mid-sweep leaves a file that opens with every finished row intact, and the rerun finishes
+# only what is missing (taking over the dead sweep's lock) with results equal to a clean run's;
+# bytes flipped in a finished row are detected by its checksum and the row recomputed.
+set -euo pipefail
+: "${CS_BIN:?}" "${CS_SOURCE_DIR:?}" "${CS_WORK:?}"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_mpi_yield_when_idle=1
+export OMPI_MCA_btl=self,vader OMPI_MCA_pml=ob1 OMPI_MCA_btl_vader_single_copy_mechanism=none
+PY=/usr/bin/python3
+HERE=$CS_SOURCE_DIR/tests/integration
+DEMO=$CS_SOURCE_DIR/sweeps/demo.json
+rm -rf "$CS_WORK" && mkdir -p "$CS_WORK" && cd "$CS_WORK"
+
+$PY "$HERE/sweep_make.py" "$DEMO" fault.json fault dcin \
+  '[{"field":"spec.msg_size_bytes","values":[65536,131072,262144,524288]},
+    {"field":"spec.participants","values":[[0,1,2,3],[0,5,20,25,30,35,10,15]]},
+    {"field":"adapter.mst_wr_outstanding","values":[16,64]},
+    {"field":"adapter.burst_length","values":[2,4]}]'
+JOBS=32
+
+# the reference: one clean run
+timeout 600 "$CS_BIN" sweep fault.json --out clean.h5 --quiet > clean.txt
+
+# the victim: 3 ranks, progress every 0.1 s
+timeout 600 mpirun -np 3 "$CS_BIN" sweep fault.json --out killed.h5 --progress 0.1 \
+  > killed.out 2> killed.err &
+MPIRUN=$!
+done_count() { { grep -o '\] [0-9]*/' killed.err 2>/dev/null || true; } | tail -1 | tr -dc 0-9; }
+for _ in $(seq 600); do
+  d=$(done_count); [ -n "$d" ] && [ "$d" -ge 5 ] && break
+  kill -0 "$MPIRUN" 2>/dev/null || break; sleep 0.05
+done
+d=$(done_count)
+[ -n "$d" ] && [ "$d" -ge 5 ] && [ "$d" -lt "$JOBS" ] || { cat killed.err; echo "sweep not mid-way: '$d'"; exit 1; }
+
+# a second sweep on the same file, now, is refused
+if timeout 60 "$CS_BIN" sweep fault.json --out killed.h5 --quiet 2> second.err; then
+  echo "a concurrent sweep was not refused"; exit 1
+fi
+grep -q "is being written by another sweep (pid=" second.err
+cat second.err
+
+# snapshot what is finished, then kill -9 rank 1
+"$CS_BIN" show killed.h5 --csv > before.csv
+descendants() { local c; for c in $(pgrep -P "$1" || true); do echo "$c"; descendants "$c"; done; }
+victim=""
+ranks=$(descendants "$MPIRUN")
+for pid in $ranks; do
+  if tr '\0' '\n' < "/proc/$pid/environ" 2>/dev/null | grep -qx 'OMPI_COMM_WORLD_RANK=1'; then
+    victim=$pid
+  fi
+done
+[ -n "$victim" ] || { echo "rank 1 not found"; exit 1; }
+kill -9 "$victim"
+rc=0; wait "$MPIRUN" || rc=$?
+echo "mpirun exit status after kill -9 of rank 1 (pid $victim): $rc"
+[ "$rc" != 0 ]
+for _ in $(seq 100); do  # mpirun may return while the other ranks are still exiting
+  alive=0
+  for pid in $ranks; do
+    if [ -r "/proc/$pid/stat" ] && ! grep -q ') Z' "/proc/$pid/stat"; then alive=1; fi
+  done
+  [ $alive = 0 ] && break; sleep 0.1
+done
+test -e killed.h5.lock  # left behind by the dead sweep
+
+# the file opens; nothing that was finished is lost
+$PY "$HERE/sweep_check.py" kept killed.h5 before.csv
+read -r done_after failed_after pending_after < <($PY "$HERE/sweep_check.py" summary killed.h5)
+echo "after the kill: $done_after done, $failed_after failed, $pending_after pending"
+[ "$pending_after" -gt 0 ]
+
+# the rerun takes over the stale lock and runs only what is missing
+timeout 600 mpirun -np 2 "$CS_BIN" sweep fault.json --out killed.h5 --quiet > rerun.txt 2> rerun.err
+cat rerun.txt
+grep -q "taking over stale lock" rerun.err
+grep -q "ran $((JOBS - done_after)) (0 failed) .*cached $done_after " rerun.txt
+test ! -e killed.h5.lock
+$PY "$HERE/sweep_compare.py" clean.h5 killed.h5
+
+# flip bytes in a finished row: detected by its checksum and recomputed
+$PY "$HERE/sweep_check.py" flip killed.h5 7
+"$CS_BIN" show killed.h5 --verify | tail -1 | grep -q "1 corrupt"
+timeout 600 "$CS_BIN" sweep fault.json --out killed.h5 --quiet > flip.txt
+cat flip.txt
+grep -q "ran 1 (0 failed)" flip.txt
+grep -q "1 corrupt" flip.txt
+$PY "$HERE/sweep_compare.py" clean.h5 killed.h5
+echo "test_sweep_fault: OK"
