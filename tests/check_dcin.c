@@ -88,7 +88,7 @@ START_TEST(ring_move_should_stall_at_wrap_behind_slice_zero) {
   g->slot[g->len - 1] = a;
   g->slot[0] = b;
   g->count = 2;
-  s->flits[b].dst_node = 3;
+  s->flits[a].ecoord = s->flits[b].ecoord = 3; /* column 3: no eject at column 0 */
   dcin_rings_move(s, d, DCIN_NET_REQ);
   ck_assert_uint_eq(g->slot[g->len - 1], a); /* waited: slice 0 was still occupied */
   ck_assert_uint_eq(g->slot[1], b);

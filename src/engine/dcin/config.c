@@ -55,7 +55,7 @@ static void etag_split(int depth, int t2, int t1, bool t1_on, bool negative, int
 
 int dcin_cfg_build(const cs_die_params *p, const cs_adapter_config *ad, dcin_cfg *c, cs_err *err) {
   memset(c, 0, sizeof *c);
-  long a, b;
+  long a = 1, b = 1;
   int rc;
   if ((rc = freq16(ad->noc_frequency_ghz, "noc_frequency_ghz", &a, err))) return rc;
   if ((rc = freq16(ad->ip_frequency_ghz, "ip_frequency_ghz", &b, err))) return rc;

@@ -104,7 +104,7 @@ void dcin_d2d_rn_receive(dcin_sim *s, dcin_die *d, int node, uint32_t f) {
     if (g == DCIN_NIL) break;
     s->flits[g].old = 1;
     dcin_list_push_front(s, &ip->inj[DCIN_NET_REQ], g);
-    ip->busy++;
+    dcin_ip_busy(d, node, ip, +1);
     break;
   }
   case DCIN_K_RSP_DBID: {

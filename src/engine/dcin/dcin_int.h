@@ -148,6 +148,7 @@ typedef struct dcin_flit {
   uint8_t lane;        /* lane while on a ring */
   uint8_t old;         /* REQ: re-sent after Pcredit (resources already held) */
   uint16_t slot;       /* ring slot id taken at injection */
+  int16_t ecoord;      /* eject key on the current ring (see dcin_ring.ej) */
   uint32_t wait_h, wait_v; /* inject waiting, cycles */
   uint32_t eject_fail; /* failed eject attempts (circling) */
   uint64_t arrive;     /* D2D link: delivery cycle */
@@ -214,6 +215,8 @@ typedef struct dcin_ring {
   uint8_t *kind;      /* DCIN_SL_* per index */
   uint8_t *lane;      /* lane per index */
   int16_t *node;      /* node per index */
+  int16_t *ej;        /* CP_IN: coordinate a flit's ecoord must equal to leave here; else -1 */
+  uint8_t dim;        /* routing dimension of the ring's lanes: 0 first, 1 second */
   uint16_t len;
   uint16_t offset;    /* rotating slot-id offset */
   uint32_t count;     /* flits on the ring */
@@ -279,6 +282,11 @@ typedef struct dcin_die {
   int16_t *itag_slot;               /* [net][ring][slot] */
   int itag_stride;
   uint32_t inflight;                /* flits anywhere in this die */
+  dcin_q **pending;                 /* queues whose pre register was filled (commit list) */
+  uint32_t npending, cap_pending;
+  uint32_t *ipbusy;                 /* [node]: sum of the node's dcin_ip.busy */
+  uint32_t *eqch;                   /* [node]: flits in the node's EQ channel buffers, all nets */
+  uint32_t rel_nodes;               /* (net, node) pairs with E-Tag releases pending */
   dcin_list sn_release;             /* txns with a pending share-tracker release */
 } dcin_die;
 
@@ -390,6 +398,7 @@ int dcin_ring_build(dcin_sim *s, dcin_die *d, cs_err *err);
 void dcin_rings_move(dcin_sim *s, dcin_die *d, int net);
 int dcin_first_lane(const dcin_cfg *c, int src, int dst); /* lane of the first hop, or IQ_EQ */
 int dcin_lane_dim(const dcin_cfg *c, int lane);           /* 0 first dimension, 1 second */
+int dcin_eject_key(const dcin_cfg *c, int node, int dim);
 
 /* etag.c */
 bool dcin_etag_try(dcin_sim *s, dcin_die *d, int net, int node, int fifo, int lane, uint32_t f);
@@ -406,10 +415,10 @@ void dcin_itag_on_inject(dcin_sim *s, dcin_die *d, int net, int node, int lane, 
 bool dcin_rx_bucket(dcin_ip *ip, uint64_t now); /* takes one rx token if available */
 void dcin_ip_inject(dcin_sim *s, dcin_die *d, bool ip_cycle, bool net_cycle);
 void dcin_iq_step(dcin_sim *s, dcin_die *d, int net);
-void dcin_cp_inject(dcin_sim *s, dcin_die *d, int net);
-void dcin_rb_step(dcin_sim *s, dcin_die *d, int net);
+void dcin_cp_inject(dcin_sim *s, dcin_die *d, int net, int node);
+void dcin_rb_step(dcin_sim *s, dcin_die *d, int net, int node);
 bool dcin_eject_to_node(dcin_sim *s, dcin_die *d, int net, int node, int lane, uint32_t f);
-void dcin_eq_step(dcin_sim *s, dcin_die *d, int net);
+void dcin_eq_step(dcin_sim *s, dcin_die *d, int net, int node);
 void dcin_ip_eject(dcin_sim *s, dcin_die *d, bool ip_cycle, bool net_cycle);
 void dcin_commit(dcin_sim *s, dcin_die *d);
 
@@ -440,8 +449,18 @@ dcin_axi *dcin_axi_of(dcin_sim *s, int link, int from_die);
 int dcin_d2d_pick(const dcin_sim *s, int src_die, int src_node, int dst_die, int dst_node,
                   int ddr_ch, uint8_t *dir);
 
+/* Fills q's pre register and lists q for the end-of-cycle commit. */
+static inline void dcin_put(dcin_die *d, dcin_q *q, uint32_t f) {
+  q->pre = f;
+  d->pending[d->npending++] = q;
+}
+
 static inline dcin_ip *dcin_ipp(dcin_die *d, int node, int ip) {
   return &d->ips[node * DCIN_NUM_IPS + ip];
+}
+static inline void dcin_ip_busy(dcin_die *d, int node, dcin_ip *ip, int delta) {
+  ip->busy = (uint32_t)((int)ip->busy + delta);
+  d->ipbusy[node] = (uint32_t)((int)d->ipbusy[node] + delta);
 }
 static inline bool dcin_ip_is_d2d(int ip) { return ip == DCIN_IP_D2D_RN || ip == DCIN_IP_D2D_SN; }
 static inline bool dcin_ip_is_rn(int ip) {

@@ -53,6 +53,14 @@ int dcin_die_init(dcin_sim *s, dcin_die *d, int id, cs_err *err) {
     }
   }
   d->ips = calloc((size_t)c->nodes * DCIN_NUM_IPS, sizeof(dcin_ip));
+  d->ipbusy = calloc((size_t)c->nodes, sizeof *d->ipbusy);
+  d->eqch = calloc((size_t)c->nodes, sizeof *d->eqch);
+  /* every queue can be listed at most once (its pre holds one flit) */
+  d->cap_pending = (uint32_t)(c->nodes * (DCIN_NUM_NETS * (3 * DCIN_NUM_IPS + DCIN_NUM_IQ_DIRS + 4 +
+                                                          DCIN_NUM_RB_OUT + DCIN_NUM_EQ_PORTS) +
+                                          DCIN_NUM_IPS * DCIN_NUM_NETS * 3));
+  d->pending = malloc(sizeof *d->pending * d->cap_pending);
+  if (!d->ipbusy || !d->eqch || !d->pending) return cs_err_set(err, CS_ENOMEM, "die %d", id);
   if (!d->ips) return cs_err_set(err, CS_ENOMEM, "die %d IP interfaces", id);
   for (int n = 0; n < c->nodes; n++)
     for (int i = 0; i < DCIN_NUM_IPS; i++) {
@@ -100,6 +108,7 @@ void dcin_die_free(dcin_die *d) {
       free(d->rings[0][r].kind);
       free(d->rings[0][r].lane);
       free(d->rings[0][r].node);
+      free(d->rings[0][r].ej);
     }
   }
   for (int net = 0; net < DCIN_NUM_NETS; net++) {
@@ -109,6 +118,9 @@ void dcin_die_free(dcin_die *d) {
     free(d->nodes[net]);
   }
   free(d->ips);
+  free(d->ipbusy);
+  free(d->eqch);
+  free(d->pending);
   free(d->cp_in);
   free(d->cp_out);
   free(d->ring_of);
@@ -124,9 +136,14 @@ void dcin_die_step(dcin_sim *s, dcin_die *d, bool ip_cycle, bool net_cycle) {
     for (int net = 0; net < DCIN_NUM_NETS; net++) {
       dcin_iq_step(s, d, net);
       dcin_rings_move(s, d, net);
-      dcin_rb_step(s, d, net);
-      dcin_eq_step(s, d, net);
-      dcin_cp_inject(s, d, net);
+      /* ring bridge, eject and CP injection touch only the node's own queues and the slots at
+       * its own CP_OUTs, so one pass per node gives the same result as one pass per stage */
+      for (int node = 0; node < d->cfg->nodes; node++) {
+        if (!d->nodes[net][node].busy) continue;
+        dcin_rb_step(s, d, net, node);
+        dcin_eq_step(s, d, net, node);
+        dcin_cp_inject(s, d, net, node);
+      }
     }
   }
   dcin_ip_eject(s, d, ip_cycle, net_cycle);

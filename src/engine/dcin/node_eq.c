@@ -6,50 +6,49 @@
 #include "dcin_int.h"
 
 
-void dcin_eq_step(dcin_sim *s, dcin_die *d, int net) {
+void dcin_eq_step(dcin_sim *s, dcin_die *d, int net, int node) {
   const dcin_cfg *c = d->cfg;
   int lane_p = c->yx ? DCIN_TR : DCIN_TD, lane_n = c->yx ? DCIN_TL : DCIN_TU;
-  for (int node = 0; node < c->nodes; node++) {
-    dcin_node *nd = &d->nodes[net][node];
-    if (!nd->busy) continue;
-    dcin_q *src[DCIN_NUM_EQ_PORTS] = {&nd->eq_in[0], &nd->eq_in[1], &nd->iq_out[DCIN_IQ_EQ],
-                                      &nd->rb_out[DCIN_RB_EQ]};
-    /* port order of the arbiter: second-dim neg, pos, IQ, RB */
-    static const int port_of[DCIN_NUM_EQ_PORTS] = {DCIN_EQP_P, DCIN_EQP_N, DCIN_EQP_IQ,
-                                                   DCIN_EQP_RB};
-    for (int i = 0; i < DCIN_NUM_EQ_PORTS; i++) {
-      dcin_q *a = &nd->eq_arb[port_of[i]];
-      if (!src[i]->n || !dcin_q_can_put(a)) continue;
-      uint32_t f = dcin_q_pop(src[i]);
-      dcin_flit *fl = &s->flits[f];
-      if (i < 2) {
-        dcin_etag_release(nd, dcin_etag_fifo(c, i == 0 ? lane_p : lane_n), fl->used_entry);
-        fl->used_entry = DCIN_T_NONE;
-        fl->etag = DCIN_T2;
-      }
-      a->pre = f;
+  dcin_node *nd = &d->nodes[net][node];
+  dcin_q *src[DCIN_NUM_EQ_PORTS] = {&nd->eq_in[0], &nd->eq_in[1], &nd->iq_out[DCIN_IQ_EQ],
+                                    &nd->rb_out[DCIN_RB_EQ]};
+  /* port order of the arbiter: second-dim neg, pos, IQ, RB */
+  static const int port_of[DCIN_NUM_EQ_PORTS] = {DCIN_EQP_P, DCIN_EQP_N, DCIN_EQP_IQ,
+                                                 DCIN_EQP_RB};
+  for (int i = 0; i < DCIN_NUM_EQ_PORTS; i++) {
+    dcin_q *a = &nd->eq_arb[port_of[i]];
+    if (!src[i]->n || !dcin_q_can_put(a)) continue;
+    uint32_t f = dcin_q_pop(src[i]);
+    dcin_flit *fl = &s->flits[f];
+    if (i < 2) {
+      dcin_etag_release(nd, dcin_etag_fifo(c, i == 0 ? lane_p : lane_n), fl->used_entry);
+      d->rel_nodes++;
+      fl->used_entry = DCIN_T_NONE;
+      fl->etag = DCIN_T2;
     }
-    int want[DCIN_NUM_EQ_PORTS];
-    bool any = false;
-    for (int p = 0; p < DCIN_NUM_EQ_PORTS; p++) {
+    dcin_put(d, a, f);
+  }
+  int want[DCIN_NUM_EQ_PORTS];
+  bool any = false;
+  for (int p = 0; p < DCIN_NUM_EQ_PORTS; p++) {
+    want[p] = -1;
+    if (nd->eq_arb[p].n) {
+      want[p] = s->flits[dcin_q_front(&nd->eq_arb[p])].dst_ip;
+      any = true;
+    }
+  }
+  if (!any) return;
+  for (int ipi = 0; ipi < DCIN_NUM_IPS; ipi++) {
+    dcin_q *out = &nd->eq_ch[ipi];
+    if (!dcin_q_can_put(out)) continue;
+    for (int k = 0; k < DCIN_NUM_EQ_PORTS; k++) {
+      int p = (nd->eq_rr[ipi] + k) % DCIN_NUM_EQ_PORTS;
+      if (want[p] != ipi) continue;
+      dcin_put(d, out, dcin_q_pop(&nd->eq_arb[p]));
+      d->eqch[node]++;
       want[p] = -1;
-      if (nd->eq_arb[p].n) {
-        want[p] = s->flits[dcin_q_front(&nd->eq_arb[p])].dst_ip;
-        any = true;
-      }
-    }
-    if (!any) continue;
-    for (int ipi = 0; ipi < DCIN_NUM_IPS; ipi++) {
-      dcin_q *out = &nd->eq_ch[ipi];
-      if (!dcin_q_can_put(out)) continue;
-      for (int k = 0; k < DCIN_NUM_EQ_PORTS; k++) {
-        int p = (nd->eq_rr[ipi] + k) % DCIN_NUM_EQ_PORTS;
-        if (want[p] != ipi) continue;
-        out->pre = dcin_q_pop(&nd->eq_arb[p]);
-        want[p] = -1;
-        nd->eq_rr[ipi] = (uint8_t)((p + 1) % DCIN_NUM_EQ_PORTS);
-        break;
-      }
+      nd->eq_rr[ipi] = (uint8_t)((p + 1) % DCIN_NUM_EQ_PORTS);
+      break;
     }
   }
 }
@@ -57,19 +56,21 @@ void dcin_eq_step(dcin_sim *s, dcin_die *d, int net) {
 void dcin_ip_eject(dcin_sim *s, dcin_die *d, bool ip_cycle, bool net_cycle) {
   const dcin_cfg *c = d->cfg;
   for (int node = 0; node < c->nodes; node++) {
+    if (!d->eqch[node] && !d->ipbusy[node]) continue;
     for (int ipi = 0; ipi < DCIN_NUM_IPS; ipi++) {
       dcin_ip *ip = dcin_ipp(d, node, ipi);
       if (net_cycle) {
         for (int net = 0; net < DCIN_NUM_NETS; net++) {
           dcin_node *nd = &d->nodes[net][node];
           dcin_q *ch = &nd->eq_ch[ipi];
-          if (nd->busy && ch->n && dcin_q_can_put(&ip->h2l_h[net])) {
-            ip->h2l_h[net].pre = dcin_q_pop(ch);
+          if (ch->n && dcin_q_can_put(&ip->h2l_h[net])) {
+            dcin_put(d, &ip->h2l_h[net], dcin_q_pop(ch));
             nd->busy--;
-            ip->busy++;
+            d->eqch[node]--;
+            dcin_ip_busy(d, node, ip, +1);
           }
           if (ip->h2l_h[net].n && dcin_q_can_put(&ip->h2l_l[net]))
-            ip->h2l_l[net].pre = dcin_q_pop(&ip->h2l_h[net]);
+            dcin_put(d, &ip->h2l_l[net], dcin_q_pop(&ip->h2l_h[net]));
         }
       }
       if (!ip->busy || !(ip_cycle || dcin_ip_is_d2d(ipi))) continue;
@@ -78,7 +79,7 @@ void dcin_ip_eject(dcin_sim *s, dcin_die *d, bool ip_cycle, bool net_cycle) {
         if (!l->n) continue;
         if (net == DCIN_NET_DATA && !dcin_rx_bucket(ip, s->cyc)) continue;
         uint32_t f = dcin_q_pop(l);
-        ip->busy--;
+        dcin_ip_busy(d, node, ip, -1);
         s->st.flits_ejected++;
         dcin_ip_receive(s, d, node, ipi, f);
       }
@@ -86,40 +87,26 @@ void dcin_ip_eject(dcin_sim *s, dcin_die *d, bool ip_cycle, bool net_cycle) {
   }
 }
 
-static inline void commit_q(dcin_q *q) {
-  if (q->pre != DCIN_NIL && q->n < q->cap) {
-    dcin_q_push(q, q->pre);
-    q->pre = DCIN_NIL;
-  }
-}
-
 void dcin_commit(dcin_sim *s, dcin_die *d) {
   (void)s;
-  const dcin_cfg *c = d->cfg;
-  for (int net = 0; net < DCIN_NUM_NETS; net++) {
-    for (int node = 0; node < c->nodes; node++) {
+  uint32_t keep = 0;
+  for (uint32_t i = 0; i < d->npending; i++) {
+    dcin_q *q = d->pending[i];
+    if (q->n < q->cap) {
+      dcin_q_push(q, q->pre);
+      q->pre = DCIN_NIL;
+    } else {
+      d->pending[keep++] = q; /* FIFO full: the flit stays in pre */
+    }
+  }
+  d->npending = keep;
+  if (!d->rel_nodes) return;
+  d->rel_nodes = 0;
+  for (int net = 0; net < DCIN_NUM_NETS; net++)
+    for (int node = 0; node < d->cfg->nodes; node++) {
       dcin_node *nd = &d->nodes[net][node];
-      if (nd->busy) {
-        for (int i = 0; i < DCIN_NUM_IPS; i++) {
-          commit_q(&nd->iq_ch[i]);
-          commit_q(&nd->iq_arb[i]);
-          commit_q(&nd->eq_ch[i]);
-        }
-        for (int i = 0; i < DCIN_NUM_IQ_DIRS; i++) commit_q(&nd->iq_out[i]);
-        for (int i = 0; i < 2; i++) commit_q(&nd->rb_in[i]), commit_q(&nd->eq_in[i]);
-        for (int i = 0; i < DCIN_NUM_RB_OUT; i++) commit_q(&nd->rb_out[i]);
-        for (int i = 0; i < DCIN_NUM_EQ_PORTS; i++) commit_q(&nd->eq_arb[i]);
-      }
-      if (nd->rel_any) dcin_etag_commit(nd);
+      if (!nd->rel_any) continue;
+      dcin_etag_commit(nd);
+      if (nd->rel_any) d->rel_nodes++;
     }
-  }
-  for (int i = 0; i < c->nodes * DCIN_NUM_IPS; i++) {
-    dcin_ip *ip = &d->ips[i];
-    if (!ip->busy) continue;
-    for (int net = 0; net < DCIN_NUM_NETS; net++) {
-      commit_q(&ip->l2h[net]);
-      commit_q(&ip->h2l_h[net]);
-      commit_q(&ip->h2l_l[net]);
-    }
-  }
 }

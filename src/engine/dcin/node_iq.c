@@ -54,7 +54,7 @@ static void inject_to_l2h(dcin_sim *s, dcin_die *d, int node, int ipi, dcin_ip *
     f = dcin_list_pop(s, q);
     dcin_sn_tx_data(s, d, node, ipi, f);
   }
-  l2h->pre = f;
+  dcin_put(d, l2h, f);
 }
 
 static void l2h_to_iq(dcin_sim *s, dcin_die *d, int node, int ipi, dcin_ip *ip, int net) {
@@ -64,9 +64,9 @@ static void l2h_to_iq(dcin_sim *s, dcin_die *d, int node, int ipi, dcin_ip *ip, 
   dcin_q *ch = &nd->iq_ch[ipi];
   if (!dcin_q_can_put(ch)) return;
   uint32_t f = dcin_q_pop(l2h);
-  ch->pre = f;
+  dcin_put(d, ch, f);
   nd->busy++;
-  ip->busy--;
+  dcin_ip_busy(d, node, ip, -1);
   dcin_flit *fl = &s->flits[f];
   dcin_txn *t = &s->txns[fl->txn];
   if (net == DCIN_NET_REQ && t->t_req_noc == DCIN_NO_CYCLE) t->t_req_noc = s->cyc;
@@ -78,6 +78,7 @@ static void l2h_to_iq(dcin_sim *s, dcin_die *d, int node, int ipi, dcin_ip *ip, 
 void dcin_ip_inject(dcin_sim *s, dcin_die *d, bool ip_cycle, bool net_cycle) {
   const dcin_cfg *c = d->cfg;
   for (int node = 0; node < c->nodes; node++) {
+    if (!d->ipbusy[node]) continue;
     for (int ipi = 0; ipi < DCIN_NUM_IPS; ipi++) {
       dcin_ip *ip = dcin_ipp(d, node, ipi);
       if (!ip->busy) continue;
@@ -98,7 +99,7 @@ void dcin_iq_step(dcin_sim *s, dcin_die *d, int net) {
     bool any = false;
     for (int ipi = 0; ipi < DCIN_NUM_IPS; ipi++) {
       if (nd->iq_ch[ipi].n && dcin_q_can_put(&nd->iq_arb[ipi]))
-        nd->iq_arb[ipi].pre = dcin_q_pop(&nd->iq_ch[ipi]);
+        dcin_put(d, &nd->iq_arb[ipi], dcin_q_pop(&nd->iq_ch[ipi]));
       want[ipi] = -1;
       if (nd->iq_arb[ipi].n) {
         const dcin_flit *fl = &s->flits[dcin_q_front(&nd->iq_arb[ipi])];
@@ -113,7 +114,7 @@ void dcin_iq_step(dcin_sim *s, dcin_die *d, int net) {
       for (int k = 0; k < DCIN_NUM_IPS; k++) {
         int ipi = (nd->iq_rr[dir] + k) % DCIN_NUM_IPS;
         if (want[ipi] != dir) continue;
-        out->pre = dcin_q_pop(&nd->iq_arb[ipi]);
+        dcin_put(d, out, dcin_q_pop(&nd->iq_arb[ipi]));
         want[ipi] = -1;
         nd->iq_rr[dir] = (uint8_t)((ipi + 1) % DCIN_NUM_IPS);
         break;
@@ -129,31 +130,28 @@ static dcin_q *inject_source(const dcin_cfg *c, dcin_node *nd, int lane) {
   return &nd->rb_out[neg ? DCIN_RB_N : DCIN_RB_P];
 }
 
-void dcin_cp_inject(dcin_sim *s, dcin_die *d, int net) {
+void dcin_cp_inject(dcin_sim *s, dcin_die *d, int net, int node) {
   static const int order[DCIN_NUM_LANES] = {DCIN_TL, DCIN_TR, DCIN_TU, DCIN_TD};
   const dcin_cfg *c = d->cfg;
+  dcin_node *nd = &d->nodes[net][node];
   for (int k = 0; k < DCIN_NUM_LANES; k++) {
     int lane = order[k];
     int pdim = (lane == DCIN_TR || lane == DCIN_TL) ? 0 : 1;
-    for (int node = 0; node < c->nodes; node++) {
-      dcin_node *nd = &d->nodes[net][node];
-      if (!nd->busy) continue;
-      dcin_q *q = inject_source(c, nd, lane);
-      if (!q->n) continue;
-      uint32_t f = dcin_q_front(q);
-      if (dcin_itag_can_inject(s, d, net, node, lane, f)) {
-        dcin_q_pop(q);
-        nd->busy--;
-        dcin_itag_on_inject(s, d, net, node, lane, f);
-        continue;
-      }
-      for (int i = 0; i < q->n; i++) {
-        dcin_flit *w = &s->flits[q->buf[(q->head + i) % q->cap]];
-        if (pdim == 0)
-          w->wait_h++;
-        else
-          w->wait_v++;
-      }
+    dcin_q *q = inject_source(c, nd, lane);
+    if (!q->n) continue;
+    uint32_t f = dcin_q_front(q);
+    if (dcin_itag_can_inject(s, d, net, node, lane, f)) {
+      dcin_q_pop(q);
+      nd->busy--;
+      dcin_itag_on_inject(s, d, net, node, lane, f);
+      continue;
+    }
+    for (int i = 0; i < q->n; i++) {
+      dcin_flit *w = &s->flits[q->buf[(q->head + i) % q->cap]];
+      if (pdim == 0)
+        w->wait_h++;
+      else
+        w->wait_v++;
     }
   }
 }

@@ -15,7 +15,7 @@ bool dcin_eject_to_node(dcin_sim *s, dcin_die *d, int net, int node, int lane, u
   if (q->pre != DCIN_NIL) return false;
   int fifo = dcin_etag_fifo(c, lane);
   if (!dcin_etag_try(s, d, net, node, fifo, lane, f)) return false;
-  q->pre = f;
+  dcin_put(d, q, f);
   nd->busy++;
   s->flits[f].lane = (uint8_t)lane;
   return true;
@@ -26,46 +26,44 @@ static int second_coord(const dcin_cfg *c, int node) {
   return c->yx ? node % c->cols : node / c->cols;
 }
 
-void dcin_rb_step(dcin_sim *s, dcin_die *d, int net) {
+void dcin_rb_step(dcin_sim *s, dcin_die *d, int net, int node) {
   const dcin_cfg *c = d->cfg;
   int lane_p = c->yx ? DCIN_TR : DCIN_TD, lane_n = c->yx ? DCIN_TL : DCIN_TU;
-  for (int node = 0; node < c->nodes; node++) {
-    dcin_node *nd = &d->nodes[net][node];
-    if (!nd->busy) continue;
-    dcin_q *in[4] = {&nd->rb_in[1], &nd->rb_in[0], &nd->iq_out[lane_n], &nd->iq_out[lane_p]};
-    int want[4];
-    bool any = false;
-    for (int i = 0; i < 4; i++) {
-      want[i] = -1;
-      if (!in[i]->n) continue;
-      const dcin_flit *fl = &s->flits[dcin_q_front(in[i])];
-      if (fl->dst_node == node) {
-        want[i] = DCIN_RB_EQ;
-      } else {
-        int a = second_coord(c, node), b = second_coord(c, fl->dst_node);
-        want[i] = b > a ? DCIN_RB_P : DCIN_RB_N;
-      }
-      any = true;
+  dcin_node *nd = &d->nodes[net][node];
+  dcin_q *in[4] = {&nd->rb_in[1], &nd->rb_in[0], &nd->iq_out[lane_n], &nd->iq_out[lane_p]};
+  int want[4];
+  bool any = false;
+  for (int i = 0; i < 4; i++) {
+    want[i] = -1;
+    if (!in[i]->n) continue;
+    const dcin_flit *fl = &s->flits[dcin_q_front(in[i])];
+    if (fl->dst_node == node) {
+      want[i] = DCIN_RB_EQ;
+    } else {
+      int a = second_coord(c, node), b = second_coord(c, fl->dst_node);
+      want[i] = b > a ? DCIN_RB_P : DCIN_RB_N;
     }
-    if (!any) continue;
-    for (int o = 0; o < DCIN_NUM_RB_OUT; o++) {
-      dcin_q *out = &nd->rb_out[o];
-      if (!dcin_q_can_put(out)) continue;
-      for (int k = 0; k < 4; k++) {
-        int i = (nd->rb_rr[o] + k) % 4;
-        if (want[i] != o) continue;
-        uint32_t f = dcin_q_pop(in[i]);
-        dcin_flit *fl = &s->flits[f];
-        if (i < 2) {
-          dcin_etag_release(nd, dcin_etag_fifo(c, fl->lane), fl->used_entry);
-          fl->used_entry = DCIN_T_NONE;
-        }
-        fl->etag = DCIN_T2;
-        out->pre = f;
-        want[i] = -1;
-        nd->rb_rr[o] = (uint8_t)((i + 1) % 4);
-        break;
+    any = true;
+  }
+  if (!any) return;
+  for (int o = 0; o < DCIN_NUM_RB_OUT; o++) {
+    dcin_q *out = &nd->rb_out[o];
+    if (!dcin_q_can_put(out)) continue;
+    for (int k = 0; k < 4; k++) {
+      int i = (nd->rb_rr[o] + k) % 4;
+      if (want[i] != o) continue;
+      uint32_t f = dcin_q_pop(in[i]);
+      dcin_flit *fl = &s->flits[f];
+      if (i < 2) {
+        dcin_etag_release(nd, dcin_etag_fifo(c, fl->lane), fl->used_entry);
+        d->rel_nodes++;
+        fl->used_entry = DCIN_T_NONE;
       }
+      fl->etag = DCIN_T2;
+      dcin_put(d, out, f);
+      want[i] = -1;
+      nd->rb_rr[o] = (uint8_t)((i + 1) % 4);
+      break;
     }
   }
 }

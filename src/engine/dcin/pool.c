@@ -102,6 +102,8 @@ static uint32_t hash64(uint64_t k, uint32_t mask) {
 }
 
 uint32_t dcin_txn_find(const dcin_sim *s, uint64_t id) {
+  /* plans number their requests 0..n-1 in inject order: try the direct slot first */
+  if (id < s->ntxns && s->txns[id].request_id == id) return (uint32_t)id;
   if (!s->map_cap) return DCIN_NIL;
   uint32_t mask = s->map_cap - 1;
   for (uint32_t h = hash64(id, mask);; h = (h + 1) & mask) {

@@ -73,13 +73,19 @@ int dcin_ring_build(dcin_sim *s, dcin_die *d, cs_err *err) {
     g->kind = calloc((size_t)len, 1);
     g->lane = calloc((size_t)len, 1);
     g->node = calloc((size_t)len, sizeof(int16_t));
-    if (!g->kind || !g->lane || !g->node) {
+    g->ej = malloc((size_t)len * sizeof(int16_t));
+    if (!g->kind || !g->lane || !g->node || !g->ej) {
       free(nodes);
       return cs_err_set(err, CS_ENOMEM, "rings");
     }
     int idx = 0;
     lay_lane(g, &idx, nodes, n, sl, horiz ? DCIN_TR : DCIN_TD, false, d);
     lay_lane(g, &idx, nodes, n, sl, horiz ? DCIN_TL : DCIN_TU, true, d);
+    g->dim = (uint8_t)dcin_lane_dim(c, horiz ? DCIN_TR : DCIN_TD);
+    for (int i = 0; i < len; i++)
+      g->ej[i] = g->kind[i] != DCIN_SL_CP_IN ? -1
+                 : g->dim == 1           ? g->node[i]
+                                         : (int16_t)dcin_eject_key(c, g->node[i], 0);
     for (int k = 0; k < n; k++) {
       d->ring_of[nodes[k] * 4 + (horiz ? DCIN_TR : DCIN_TD)] = (int16_t)r;
       d->ring_of[nodes[k] * 4 + (horiz ? DCIN_TL : DCIN_TU)] = (int16_t)r;
@@ -87,6 +93,7 @@ int dcin_ring_build(dcin_sim *s, dcin_die *d, cs_err *err) {
     for (int net = 0; net < DCIN_NUM_NETS; net++) {
       dcin_ring *x = &d->rings[net][r];
       x->len = g->len, x->kind = g->kind, x->lane = g->lane, x->node = g->node;
+      x->ej = g->ej, x->dim = g->dim;
       x->slot = malloc(sizeof(uint32_t) * (size_t)len);
       if (!x->slot) {
         free(nodes);
@@ -106,12 +113,11 @@ int dcin_ring_build(dcin_sim *s, dcin_die *d, cs_err *err) {
   return 0;
 }
 
-/* Does flit f, sitting at CP_IN of node on lane, leave the ring here? */
-static bool wants_eject(const dcin_cfg *c, const dcin_flit *fl, int node, int lane) {
-  if (dcin_lane_dim(c, lane) == 1) return node == fl->dst_node;
-  /* first dimension: leave where the first-dimension coordinate matches (turn or arrival) */
-  if (!c->yx) return node % c->cols == fl->dst_node % c->cols;
-  return node / c->cols == fl->dst_node / c->cols;
+/* Eject key of a node on a ring of dimension dim: a flit leaves a first-dimension ring where its
+ * first-dimension coordinate matches (turn or arrival), a second-dimension ring at its node. */
+int dcin_eject_key(const dcin_cfg *c, int node, int dim) {
+  if (dim == 1) return node;
+  return c->yx ? node / c->cols : node % c->cols;
 }
 
 void dcin_rings_move(dcin_sim *s, dcin_die *d, int net) {
@@ -127,9 +133,9 @@ void dcin_rings_move(dcin_sim *s, dcin_die *d, int net) {
       uint32_t f = slot[i];
       if (f == DCIN_NIL) continue;
       seen++;
-      if (g->kind[i] == DCIN_SL_CP_IN) {
+      if (g->ej[i] >= 0) {
         int node = g->node[i], lane = g->lane[i];
-        if (wants_eject(c, &s->flits[f], node, lane)) {
+        if (g->ej[i] == s->flits[f].ecoord) {
           if (dcin_eject_to_node(s, d, net, node, lane, f)) {
             slot[i] = DCIN_NIL;
             g->count--;
