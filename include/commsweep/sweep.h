@@ -143,7 +143,9 @@ typedef struct cs_sweep_sched_stats {
   uint64_t ran, failed, io_errors;
   double busy_s;
 } cs_sweep_sched_stats;
-typedef void (*cs_sweep_progress_fn)(void *ctx, uint64_t ran, uint64_t failed, bool final);
+/* started: fraction of the total estimated cost handed out so far (for the ETA). */
+typedef void (*cs_sweep_progress_fn)(void *ctx, uint64_t ran, uint64_t failed, double started,
+                                     bool final);
 int cs_sweep_schedule(MPI_Comm comm, cs_store *st, const cs_sweep_item *items, size_t n,
                       bool results_only, double progress_s, cs_sweep_progress_fn progress,
                       void *progress_ctx, cs_sweep_sched_stats *mine, cs_err *err);

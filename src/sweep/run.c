@@ -109,20 +109,22 @@ typedef struct progress_ctx {
   FILE *out;
   const char *name;
   uint64_t total, settled; /* settled: cached + duplicates + load failures */
-  uint64_t to_run;
   double t0;
 } progress_ctx;
 
-static void print_progress(void *vctx, uint64_t ran, uint64_t failed, bool final) {
+/* The ETA scales the elapsed time by the estimated cost not yet started (jobs run costliest
+ * first, so a job count would be far too optimistic early on). */
+static void print_progress(void *vctx, uint64_t ran, uint64_t failed, double started,
+                           bool final) {
   progress_ctx *c = vctx;
   double dt = MPI_Wtime() - c->t0;
   double rate = dt > 0 ? (double)ran / dt : 0;
-  uint64_t left = c->to_run > ran ? c->to_run - ran : 0;
+  double eta = started > 0 ? dt * (1.0 - started) / started : 0;
   fprintf(c->out, "[sweep %s] %llu/%llu done (cached %llu, ran %llu, failed %llu) %.1f jobs/s",
           c->name, (unsigned long long)(c->settled + ran), (unsigned long long)c->total,
           (unsigned long long)c->settled, (unsigned long long)ran, (unsigned long long)failed,
           rate);
-  if (!final && rate > 0) fprintf(c->out, " ETA %.1f s", (double)left / rate);
+  if (!final && started > 0) fprintf(c->out, " ETA %.1f s", eta);
   fprintf(c->out, "\n");
   fflush(c->out);
 }
@@ -173,7 +175,7 @@ static int work_phase(const cs_sweep_options *opt, MPI_Comm comm, const cs_sweep
     return worst;
   }
   uint64_t settled = plan->cached_done + plan->cached_failed + plan->duplicates + plan->load_failed;
-  progress_ctx pc = {stderr, sw->name, plan->jobs, settled, plan->num_items, 0};
+  progress_ctx pc = {stderr, sw->name, plan->jobs, settled, 0};
   if (rank == 0 && opt->progress_s > 0)
     fprintf(stderr, "[sweep %s] %llu jobs: %llu cached, %zu to run on %d rank%s\n", sw->name,
             (unsigned long long)plan->jobs, (unsigned long long)settled, plan->num_items, size,
@@ -198,7 +200,7 @@ static int work_phase(const cs_sweep_options *opt, MPI_Comm comm, const cs_sweep
   sum->ran = total[0];
   sum->ran_failed = total[1];
   sum->io_errors = total[2];
-  if (opt->progress_s > 0) print_progress(&pc, total[0], total[1], true);
+  if (opt->progress_s > 0) print_progress(&pc, total[0], total[1], 1.0, true);
   if (sum->io_errors)
     return cs_err_set(err, CS_EIO, "%llu rows could not be written (first: %s)",
                       (unsigned long long)sum->io_errors, serr.code ? serr.msg : cerr.msg);

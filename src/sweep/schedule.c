@@ -89,6 +89,7 @@ static void dispatch(MPI_Comm comm, int size, dispatcher *d, runner *r,
   size_t front = 0, back = n;
   double remaining = 0;
   for (size_t i = 0; i < n; i++) remaining += items[i].cost;
+  const double total = remaining;
   int active = size - 1;
   counters *seen = d->seen;
   cs_sweep_item **buf = d->buf;
@@ -129,7 +130,7 @@ static void dispatch(MPI_Comm comm, int size, dispatcher *d, runner *r,
         sum.ran += seen[w].ran;
         sum.failed += seen[w].failed;
       }
-      progress(ctx, sum.ran, sum.failed, false);
+      progress(ctx, sum.ran, sum.failed, total > 0 ? 1.0 - remaining / total : 1.0, false);
       last_print = MPI_Wtime();
     }
   }
