@@ -109,6 +109,21 @@ int dcin_check(const dcin_sim *s, cs_err *err) {
         rc = cs_err_set(err, CS_EINTERNAL, "die %d node %d ip %d: negative resource", di, k / DCIN_NUM_IPS, k % DCIN_NUM_IPS);
     }
   }
+  for (int di = 0; di < s->ndies && !rc; di++) {
+    const dcin_die *d = &s->dies[di];
+    for (int node = 0; node < c->nodes && !rc; node++) {
+      uint32_t ipb = 0, eqn = 0;
+      for (int i = 0; i < DCIN_NUM_IPS; i++) ipb += d->ips[node * DCIN_NUM_IPS + i].busy;
+      for (int net = 0; net < DCIN_NUM_NETS; net++)
+        for (int i = 0; i < DCIN_NUM_IPS; i++) {
+          const dcin_q *q = &d->nodes[net][node].eq_ch[i];
+          eqn += q->n + (q->pre != DCIN_NIL);
+        }
+      if (ipb != d->ipbusy[node] || eqn != d->eqch[node])
+        rc = cs_err_set(err, CS_EINTERNAL, "die %d node %d: IP busy %u/%u, EQ channel %u/%u", di,
+                        node, ipb, d->ipbusy[node], eqn, d->eqch[node]);
+    }
+  }
   for (int i = 0; i < 2 * s->nlinks && !rc; i++) {
     const dcin_axi *a = &s->axi[i];
     uint32_t held = 0;

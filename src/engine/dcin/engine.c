@@ -143,6 +143,18 @@ int dcin_inject_phys(dcin_sim *s, uint64_t id, int src_die, int src_node, int sr
   if (burst < 1 || burst > 255)
     return cs_err_set(err, CS_EINVAL, "request %llu: burst_length %d outside 1..255",
                       (unsigned long long)id, burst);
+  /* a burst no buffer can hold would wait forever: refuse it up front */
+  int cap = is_read ? c->rn_rdb : c->rn_wdb;
+  if (!is_read && c->sn_wdb < cap) cap = c->sn_wdb;
+  if (src_die != dst_die) {
+    int d2d = is_read ? (s->lcfg.rn_rdb < s->lcfg.sn_rdb ? s->lcfg.rn_rdb : s->lcfg.sn_rdb)
+                      : (s->lcfg.rn_wdb < s->lcfg.sn_wdb ? s->lcfg.rn_wdb : s->lcfg.sn_wdb);
+    if (d2d < cap) cap = d2d;
+  }
+  if (burst > cap)
+    return cs_err_set(err, CS_EINVAL,
+                      "request %llu: burst_length %d exceeds the %d-flit data buffer it needs",
+                      (unsigned long long)id, burst, cap);
   int link = -1;
   uint8_t dir = 0;
   if (src_die != dst_die) {
@@ -325,6 +337,17 @@ static int op_create(const cs_job *job, void **engine, cs_err *err) {
     free(e);
     return cs_err_prefix(err, "dcin");
   }
+  /* DDR latency variance draws from a generator seeded by the job (FNV-1a of what defines it) */
+  uint64_t h = 0xcbf29ce484222325ULL;
+  const unsigned char *parts[] = {(const unsigned char *)ad->topology,
+                                  (const unsigned char *)ad->dcin_layout,
+                                  (const unsigned char *)job->spec.chip_spec_summary};
+  for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
+    for (const unsigned char *p = parts[i]; *p; p++) h = (h ^ *p) * 0x100000001b3ULL;
+  h = (h ^ job->spec.msg_size_bytes) * 0x100000001b3ULL;
+  for (int i = 0; i < job->spec.num_participants; i++)
+    h = (h ^ (uint64_t)(uint32_t)job->spec.participants[i]) * 0x100000001b3ULL;
+  e->sim->rng = h ? h : 1;
   *engine = e;
   return 0;
 }
