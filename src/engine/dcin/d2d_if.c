@@ -157,7 +157,7 @@ void dcin_d2d_rx(dcin_sim *s, dcin_axi *a) {
     uint32_t f = a->rx[DCIN_AR].head;
     dcin_txn *t = &s->txns[s->flits[f].txn];
     if (rn->rd_trk <= 0 || rn->rdb < t->burst) {
-      if (!t->d2d_ro_block) t->d2d_ro_block = 1;
+      if (!t->addr_waited) t->addr_waited = 1, t->d2d_ro_block++;
       break;
     }
     rn->rd_trk--;
@@ -174,7 +174,7 @@ void dcin_d2d_rx(dcin_sim *s, dcin_axi *a) {
     uint32_t ti = s->flits[f].txn;
     dcin_txn *t = &s->txns[ti];
     if (rn->wr_trk <= 0 || rn->wdb < t->burst) {
-      if (!t->d2d_share_block) t->d2d_share_block = 1;
+      if (!t->addr_waited) t->addr_waited = 1, t->d2d_share_block++;
       break;
     }
     rn->wr_trk--;

@@ -198,6 +198,7 @@ typedef struct dcin_txn {
   int16_t wait_node;        /* requester of the SN currently serving / refusing the txn */
   uint8_t wait_ip;
   uint8_t aw_ok;            /* D2D_RN accepted the AW (write tracker held) */
+  uint8_t addr_waited;      /* its AR/AW already counted a wait for a D2D_RN tracker */
 } dcin_txn;
 
 enum {
