@@ -479,9 +479,10 @@ START_TEST(ops_should_reject_rsp_before_req_phase_and_reversed_ids) {
   ck_assert_int_eq(cs_dcin_ops.inject(e, &p, &err), CS_ECONSTRAINT); /* C10 */
   p.packet_type = CS_PKT_DATA;
   ck_assert_int_eq(cs_dcin_ops.inject(e, &p, &err), CS_ECONSTRAINT); /* C9 */
-  char where[160];
+  char where[256];
   cs_dcin_ops.where(e, 7, where, sizeof where);
   ck_assert_ptr_nonnull(strstr(where, "write"));
+  ck_assert_ptr_nonnull(strstr(where, "REQ in die0 node 3 gdma_0 inject FIFO"));
   cs_dcin_ops.destroy(e);
 }
 END_TEST

@@ -375,6 +375,8 @@ uint64_t dcin_next_event(const dcin_sim *s);
 /* Checks conservation and queue invariants; 0 or CS_EINTERNAL with a message. */
 int dcin_check(const dcin_sim *s, cs_err *err);
 uint32_t dcin_txn_find(const dcin_sim *s, uint64_t request_id);
+/* Appends to buf (NUL-terminated) every place holding the transaction's flits. */
+void dcin_locate(const dcin_sim *s, uint32_t t, char *buf, size_t cap);
 
 /* config.c */
 int dcin_cfg_build(const cs_die_params *die, const cs_adapter_config *ad, dcin_cfg *c, cs_err *err);

@@ -487,6 +487,7 @@ static void op_where(const void *engine, uint64_t id, char *buf, size_t cap) {
   snprintf(buf, cap, "%s: %s die%d:node%d gdma_%d -> die%d:node%d ddr_%d%s", what,
            x->is_read ? "read" : "write", x->src_die, x->src_node, x->src_ip - DCIN_IP_GDMA0,
            x->dst_die, x->dst_node, x->dst_ip - DCIN_IP_DDR0, x->cross ? " (cross-die)" : "");
+  if (!x->done_final) dcin_locate(s, t, buf, cap);
 }
 
 static void op_stats(const void *engine, cs_engine_stats *out) {
