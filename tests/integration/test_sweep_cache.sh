@@ -4,14 +4,7 @@
 # runs only the new jobs; a second sweep into the same file appends its jobs and reuses the
 # shared ones; a sweep with one invalid job marks only that job failed.
 set -euo pipefail
-: "${CS_BIN:?}" "${CS_SOURCE_DIR:?}" "${CS_WORK:?}"
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_mpi_yield_when_idle=1
-export OMPI_MCA_btl=self,vader OMPI_MCA_pml=ob1 OMPI_MCA_btl_vader_single_copy_mechanism=none
-PY=/usr/bin/python3
-HERE=$CS_SOURCE_DIR/tests/integration
-DEMO=$CS_SOURCE_DIR/sweeps/demo.json
-rm -rf "$CS_WORK" && mkdir -p "$CS_WORK" && cd "$CS_WORK"
+. "$(dirname "$0")/sweep_env.sh"
 now() { date +%s.%N; }
 
 P4='[0,1,2,3]'
@@ -28,13 +21,18 @@ t0=$(now); timeout 600 "$CS_BIN" sweep big.json --out cache.h5 --quiet | tee run
 timeout 60 "$CS_BIN" sweep big.json --out cache.h5 --quiet | tee run2.txt; t2=$(now)
 grep -q "ran 8 (0 failed)" run1.txt
 grep -q "ran 0 (0 failed) .*cached 8" run2.txt
-$PY - "$t0" "$t1" "$t2" <<'PY'
+# timings are claims about optimised builds: a sanitizer build only reports them
+sanitized=0; ldd "$CS_BIN" | grep -q libasan && sanitized=1
+$PY - "$t0" "$t1" "$t2" "$sanitized" <<'PY'
 import sys
-t0, t1, t2 = map(float, sys.argv[1:])
+t0, t1, t2, sanitized = map(float, sys.argv[1:])
 first, second = t1 - t0, t2 - t1
 print(f"first run {first:.3f} s, cached rerun {second:.4f} s: {first / second:.0f}x faster")
-assert first >= 1.0, "the first run should take seconds; make the sweep bigger"
-assert first / second >= 100, "a cached rerun must be at least 100x faster"
+if sanitized:
+    print("sanitizer build: speed not asserted")
+else:
+    assert first >= 1.0, "the first run should take seconds; make the sweep bigger"
+    assert first / second >= 100, "a cached rerun must be at least 100x faster"
 PY
 
 # one more matrix value: only its 4 jobs run

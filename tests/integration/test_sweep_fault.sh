@@ -4,14 +4,7 @@
 # only what is missing (taking over the dead sweep's lock) with results equal to a clean run's;
 # bytes flipped in a finished row are detected by its checksum and the row recomputed.
 set -euo pipefail
-: "${CS_BIN:?}" "${CS_SOURCE_DIR:?}" "${CS_WORK:?}"
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_mpi_yield_when_idle=1
-export OMPI_MCA_btl=self,vader OMPI_MCA_pml=ob1 OMPI_MCA_btl_vader_single_copy_mechanism=none
-PY=/usr/bin/python3
-HERE=$CS_SOURCE_DIR/tests/integration
-DEMO=$CS_SOURCE_DIR/sweeps/demo.json
-rm -rf "$CS_WORK" && mkdir -p "$CS_WORK" && cd "$CS_WORK"
+. "$(dirname "$0")/sweep_env.sh"
 
 $PY "$HERE/sweep_make.py" "$DEMO" fault.json fault dcin \
   '[{"field":"spec.msg_size_bytes","values":[65536,131072,262144,524288]},

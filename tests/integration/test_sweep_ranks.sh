@@ -4,14 +4,8 @@
 # match `commsweep show --csv`; an exported job equals its /txlog slice; a results-only run
 # writes no log.
 set -euo pipefail
-: "${CS_BIN:?}" "${CS_SOURCE_DIR:?}" "${CS_WORK:?}"
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_mpi_yield_when_idle=1
-export OMPI_MCA_btl=self,vader OMPI_MCA_pml=ob1 OMPI_MCA_btl_vader_single_copy_mechanism=none
-PY=/usr/bin/python3
-HERE=$CS_SOURCE_DIR/tests/integration
-SWEEP=$CS_SOURCE_DIR/sweeps/demo.json
-rm -rf "$CS_WORK" && mkdir -p "$CS_WORK" && cd "$CS_WORK"
+. "$(dirname "$0")/sweep_env.sh"
+SWEEP=$DEMO
 
 timeout 300 "$CS_BIN" sweep "$SWEEP" --out single.h5 --quiet
 for n in 1 2 3; do

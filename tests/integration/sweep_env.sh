@@ -1,0 +1,13 @@
+# Sourced by the test_sweep*.sh scripts: the environment for mpirun on this kind of machine
+# (root, oversubscribed, shared memory only; see ../shared/infra-notes.md §3), and for ASan
+# builds the LeakSanitizer suppressions of Open MPI's own start-up allocations.
+: "${CS_BIN:?}" "${CS_SOURCE_DIR:?}" "${CS_WORK:?}"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_mpi_yield_when_idle=1
+export OMPI_MCA_btl=self,vader OMPI_MCA_pml=ob1 OMPI_MCA_btl_vader_single_copy_mechanism=none
+HERE=$CS_SOURCE_DIR/tests/integration
+export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0
+export LSAN_OPTIONS=${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$HERE/lsan-mpi.supp
+PY=/usr/bin/python3
+DEMO=$CS_SOURCE_DIR/sweeps/demo.json
+rm -rf "$CS_WORK" && mkdir -p "$CS_WORK" && cd "$CS_WORK"
