@@ -1,0 +1,160 @@
+#!/usr/bin/python3
+"""Summary CSV and plots of a commsweep result file.
+
+usage: scripts/analyze.py FILE.h5 [--out DIR] [--topology T] [--engine E] [--size BYTES]
+
+Writes into DIR (default: FILE's name without .h5, plus "-analysis"):
+  summary.csv             one line per finished job: inputs, EngineResult, algbw
+  busbw_vs_size.png       bus bandwidth against message size, one panel per primitive, one line
+                          per participant count (the best configuration at each size)
+  pareto_outstanding.png  total time against outstanding trackers (mst_rd + mst_wr + slv_rd +
+                          slv_wr), one panel per primitive at one message size (--size, default
+                          the largest), one colour per participant set: every configuration as a
+                          dot and the Pareto front as a line -- the settings no other setting of
+                          the same workload beats on both fewer trackers and less time
+
+Needs Debian's python3-h5py, python3-numpy and python3-matplotlib (run with /usr/bin/python3).
+"""
+import argparse
+import csv
+import os
+import sys
+
+import h5py
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+PRIMITIVES = ["allreduce", "allgather", "reducescatter", "alltoall", "p2p"]
+JOB_COLS = ["key", "sweep", "primitive", "algorithm", "num_participants", "participants",
+            "msg_size_bytes", "dtype", "engine", "topology", "num_dies", "dcin_layout",
+            "mst_rd_outstanding", "mst_wr_outstanding", "slv_rd_outstanding",
+            "slv_wr_outstanding", "burst_length", "bw_bytes"]
+RES_COLS = ["total_time_us", "bus_bw_gb_per_s", "req_phase_us", "rsp_phase_us",
+            "max_chip_latency_us", "straggler_ratio", "total_comm_bytes", "algorithm_steps",
+            "sim_cycles", "num_transactions", "retries", "block_rn", "block_sn", "block_d2d",
+            "cross_die_transactions", "cross_die_bytes", "wall_time_s"]
+
+
+def text(a):
+    return np.array([v.decode() for v in a])
+
+
+def load(path, topology=None, engine=None):
+    with h5py.File(path, "r") as f:
+        if f.attrs.get("format") != "commsweep":
+            sys.exit(f"{path}: not a commsweep file")
+        jobs, res = f["jobs"][()], f["results"][()]
+    done = res["status"] == 1
+    t = {c: (text(jobs[c]) if jobs.dtype[c].kind == "S" else jobs[c]) for c in JOB_COLS}
+    t.update({c: res[c] for c in RES_COLS})
+    t["row"] = np.arange(len(jobs))
+    keep = done.copy()
+    if topology:
+        keep &= t["topology"] == topology
+    if engine:
+        keep &= t["engine"] == engine
+    t = {c: v[keep] for c, v in t.items()}
+    t["algbw_gb_per_s"] = t["msg_size_bytes"] / (t["total_time_us"] * 1e3)
+    t["outstanding"] = (t["mst_rd_outstanding"] + t["mst_wr_outstanding"] +
+                        t["slv_rd_outstanding"] + t["slv_wr_outstanding"])
+    return t, int(np.sum(~done))
+
+
+def write_summary(t, path):
+    cols = ["row"] + JOB_COLS + RES_COLS + ["algbw_gb_per_s"]
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(cols)
+        for i in range(len(t["row"])):
+            w.writerow([t[c][i] if t[c].dtype.kind != "f" else repr(float(t[c][i])) for c in cols])
+
+
+def primitives_in(t):
+    return [p for p in PRIMITIVES if np.any(t["primitive"] == p)]
+
+
+def plot_busbw(t, path):
+    prims = primitives_in(t)
+    fig, axes = plt.subplots(1, len(prims), figsize=(4.5 * len(prims), 4), squeeze=False)
+    for ax, prim in zip(axes[0], prims):
+        sel = t["primitive"] == prim
+        for n in sorted(set(t["num_participants"][sel])):
+            s = sel & (t["num_participants"] == n)
+            sizes = sorted(set(t["msg_size_bytes"][s]))
+            best = [t["bus_bw_gb_per_s"][s & (t["msg_size_bytes"] == m)].max() for m in sizes]
+            ax.plot(sizes, best, marker="o", label=f"N = {n}")
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("message size (bytes)")
+        ax.set_ylabel("bus bandwidth (GB/s)")
+        ax.set_title(prim)
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=8)
+    fig.suptitle("bus bandwidth vs message size (best configuration per point)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def pareto(x, y):
+    """Indices of the points not dominated (smaller-or-equal x and strictly smaller y)."""
+    order = np.lexsort((y, x))
+    front, best = [], np.inf
+    for i in order:
+        if y[i] < best:
+            front.append(i)
+            best = y[i]
+    return np.array(front, dtype=int)
+
+
+def plot_pareto(t, size, path):
+    prims = primitives_in(t)
+    fig, axes = plt.subplots(1, len(prims), figsize=(4.5 * len(prims), 4), squeeze=False)
+    for ax, prim in zip(axes[0], prims):
+        sel = t["primitive"] == prim
+        m = size if size else (t["msg_size_bytes"][sel].max() if np.any(sel) else 0)
+        s = sel & (t["msg_size_bytes"] == m)
+        sets = sorted(set(t["participants"][s]), key=lambda p: (len(p.split(",")), p))[:6]
+        for k, parts in enumerate(sets):
+            g = s & (t["participants"] == parts)
+            x, y = t["outstanding"][g].astype(float), t["total_time_us"][g]
+            label = f"N={len(parts.split(','))}: {parts if len(parts) < 20 else parts[:17] + '...'}"
+            ax.scatter(x, y, s=12, alpha=0.4, color=f"C{k}")
+            f = pareto(x, y)
+            ax.plot(x[f], y[f], color=f"C{k}", marker="D", label=label + " (front)")
+        ax.set_xlabel("outstanding trackers (mst rd+wr + slv rd+wr)")
+        ax.set_ylabel("total time (us)")
+        ax.set_title(f"{prim}, {int(m)} B")
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=8)
+    fig.suptitle("total time against outstanding settings")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("file")
+    ap.add_argument("--out")
+    ap.add_argument("--topology")
+    ap.add_argument("--engine")
+    ap.add_argument("--size", type=int)
+    a = ap.parse_args()
+    out = a.out or os.path.splitext(a.file)[0] + "-analysis"
+    os.makedirs(out, exist_ok=True)
+    t, unfinished = load(a.file, a.topology, a.engine)
+    if len(t["row"]) == 0:
+        sys.exit(f"{a.file}: no finished job matches")
+    write_summary(t, os.path.join(out, "summary.csv"))
+    plot_busbw(t, os.path.join(out, "busbw_vs_size.png"))
+    plot_pareto(t, a.size, os.path.join(out, "pareto_outstanding.png"))
+    print(f"{a.file}: {len(t['row'])} finished jobs ({unfinished} not done in the file) -> "
+          f"{out}/summary.csv, busbw_vs_size.png, pareto_outstanding.png")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
