@@ -63,8 +63,7 @@ START_TEST(ring_move_should_advance_one_slice_per_cycle_and_loop_back) {
   uint32_t f = loose_flit(s, 3, 0);               /* on TR at node 3, bound for column 0 */
   dcin_ring *g = &d->rings[DCIN_NET_REQ][0];
   int start = d->cp_out[3 * 4 + DCIN_TR];
-  g->slot[start] = f;
-  g->count = 1;
+  dcin_ring_put(g, start, f);
   dcin_rings_move(s, d, DCIN_NET_REQ);
   ck_assert_int_eq(d->cp_in[3 * 4 + DCIN_TL], start + 1); /* edge loop-back onto TL */
   ck_assert_uint_eq(g->slot[start + 1], f);
@@ -72,8 +71,7 @@ START_TEST(ring_move_should_advance_one_slice_per_cycle_and_loop_back) {
   /* CP_IN(3,TL) -> CP_OUT(3,TL) -> 7 link slices -> CP_IN(2,TL): one hop is 9 cycles */
   ck_assert_uint_eq(g->slot[d->cp_in[2 * 4 + DCIN_TL]], f);
   ck_assert_uint_eq(s->st.flit_hops, 10);
-  g->slot[d->cp_in[2 * 4 + DCIN_TL]] = DCIN_NIL;
-  g->count = 0;
+  dcin_ring_take(g, d->cp_in[2 * 4 + DCIN_TL]);
   dcin_flit_free(s, f);
   dcin_sim_destroy(s);
 }
@@ -85,17 +83,16 @@ START_TEST(ring_move_should_stall_at_wrap_behind_slice_zero) {
   dcin_ring *g = &d->rings[DCIN_NET_REQ][0];
   uint32_t a = loose_flit(s, 0, 3), b = loose_flit(s, 0, 3);
   /* a sits in the last slice (CP_OUT(0,TL)); b in slice 0 (CP_IN(0,TR)) wants to go on */
-  g->slot[g->len - 1] = a;
-  g->slot[0] = b;
-  g->count = 2;
+  dcin_ring_put(g, g->len - 1, a);
+  dcin_ring_put(g, 0, b);
   s->flits[a].ecoord = s->flits[b].ecoord = 3; /* column 3: no eject at column 0 */
   dcin_rings_move(s, d, DCIN_NET_REQ);
   ck_assert_uint_eq(g->slot[g->len - 1], a); /* waited: slice 0 was still occupied */
   ck_assert_uint_eq(g->slot[1], b);
   dcin_rings_move(s, d, DCIN_NET_REQ);
   ck_assert_uint_eq(g->slot[0], a);
-  for (int i = 0; i < g->len; i++) g->slot[i] = DCIN_NIL;
-  g->count = 0;
+  dcin_ring_take(g, 0);
+  dcin_ring_take(g, 2);
   dcin_flit_free(s, a);
   dcin_flit_free(s, b);
   dcin_sim_destroy(s);
@@ -204,16 +201,14 @@ START_TEST(itag_should_reserve_a_slot_for_a_starved_head) {
   dcin_ring *g = &d->rings[DCIN_NET_REQ][0];
   uint32_t blocker = loose_flit(s, 0, 3), head = loose_flit(s, 1, 3);
   int idx = d->cp_out[1 * 4 + DCIN_TR];
-  g->slot[idx] = blocker;
-  g->count = 1;
+  dcin_ring_put(g, idx, blocker);
   s->flits[head].wait_h = 81; /* above the trigger of 80 */
   s->cyc = 1000;
   ck_assert(!dcin_itag_can_inject(s, d, DCIN_NET_REQ, 1, DCIN_TR, head));
   ck_assert_int_eq(d->nodes[DCIN_NET_REQ][1].itag_out[DCIN_TR], 1);
   ck_assert_uint_eq(s->st.itag_h, 1);
   /* one full ring turn later the reserved slot is back, now empty: usable by node 1 only */
-  g->slot[idx] = DCIN_NIL;
-  g->count = 0;
+  dcin_ring_take(g, idx);
   s->cyc = 1000 + g->len;
   int idx2 = d->cp_out[2 * 4 + DCIN_TR];
   s->cyc += (uint64_t)(idx2 - idx); /* the same slot passing node 2 */
@@ -223,8 +218,7 @@ START_TEST(itag_should_reserve_a_slot_for_a_starved_head) {
   dcin_itag_on_inject(s, d, DCIN_NET_REQ, 1, DCIN_TR, head);
   ck_assert_int_eq(d->nodes[DCIN_NET_REQ][1].itag_out[DCIN_TR], 0);
   ck_assert_uint_eq(g->slot[idx], head);
-  g->slot[idx] = DCIN_NIL;
-  g->count = 0;
+  dcin_ring_take(g, idx);
   dcin_flit_free(s, blocker);
   dcin_flit_free(s, head);
   dcin_sim_destroy(s);

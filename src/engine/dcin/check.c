@@ -62,11 +62,15 @@ int dcin_check(const dcin_sim *s, cs_err *err) {
       for (int r = 0; r < d->nrings && !rc; r++) {
         const dcin_ring *g = &d->rings[net][r];
         uint32_t n = 0;
-        for (int i = 0; i < g->len && !rc; i++)
-          if (g->slot[i] != DCIN_NIL) {
+        for (int i = 0; i < g->len && !rc; i++) {
+          bool bit = g->occ[i >> 6] >> (i & 63) & 1;
+          if (bit != (g->slot[i] != DCIN_NIL))
+            rc = cs_err_set(err, CS_EINTERNAL, "die %d net %d ring %d: occupancy bit %d wrong", di, net, r, i);
+          if (!rc && g->slot[i] != DCIN_NIL) {
             n++;
             rc = see(&v, g->slot[i], "ring", err);
           }
+        }
         if (!rc && n != g->count)
           rc = cs_err_set(err, CS_EINTERNAL, "die %d net %d ring %d: %u flits, count %u", di, net, r, n, g->count);
       }

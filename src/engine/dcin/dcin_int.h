@@ -221,7 +221,22 @@ typedef struct dcin_ring {
   uint16_t len;
   uint16_t offset;    /* rotating slot-id offset */
   uint32_t count;     /* flits on the ring */
+  uint64_t *occ;      /* bitmap of occupied slices, (len + 63) / 64 words */
 } dcin_ring;
+
+/* The only writers of ring slices: they keep slot[], occ[] and count consistent. */
+static inline void dcin_ring_put(dcin_ring *g, int i, uint32_t f) {
+  g->slot[i] = f;
+  g->occ[i >> 6] |= 1ull << (i & 63);
+  g->count++;
+}
+static inline uint32_t dcin_ring_take(dcin_ring *g, int i) {
+  uint32_t f = g->slot[i];
+  g->slot[i] = DCIN_NIL;
+  g->occ[i >> 6] &= ~(1ull << (i & 63));
+  g->count--;
+  return f;
+}
 
 /* Per (die, network, node) queues of the node's cross station. */
 typedef struct dcin_node {

@@ -66,6 +66,5 @@ void dcin_itag_on_inject(dcin_sim *s, dcin_die *d, int net, int node, int lane, 
   fl->etag = DCIN_T2;
   fl->lane = (uint8_t)lane;
   fl->ecoord = (int16_t)dcin_eject_key(d->cfg, fl->dst_node, g->dim);
-  g->slot[idx] = f;
-  g->count++;
+  dcin_ring_put(g, idx, f);
 }

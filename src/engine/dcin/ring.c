@@ -62,9 +62,9 @@ int dcin_ring_build(dcin_sim *s, dcin_die *d, cs_err *err) {
     bool horiz = r < c->rows;
     int n = horiz ? c->cols : c->rows, sl = horiz ? c->s_h : c->s_v;
     int len = 2 * ((n - 1) * (sl + 2) + 2);
-    if (len > 65535) {
+    if (len > 512) {
       free(nodes);
-      return cs_err_set(err, CS_EINVAL, "ring of %d slices too long", len);
+      return cs_err_set(err, CS_EINVAL, "ring of %d slices too long (max 512)", len);
     }
     if (len > maxlen) maxlen = len;
     for (int k = 0; k < n; k++) nodes[k] = horiz ? r * c->cols + k : k * c->cols + (r - c->rows);
@@ -95,7 +95,8 @@ int dcin_ring_build(dcin_sim *s, dcin_die *d, cs_err *err) {
       x->len = g->len, x->kind = g->kind, x->lane = g->lane, x->node = g->node;
       x->ej = g->ej, x->dim = g->dim;
       x->slot = malloc(sizeof(uint32_t) * (size_t)len);
-      if (!x->slot) {
+      x->occ = calloc((size_t)(len + 63) / 64, sizeof(uint64_t));
+      if (!x->slot || !x->occ) {
         free(nodes);
         return cs_err_set(err, CS_ENOMEM, "rings");
       }
@@ -122,34 +123,36 @@ int dcin_eject_key(const dcin_cfg *c, int node, int dim) {
 
 void dcin_rings_move(dcin_sim *s, dcin_die *d, int net) {
   const dcin_cfg *c = d->cfg;
+  uint64_t snap[8];
   for (int r = 0; r < d->nrings; r++) {
     dcin_ring *g = &d->rings[net][r];
     if (!g->count) continue;
-    uint32_t seen = 0, total = g->count;
     uint32_t *slot = g->slot;
-    int len = g->len;
-    /* wrap: the flit in the last slice sees slice 0 before slice 0 moves */
-    for (int i = len - 1; i >= 0 && seen < total; i--) {
-      uint32_t f = slot[i];
-      if (f == DCIN_NIL) continue;
-      seen++;
-      if (g->ej[i] >= 0) {
-        int node = g->node[i], lane = g->lane[i];
-        if (g->ej[i] == s->flits[f].ecoord) {
+    int len = g->len, words = (len + 63) / 64;
+    /* visit the slices occupied at the start of the cycle, highest index first; a flit moved
+     * this cycle is not visited again (the wrap into slice 0 included) */
+    for (int w = 0; w < words; w++) snap[w] = g->occ[w];
+    for (int w = words - 1; w >= 0; w--) {
+      uint64_t bits = snap[w];
+      while (bits) {
+        int b = 63 - __builtin_clzll(bits);
+        bits &= ~(1ull << b);
+        int i = w * 64 + b;
+        uint32_t f = slot[i];
+        if (g->ej[i] >= 0 && g->ej[i] == s->flits[f].ecoord) {
+          int node = g->node[i], lane = g->lane[i];
           if (dcin_eject_to_node(s, d, net, node, lane, f)) {
-            slot[i] = DCIN_NIL;
-            g->count--;
+            dcin_ring_take(g, i);
             continue;
           }
-          int fifo = dcin_etag_fifo(c, lane);
-          dcin_etag_fail(s, d, net, node, fifo, lane, f);
+          dcin_etag_fail(s, d, net, node, dcin_etag_fifo(c, lane), lane, f);
         }
-      }
-      int j = i + 1 == len ? 0 : i + 1;
-      if (slot[j] == DCIN_NIL) {
-        slot[j] = f;
-        slot[i] = DCIN_NIL;
-        s->st.flit_hops++;
+        int j = i + 1 == len ? 0 : i + 1;
+        if (slot[j] == DCIN_NIL) {
+          dcin_ring_take(g, i);
+          dcin_ring_put(g, j, f);
+          s->st.flit_hops++;
+        }
       }
     }
   }
