@@ -320,7 +320,7 @@ START_TEST(axi_channel_should_deliver_after_latency_at_configured_bandwidth) {
   dcin_axi *a = &s->axi[0];
   uint32_t f = loose_flit(s, 0, 3);
   s->cyc = 100;
-  dcin_axi_send(s, a, DCIN_AR, true, f);
+  dcin_axi_send(s, a, DCIN_AR, f);
   dcin_axi_step(s, a);
   for (s->cyc = 101; s->cyc < 140; s->cyc++) {
     dcin_axi_step(s, a);
@@ -333,7 +333,7 @@ START_TEST(axi_channel_should_deliver_after_latency_at_configured_bandwidth) {
   /* with an empty bucket, 8 cycles carry 6 flits at 0.75 flit/cycle */
   a->tok[DCIN_W] = 0;
   a->last[DCIN_W] = s->cyc;
-  for (int i = 0; i < 8; i++) dcin_axi_send(s, a, DCIN_W, true, loose_flit(s, 0, 3));
+  for (int i = 0; i < 8; i++) dcin_axi_send(s, a, DCIN_W, loose_flit(s, 0, 3));
   for (int i = 0; i < 8; i++) {
     s->cyc++;
     dcin_axi_step(s, a);

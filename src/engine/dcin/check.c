@@ -133,7 +133,7 @@ int dcin_check(const dcin_sim *s, cs_err *err) {
     const dcin_axi *a = &s->axi[i];
     uint32_t held = 0;
     for (int ch = 0; ch < DCIN_NUM_AXI && !rc; ch++) {
-      rc = see_list(&v, s, &a->pend_sn[ch], "axi pending", &held, err);
+      rc = see_list(&v, s, &a->pend[ch], "axi pending", &held, err);
       if (!rc) rc = see_list(&v, s, &a->chan[ch], "axi channel", &held, err);
       if (!rc) rc = see_list(&v, s, &a->rx[ch], "axi receive", &held, err);
     }

@@ -10,13 +10,8 @@
 
 void dcin_sn_wake_write(dcin_sim *s, dcin_die *d, int node, int ipi);
 
-static int peer_node(const dcin_sim *s, const dcin_txn *t, int die) {
-  const cs_d2d_link *l = &s->links[t->link];
-  return l->die_a == die ? l->node_a : l->node_b;
-}
-
 static void send_axi(dcin_sim *s, int die, uint32_t ti, int chan, uint32_t f) {
-  dcin_axi_send(s, dcin_axi_of(s, s->txns[ti].link, die), chan, true, f);
+  dcin_axi_send(s, dcin_axi_of(s, s->txns[ti].link, die), chan, f);
 }
 
 void dcin_d2d_sn_receive(dcin_sim *s, dcin_die *d, int node, uint32_t f) {
@@ -230,5 +225,4 @@ void dcin_d2d_rx(dcin_sim *s, dcin_axi *a) {
     }
     dcin_sn_wake_write(s, d, node, DCIN_IP_D2D_SN);
   }
-  (void)peer_node;
 }

@@ -37,10 +37,9 @@ int dcin_d2d_pick(const dcin_sim *s, int src_die, int src_node, int dst_die, int
   return cand[pick];
 }
 
-void dcin_axi_send(dcin_sim *s, dcin_axi *a, int chan, bool from_sn, uint32_t f) {
-  (void)from_sn;
+void dcin_axi_send(dcin_sim *s, dcin_axi *a, int chan, uint32_t f) {
   s->flits[f].axi = (uint8_t)chan;
-  dcin_list_push(s, &a->pend_sn[chan], f);
+  dcin_list_push(s, &a->pend[chan], f);
   a->busy++;
 }
 
@@ -52,7 +51,7 @@ void dcin_axi_step(dcin_sim *s, dcin_axi *a) {
     while (l->n && s->flits[l->head].arrive <= now) dcin_list_push(s, &a->rx[ch], dcin_list_pop(s, l));
   }
   for (int ch = 0; ch < DCIN_NUM_AXI; ch++) {
-    dcin_list *p = &a->pend_sn[ch];
+    dcin_list *p = &a->pend[ch];
     if (!p->n) continue;
     if (now > a->last[ch]) {
       a->tok[ch] += (double)(now - a->last[ch]) * s->lcfg.axi_rate;

@@ -88,7 +88,6 @@ typedef struct dcin_cfg {
   double dma_rate, dma_cap, ddr_rate, ddr_cap; /* token buckets: flits/cycle, flits */
   int rn_rd_trk, rn_wr_trk, rn_rdb, rn_wdb;     /* per physical gdma channel */
   int sn_ro_trk, sn_share_trk, sn_wdb;          /* per physical ddr channel */
-  uint64_t seed;                 /* DDR latency variance */
 } dcin_cfg;
 
 typedef struct dcin_lcfg {
@@ -278,7 +277,6 @@ typedef struct dcin_ip {
   uint64_t tx_last, rx_last;
   double rate, cap;
   uint32_t busy;                    /* items queued here */
-  uint8_t exists;
 } dcin_ip;
 
 typedef struct dcin_die {
@@ -297,7 +295,6 @@ typedef struct dcin_die {
   /* I-Tag reservations: per network per ring per slot: reserver (node*4+lane) or -1 */
   int16_t *itag_slot;               /* [net][ring][slot] */
   int itag_stride;
-  uint32_t inflight;                /* flits anywhere in this die */
   dcin_q **pending;                 /* queues whose pre register was filled (commit list) */
   uint32_t npending, cap_pending;
   uint32_t *ipbusy;                 /* [node]: sum of the node's dcin_ip.busy */
@@ -312,12 +309,10 @@ typedef struct dcin_die {
 typedef struct dcin_axi {
   int src_die, src_node, dst_die, dst_node;
   dcin_list chan[DCIN_NUM_AXI];     /* flits in flight, in order; arrive stamp each */
-  dcin_list pend_rn[DCIN_NUM_AXI];  /* waiting to enter: from the D2D_RN side */
-  dcin_list pend_sn[DCIN_NUM_AXI];  /* waiting to enter: from the D2D_SN side */
+  dcin_list pend[DCIN_NUM_AXI];     /* waiting to enter (AR/AW/W from the D2D_SN, R/B from the D2D_RN) */
   dcin_list rx[DCIN_NUM_AXI];       /* delivered, waiting for the peer interface */
   double tok[DCIN_NUM_AXI];
   uint64_t last[DCIN_NUM_AXI];
-  uint8_t rr[DCIN_NUM_AXI];
   uint32_t busy;
 } dcin_axi;
 
@@ -450,8 +445,11 @@ void dcin_sn_release_due(dcin_sim *s, dcin_die *d);
 void dcin_sn_gate_open(dcin_sim *s, uint32_t t);
 uint32_t dcin_make_flit(dcin_sim *s, uint32_t t, int die, int net, int kind, int src_node,
                         int src_ip, int dst_node, int dst_ip);
+/* An RSP departing 1 ns + SN processing after `base` (dcin_send_rsp: after now). */
 void dcin_send_rsp(dcin_sim *s, dcin_die *d, int node, int ip, uint32_t t, int kind,
                    int dst_node, int dst_ip);
+void dcin_send_rsp_at(dcin_sim *s, dcin_die *d, int node, int ip, uint32_t t, int kind,
+                      int dst_node, int dst_ip, uint64_t base);
 void dcin_enqueue(dcin_sim *s, dcin_die *d, int node, int ip, uint32_t f);
 void dcin_req_done(dcin_sim *s, uint32_t t);
 void dcin_final_done(dcin_sim *s, uint32_t t);
@@ -462,7 +460,7 @@ void dcin_d2d_sn_receive(dcin_sim *s, dcin_die *d, int node, uint32_t f);
 void dcin_d2d_rn_receive(dcin_sim *s, dcin_die *d, int node, uint32_t f);
 void dcin_d2d_rx(dcin_sim *s, dcin_axi *a);
 void dcin_axi_step(dcin_sim *s, dcin_axi *a);
-void dcin_axi_send(dcin_sim *s, dcin_axi *a, int chan, bool from_sn, uint32_t f);
+void dcin_axi_send(dcin_sim *s, dcin_axi *a, int chan, uint32_t f);
 dcin_axi *dcin_axi_of(dcin_sim *s, int link, int from_die);
 int dcin_d2d_pick(const dcin_sim *s, int src_die, int src_node, int dst_die, int dst_node,
                   int ddr_ch, uint8_t *dir);

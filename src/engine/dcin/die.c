@@ -74,7 +74,6 @@ int dcin_die_init(dcin_sim *s, dcin_die *d, int id, cs_err *err) {
       }
       for (int p = 0; p < DCIN_NUM_RSP_PRIO; p++) ip->rsp_q[p].head = ip->rsp_q[p].tail = DCIN_NIL;
       ip->rd_wait.head = ip->rd_wait.tail = ip->wr_wait.head = ip->wr_wait.tail = DCIN_NIL;
-      ip->exists = 1;
       switch (i) {
       case DCIN_IP_GDMA0:
       case DCIN_IP_GDMA1:

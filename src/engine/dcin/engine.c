@@ -95,8 +95,7 @@ int dcin_sim_create(const cs_die_params *die, const cs_layout *layout, const cs_
         a->dst_node = dir ? l->node_a : l->node_b;
         for (int ch = 0; ch < DCIN_NUM_AXI; ch++) {
           a->chan[ch].head = a->chan[ch].tail = DCIN_NIL;
-          a->pend_sn[ch].head = a->pend_sn[ch].tail = DCIN_NIL;
-          a->pend_rn[ch].head = a->pend_rn[ch].tail = DCIN_NIL;
+          a->pend[ch].head = a->pend[ch].tail = DCIN_NIL;
           a->rx[ch].head = a->rx[ch].tail = DCIN_NIL;
           a->tok[ch] = s->lcfg.axi_cap;
         }
@@ -119,7 +118,7 @@ int dcin_sim_create(const cs_die_params *die, const cs_layout *layout, const cs_
   uint64_t g = gcd_u(num, den);
   s->tick_num = num / g;
   s->tick_den = den / g;
-  s->rng = s->cfg.seed ? s->cfg.seed : 0x9e3779b97f4a7c15ULL;
+  s->rng = 0x9e3779b97f4a7c15ULL; /* op_create reseeds from the job */
   *out = s;
   return 0;
 fail:
@@ -214,7 +213,7 @@ static bool any_moving(const dcin_sim *s) {
   for (int i = 0; i < 2 * s->nlinks; i++) {
     const dcin_axi *a = &s->axi[i];
     for (int ch = 0; ch < DCIN_NUM_AXI; ch++)
-      if (a->pend_sn[ch].n || a->rx[ch].n) return true;
+      if (a->pend[ch].n || a->rx[ch].n) return true;
   }
   return false;
 }

@@ -94,7 +94,7 @@ void dcin_locate(const dcin_sim *s, uint32_t t, char *buf, size_t cap) {
     const dcin_axi *a = &s->axi[i];
     if (!a->busy) continue;
     for (int ch = 0; ch < DCIN_NUM_AXI; ch++)
-      if (list_has(s, &a->pend_sn[ch], t) || list_has(s, &a->chan[ch], t) || list_has(s, &a->rx[ch], t))
+      if (list_has(s, &a->pend[ch], t) || list_has(s, &a->chan[ch], t) || list_has(s, &a->rx[ch], t))
         ADD("; on D2D link die%d:%d->die%d:%d channel %s", a->src_die, a->src_node, a->dst_die, a->dst_node, axi_name[ch]);
   }
 #undef ADD

@@ -39,12 +39,17 @@ void dcin_enqueue(dcin_sim *s, dcin_die *d, int node, int ip, uint32_t f) {
   dcin_ip_busy(d, node, x, +1);
 }
 
-void dcin_send_rsp(dcin_sim *s, dcin_die *d, int node, int ip, uint32_t t, int kind, int dst_node,
-                   int dst_ip) {
+void dcin_send_rsp_at(dcin_sim *s, dcin_die *d, int node, int ip, uint32_t t, int kind,
+                      int dst_node, int dst_ip, uint64_t base) {
   uint32_t f = dcin_make_flit(s, t, d->id, DCIN_NET_RSP, kind, node, ip, dst_node, dst_ip);
   if (f == DCIN_NIL) return;
-  s->flits[f].depart = s->cyc + (uint64_t)d->cfg->cycles_per_ns_int + d->cfg->sn_proc;
+  s->flits[f].depart = base + (uint64_t)d->cfg->cycles_per_ns_int + d->cfg->sn_proc;
   dcin_enqueue(s, d, node, ip, f);
+}
+
+void dcin_send_rsp(dcin_sim *s, dcin_die *d, int node, int ip, uint32_t t, int kind, int dst_node,
+                   int dst_ip) {
+  dcin_send_rsp_at(s, d, node, ip, t, kind, dst_node, dst_ip, s->cyc);
 }
 
 bool dcin_rn_reserve(dcin_sim *s, dcin_ip *ip, dcin_txn *t) {

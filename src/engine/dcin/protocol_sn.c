@@ -78,8 +78,7 @@ static void sn_grant_write(dcin_sim *s, dcin_die *d, int node, int ip, uint32_t 
 /* The driver's rsp: perform what the grant was holding back, timed from the grant. */
 void dcin_sn_gate_open(dcin_sim *s, uint32_t ti) {
   dcin_txn *t = &s->txns[ti];
-  uint64_t now = s->cyc;
-  s->cyc = t->gate_base; /* the gated action is timed from the grant */
+  /* the gated action is timed from the grant, not from the rsp */
   if (t->gate_kind == DCIN_GATE_SN_READ) {
     dcin_die *d = &s->dies[t->dst_die];
     const dcin_cfg *c = d->cfg;
@@ -96,14 +95,15 @@ void dcin_sn_gate_open(dcin_sim *s, uint32_t ti) {
     }
   } else if (t->gate_kind == DCIN_GATE_SN_DBID) {
     dcin_die *d = &s->dies[t->dst_die];
-    dcin_send_rsp(s, d, t->dst_node, t->dst_ip, ti, DCIN_K_RSP_DBID, t->wait_node, t->wait_ip);
+    dcin_send_rsp_at(s, d, t->dst_node, t->dst_ip, ti, DCIN_K_RSP_DBID, t->wait_node, t->wait_ip,
+                     t->gate_base);
   } else if (t->gate_kind == DCIN_GATE_D2D_DBID) {
     dcin_die *d = &s->dies[t->src_die];
     const cs_d2d_link *l = &s->links[t->link];
     int sn_node = t->link_dir == 0 ? l->node_a : l->node_b;
-    dcin_send_rsp(s, d, sn_node, DCIN_IP_D2D_SN, ti, DCIN_K_RSP_DBID, t->src_node, t->src_ip);
+    dcin_send_rsp_at(s, d, sn_node, DCIN_IP_D2D_SN, ti, DCIN_K_RSP_DBID, t->src_node, t->src_ip,
+                     t->gate_base);
   }
-  s->cyc = now;
 }
 
 void dcin_sn_receive(dcin_sim *s, dcin_die *d, int node, int ipi, uint32_t f) {
