@@ -1,9 +1,12 @@
 /* `commsweep sweep FILE --out FILE.h5`: runs a sweep file over the ranks of MPI_COMM_WORLD
  * (mpirun -np N, or a single process without mpirun).  MPI is initialised here, only for this
  * subcommand; rank 0 alone prints the report and any error. */
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <mpi.h>
 
@@ -73,6 +76,42 @@ static int parse(int argc, char **argv, cs_sweep_options *o, bool *help) {
   return 0;
 }
 
+/* SIGTERM/SIGINT (a Slurm time limit, mpirun forwarding Ctrl-C): release the writer lock if
+ * this process holds it, then die of the signal as usual.  Rows already written stay; the
+ * next run of the sweep finishes the rest.  The lock path is the process's only signal-time
+ * state, set once before the sweep starts; the handler uses async-signal-safe calls only. */
+static char lock_path_for_signal[4096];
+
+static void release_lock_and_die(int sig) {
+  char want[32], got[32];
+  size_t n = 0;
+  char digits[24];
+  long pid = (long)getpid();
+  do digits[n++] = (char)('0' + pid % 10); while ((pid /= 10) && n < sizeof digits);
+  size_t w = 0;
+  for (const char *p = "pid="; *p; p++) want[w++] = *p;
+  while (n) want[w++] = digits[--n];
+  want[w++] = ' ';
+  int fd = open(lock_path_for_signal, O_RDONLY);
+  if (fd >= 0) {
+    ssize_t r = read(fd, got, w);
+    close(fd);
+    if (r == (ssize_t)w && memcmp(got, want, w) == 0) unlink(lock_path_for_signal);
+  }
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+static void release_lock_on_signal(const char *out_path) {
+  snprintf(lock_path_for_signal, sizeof lock_path_for_signal, "%s.lock", out_path);
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = release_lock_and_die;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGTERM, &sa, NULL);
+  sigaction(SIGINT, &sa, NULL);
+}
+
 /* True when a launcher (mpirun, srun --mpi=pmix, hydra) started this process.  Otherwise the
  * sweep runs as one process and starts MPI only if some job must run. */
 static bool launched_by_mpi(void) {
@@ -101,6 +140,7 @@ int cs_cli_sweep(int argc, char **argv) {
   bool launched = inited || launched_by_mpi();
   if (launched && !inited) MPI_Init(&argc, &argv);
   if (launched) MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank == 0 && !opt.dry_run) release_lock_on_signal(opt.out_path);
   cs_sweep_summary sum;
   cs_err err;
   cs_err_clear(&err);
