@@ -138,7 +138,7 @@ typedef struct cs_sweep_summary {
  * initialized. */
 int cs_sweep_run(const cs_sweep_options *opt, MPI_Comm comm, cs_sweep_summary *sum, cs_err *err);
 
-/* The MPI scheduler (collective): rank 0 passes the items, others pass NULL/0. */
+/* The MPI scheduler (collective): every rank passes the same items (cs_sweep_share_items). */
 typedef struct cs_sweep_sched_stats {
   uint64_t ran, failed, io_errors;
   double busy_s;
@@ -146,6 +146,9 @@ typedef struct cs_sweep_sched_stats {
 /* started: fraction of the total estimated cost handed out so far (for the ETA). */
 typedef void (*cs_sweep_progress_fn)(void *ctx, uint64_t ran, uint64_t failed, double started,
                                      bool final);
+/* Broadcasts rank 0's items to every rank of comm (collective); non-zero ranks get a new
+ * array to free. */
+int cs_sweep_share_items(MPI_Comm comm, cs_sweep_item **items, size_t *n, cs_err *err);
 int cs_sweep_schedule(MPI_Comm comm, cs_store *st, const cs_sweep_item *items, size_t n,
                       bool results_only, double progress_s, cs_sweep_progress_fn progress,
                       void *progress_ctx, cs_sweep_sched_stats *mine, cs_err *err);

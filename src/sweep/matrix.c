@@ -42,10 +42,41 @@ static int set_path(cJSON *sec[3], const char *path, const cJSON *value) {
 }
 
 static char *canonical_text(const cJSON *v) {
-  size_t n = cs_json_canonical(v, NULL, 0);
+  char stack[8192];
+  size_t n = cs_json_canonical(v, stack, sizeof stack);
   char *s = malloc(n + 1);
-  if (s) cs_json_canonical(v, s, n + 1);
+  if (!s) return NULL;
+  if (n < sizeof stack) memcpy(s, stack, n + 1);
+  else cs_json_canonical(v, s, n + 1);
   return s;
+}
+
+/* Adapter + engine pairs that passed cs_validate_job in this expansion.  cs_validate_job is
+ * cs_validate_adapter (which loads topology files: the expensive part), cs_validate_spec
+ * against that adapter, and the engine options; for a pair seen valid before, only the spec
+ * part can differ, so only it runs again.  A miss just means a full validation. */
+#define MEMO_SLOTS 32
+typedef struct valid_memo {
+  size_t used, next;
+  struct {
+    cs_adapter_config adapter;
+    cs_engine_options engine;
+  } slot[MEMO_SLOTS];
+} valid_memo;
+
+static int validate(valid_memo *m, const cs_job *job, cs_err *err) {
+  for (size_t i = 0; i < m->used; i++)
+    if (!memcmp(&m->slot[i].adapter, &job->adapter, sizeof job->adapter) &&
+        !memcmp(&m->slot[i].engine, &job->engine, sizeof job->engine))
+      return cs_validate_spec(&job->spec, &job->adapter, err) ? cs_err_prefix(err, "spec")
+                                                               : CS_OK;
+  int rc = cs_validate_job(job, err);
+  if (!rc) {
+    size_t k = m->used < MEMO_SLOTS ? m->used++ : m->next++ % MEMO_SLOTS;
+    m->slot[k].adapter = job->adapter;
+    m->slot[k].engine = job->engine;
+  }
+  return rc;
 }
 
 /* "spec.msg_size_bytes=1024, adapter.burst_length=4" for messages. */
@@ -66,13 +97,14 @@ static void describe_combo(const cs_sweep_def *def, const size_t *digit, char *b
   }
 }
 
-static int load_job(cJSON *sec[3], const char *source, cs_sweep_job *j, cs_err *err) {
+static int load_job(cJSON *sec[3], const char *source, valid_memo *memo, cs_sweep_job *j,
+                    cs_err *err) {
   cs_job *job = &j->job;
   if (cs_config_spec_from_json(sec[CS_SEC_SPEC], source, &job->spec, err) ||
       cs_config_adapter_from_json(sec[CS_SEC_ADAPTER], source, &job->adapter, err) ||
       cs_config_engine_from_json(sec[CS_SEC_ENGINE], source, &job->engine, err))
     return err->code;
-  if (cs_validate_job(job, err) || cs_expand_count(job, &j->num_txns, &j->num_steps, err))
+  if (validate(memo, job, err) || cs_expand_count(job, &j->num_txns, &j->num_steps, err))
     return cs_err_prefix(err, "%s", source);
   char key[CS_KEY_HEX];
   cs_cachekey(job, key);
@@ -80,8 +112,8 @@ static int load_job(cJSON *sec[3], const char *source, cs_sweep_job *j, cs_err *
   return CS_OK;
 }
 
-static int expand_one(const cs_sweep_def *def, size_t index, const size_t *digit, cs_sweep_job *j,
-                      cs_err *err) {
+static int expand_one(const cs_sweep_def *def, size_t index, const size_t *digit,
+                      valid_memo *memo, cs_sweep_job *j, cs_err *err) {
   cJSON *sec[3] = {NULL, NULL, NULL};
   cJSON *doc = cJSON_CreateObject();
   int rc = doc ? CS_OK : CS_ENOMEM;
@@ -107,7 +139,7 @@ static int expand_one(const cs_sweep_def *def, size_t index, const size_t *digit
            combo[0] ? " [" : "", combo, combo[0] ? "]" : "");
   cs_err jerr;
   cs_err_clear(&jerr);
-  j->load_code = load_job(sec, source, j, &jerr);
+  j->load_code = load_job(sec, source, memo, j, &jerr);
   if (j->load_code) {
     j->error = strdup(jerr.msg);
     j->num_txns = 0;
@@ -133,7 +165,9 @@ int cs_sweep_expand(const cs_sweep_def *def, cs_sweep *out, cs_err *err) {
   out->num_axes = def->num_axes;
   out->jobs = calloc(def->num_jobs, sizeof *out->jobs);
   size_t *digit = calloc(def->num_axes + 1, sizeof *digit);
-  if (!out->jobs || !digit) {
+  valid_memo *memo = calloc(1, sizeof *memo);
+  if (!out->jobs || !digit || !memo) {
+    free(memo);
     free(digit);
     free(out->jobs);
     out->jobs = NULL;
@@ -142,13 +176,14 @@ int cs_sweep_expand(const cs_sweep_def *def, cs_sweep *out, cs_err *err) {
   out->num_jobs = def->num_jobs;
   int rc = CS_OK;
   for (size_t i = 0; i < def->num_jobs && !rc; i++) {
-    rc = expand_one(def, i, digit, &out->jobs[i], err);
+    rc = expand_one(def, i, digit, memo, &out->jobs[i], err);
     for (size_t a = def->num_axes; a-- > 0;) { /* odometer: the last axis moves fastest */
       if (++digit[a] < def->axes[a].num_values) break;
       digit[a] = 0;
     }
   }
   free(digit);
+  free(memo);
   if (rc) cs_sweep_free(out);
   return rc;
 }

@@ -183,11 +183,16 @@ static int work_phase(const cs_sweep_options *opt, MPI_Comm comm, const cs_sweep
   double tw = MPI_Wtime();
   pc.t0 = tw;
   cs_sweep_sched_stats mine;
+  memset(&mine, 0, sizeof mine);
   cs_err serr, cerr;
   cs_err_clear(&serr);
   cs_err_clear(&cerr);
-  cs_sweep_schedule(comm, st, plan->items, plan->num_items, opt->results_only, opt->progress_s,
-                    print_progress, &pc, &mine, &serr);
+  cs_sweep_item *items = plan->items;
+  size_t n = plan->num_items;
+  if (size == 1 || !cs_sweep_share_items(comm, &items, &n, &serr))
+    cs_sweep_schedule(comm, st, items, n, opt->results_only, opt->progress_s, print_progress,
+                      &pc, &mine, &serr);
+  if (rank != 0) free(items);
   int crc = cs_store_close(st, &cerr);
   sum->work_s = MPI_Wtime() - tw;
   uint64_t local[3] = {mine.ran, mine.failed, mine.io_errors + (crc != 0)}, total[3];

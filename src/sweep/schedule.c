@@ -1,12 +1,14 @@
 /* Dynamic scheduling over MPI: a work-request protocol in which rank 0 also works.
  *
- * Items arrive sorted costliest first.  A worker keeps exactly one request outstanding: it
- * posts the receive for its next batch and sends a request (carrying its counters) before it
- * runs the current batch, so a grant is waiting when it finishes.  Rank 0 answers requests
- * from the front of the list (guided batches: about remaining cost / (4 x ranks), at most
- * max_batch items, at least one) and between answers runs single items from the back, the
- * cheapest, so it is never away long.  An empty grant means stop.  Which rank runs an item
- * never changes what is written: row and slice are fixed in the item.
+ * Every rank holds the same item list (broadcast once, costliest first), so a grant is just a
+ * range [begin, end) of it: 16 bytes, always sent eagerly, never waiting for the receiver's
+ * progress.  A worker keeps exactly one request outstanding: it posts the receive for its next
+ * grant and sends a request (carrying its counters) before it runs the current range, so the
+ * next grant is waiting when it finishes.  Rank 0 answers requests from the front of the list
+ * (guided ranges: about remaining cost / (4 x ranks), at most MAX_BATCH items, at least one) and
+ * between answers runs single items from the back, the cheapest, so it is never away long.  An
+ * empty range means stop.  Which rank runs an item never changes what is written: row and
+ * slice are fixed in the item.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,7 +18,6 @@
 #include "commsweep/sweep.h"
 
 enum { TAG_REQ = 7101, TAG_GRANT = 7102 };
-#define GRANT_BUDGET_BYTES (16u << 20) /* all of rank 0's grant buffers together */
 #define MAX_BATCH 64
 
 typedef struct counters {
@@ -56,44 +57,21 @@ static void idle_pause(void) {
   nanosleep(&ts, NULL);
 }
 
-/* Rank 0's state: one grant buffer and send request per worker, allocated before the protocol
- * starts so that nothing can fail half way. */
+/* Rank 0's bookkeeping: one grant buffer and send request per worker. */
 typedef struct dispatcher {
-  counters *seen;        /* latest counters reported by each worker */
-  cs_sweep_item **buf;   /* grant buffer of each worker, max_batch items */
-  MPI_Request *sreq;     /* grant in flight to each worker */
+  counters *seen;     /* latest counters reported by each worker */
+  uint64_t (*grant)[2];
+  MPI_Request *sreq;  /* grant in flight to each worker */
 } dispatcher;
 
-static void dispatcher_free(dispatcher *d, int size) {
-  for (int w = 0; d->buf && w < size; w++) free(d->buf[w]);
-  free(d->buf);
-  free(d->sreq);
-  free(d->seen);
-}
-
-static int dispatcher_init(dispatcher *d, int size, int max_batch) {
-  d->seen = calloc((size_t)size, sizeof *d->seen);
-  d->buf = calloc((size_t)size, sizeof *d->buf);
-  d->sreq = malloc((size_t)size * sizeof *d->sreq);
-  if (!d->seen || !d->buf || !d->sreq) return CS_ENOMEM;
-  for (int w = 0; w < size; w++) {
-    d->sreq[w] = MPI_REQUEST_NULL;
-    if (w > 0 && !(d->buf[w] = malloc((size_t)max_batch * sizeof(cs_sweep_item)))) return CS_ENOMEM;
-  }
-  return CS_OK;
-}
-
 static void dispatch(MPI_Comm comm, int size, dispatcher *d, runner *r,
-                     const cs_sweep_item *items, size_t n, int max_batch, double progress_s,
+                     const cs_sweep_item *items, size_t n, double progress_s,
                      cs_sweep_progress_fn progress, void *ctx) {
   size_t front = 0, back = n;
   double remaining = 0;
   for (size_t i = 0; i < n; i++) remaining += items[i].cost;
   const double total = remaining;
   int active = size - 1;
-  counters *seen = d->seen;
-  cs_sweep_item **buf = d->buf;
-  MPI_Request *sreq = d->sreq;
   double last_print = MPI_Wtime();
   while (active > 0 || front < back) {
     while (active > 0) {
@@ -107,16 +85,18 @@ static void dispatch(MPI_Comm comm, int size, dispatcher *d, runner *r,
         continue;
       }
       int w = status.MPI_SOURCE;
-      MPI_Recv(&seen[w], 3, MPI_UINT64_T, w, TAG_REQ, comm, MPI_STATUS_IGNORE);
-      MPI_Wait(&sreq[w], MPI_STATUS_IGNORE);
-      int k = 0;
+      MPI_Recv(&d->seen[w], 3, MPI_UINT64_T, w, TAG_REQ, comm, MPI_STATUS_IGNORE);
+      MPI_Wait(&d->sreq[w], MPI_STATUS_IGNORE);
+      size_t k = 0;
       double target = remaining / (4.0 * size), cost = 0;
-      while (front < back && k < max_batch && (k == 0 || cost + items[front].cost <= target)) {
-        cost += items[front].cost;
-        buf[w][k++] = items[front++];
-      }
+      while (front + k < back && k < MAX_BATCH &&
+             (k == 0 || cost + items[front + k].cost <= target))
+        cost += items[front + k++].cost;
+      d->grant[w][0] = front;
+      d->grant[w][1] = front + k;
+      front += k;
       remaining -= cost;
-      MPI_Isend(buf[w], (int)((size_t)k * sizeof **buf), MPI_BYTE, w, TAG_GRANT, comm, &sreq[w]);
+      MPI_Isend(d->grant[w], 2, MPI_UINT64_T, w, TAG_GRANT, comm, &d->sreq[w]);
       if (k == 0) active--;
     }
     if (front < back) {
@@ -127,35 +107,31 @@ static void dispatch(MPI_Comm comm, int size, dispatcher *d, runner *r,
     if (progress && progress_s > 0 && MPI_Wtime() - last_print >= progress_s) {
       counters sum = mine(r);
       for (int w = 1; w < size; w++) {
-        sum.ran += seen[w].ran;
-        sum.failed += seen[w].failed;
+        sum.ran += d->seen[w].ran;
+        sum.failed += d->seen[w].failed;
       }
       progress(ctx, sum.ran, sum.failed, total > 0 ? 1.0 - remaining / total : 1.0, false);
       last_print = MPI_Wtime();
     }
   }
-  MPI_Waitall(size, sreq, MPI_STATUSES_IGNORE);
+  MPI_Waitall(size, d->sreq, MPI_STATUSES_IGNORE);
 }
 
-static void work(MPI_Comm comm, runner *r, cs_sweep_item *buf[2], int max_batch) {
-  size_t cap = (size_t)max_batch * sizeof(cs_sweep_item);
+static void work(MPI_Comm comm, runner *r, const cs_sweep_item *items) {
+  uint64_t grant[2][2];
   MPI_Request rr;
-  MPI_Status status;
-  int cur = 0, bytes = 0;
-  MPI_Irecv(buf[0], (int)cap, MPI_BYTE, 0, TAG_GRANT, comm, &rr);
+  int cur = 0;
+  MPI_Irecv(grant[cur], 2, MPI_UINT64_T, 0, TAG_GRANT, comm, &rr);
   counters c = mine(r);
   MPI_Send(&c, 3, MPI_UINT64_T, 0, TAG_REQ, comm);
-  MPI_Wait(&rr, &status);
-  MPI_Get_count(&status, MPI_BYTE, &bytes);
-  while (bytes > 0) {
+  MPI_Wait(&rr, MPI_STATUS_IGNORE);
+  while (grant[cur][1] > grant[cur][0]) {
     int nxt = 1 - cur;
-    MPI_Irecv(buf[nxt], (int)cap, MPI_BYTE, 0, TAG_GRANT, comm, &rr);
+    MPI_Irecv(grant[nxt], 2, MPI_UINT64_T, 0, TAG_GRANT, comm, &rr);
     c = mine(r);
     MPI_Send(&c, 3, MPI_UINT64_T, 0, TAG_REQ, comm);
-    size_t k = (size_t)bytes / sizeof(cs_sweep_item);
-    for (size_t i = 0; i < k; i++) run_item(r, &buf[cur][i]);
-    MPI_Wait(&rr, &status);
-    MPI_Get_count(&status, MPI_BYTE, &bytes);
+    for (uint64_t i = grant[cur][0]; i < grant[cur][1]; i++) run_item(r, &items[i]);
+    MPI_Wait(&rr, MPI_STATUS_IGNORE);
     cur = nxt;
   }
 }
@@ -167,27 +143,56 @@ int cs_sweep_schedule(MPI_Comm comm, cs_store *st, const cs_sweep_item *items, s
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
   memset(stats, 0, sizeof *stats);
-  int max_batch = (int)(GRANT_BUDGET_BYTES / sizeof(cs_sweep_item) / (size > 1 ? size - 1 : 1));
-  if (max_batch > MAX_BATCH) max_batch = MAX_BATCH;
-  if (max_batch < 1) max_batch = 1;
   cs_err io_err;
   cs_err_clear(&io_err);
   runner r = {st, results_only, rank, stats, &io_err};
   dispatcher d = {0};
-  cs_sweep_item *wbuf[2] = {NULL, NULL};
-  int ok = rank == 0 ? dispatcher_init(&d, size, max_batch) == CS_OK
-                     : (wbuf[0] = malloc((size_t)max_batch * sizeof(cs_sweep_item))) &&
-                           (wbuf[1] = malloc((size_t)max_batch * sizeof(cs_sweep_item)));
+  int ok = 1;
+  if (rank == 0) {
+    d.seen = calloc((size_t)size, sizeof *d.seen);
+    d.grant = calloc((size_t)size, sizeof *d.grant);
+    d.sreq = malloc((size_t)size * sizeof *d.sreq);
+    ok = d.seen && d.grant && d.sreq;
+    for (int w = 0; ok && w < size; w++) d.sreq[w] = MPI_REQUEST_NULL;
+  }
   int all_ok = 0;
   MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, comm);
   if (all_ok && rank == 0)
-    dispatch(comm, size, &d, &r, items, n, max_batch, progress_s, progress, progress_ctx);
+    dispatch(comm, size, &d, &r, items, n, progress_s, progress, progress_ctx);
   else if (all_ok)
-    work(comm, &r, wbuf, max_batch);
-  if (rank == 0) dispatcher_free(&d, size);
-  free(wbuf[0]);
-  free(wbuf[1]);
-  if (!all_ok) return cs_err_set(err, CS_ENOMEM, "scheduler buffers: out of memory");
+    work(comm, &r, items);
+  free(d.seen);
+  free(d.grant);
+  free(d.sreq);
+  if (!all_ok) return cs_err_set(err, CS_ENOMEM, "scheduler: out of memory");
   if (io_err.code) *err = io_err;
   return io_err.code;
+}
+
+int cs_sweep_share_items(MPI_Comm comm, cs_sweep_item **items, size_t *n, cs_err *err) {
+  int rank;
+  MPI_Comm_rank(comm, &rank);
+  unsigned long long count = *n;
+  MPI_Bcast(&count, 1, MPI_UNSIGNED_LONG_LONG, 0, comm);
+  int ok = 1, all_ok = 0;
+  if (rank != 0) {
+    *n = (size_t)count;
+    *items = count ? malloc((size_t)count * sizeof **items) : NULL;
+    ok = !count || *items;
+  }
+  MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, comm);
+  if (!all_ok) {
+    if (rank != 0) {
+      free(*items);
+      *items = NULL;
+    }
+    return cs_err_set(err, CS_ENOMEM, "%llu jobs to run: out of memory", count);
+  }
+  /* in pieces that keep the MPI count an int */
+  const size_t per = (size_t)(1u << 30) / sizeof **items;
+  for (size_t first = 0; first < count; first += per) {
+    size_t k = count - first < per ? count - first : per;
+    MPI_Bcast(*items + first, (int)(k * sizeof **items), MPI_BYTE, 0, comm);
+  }
+  return CS_OK;
 }
