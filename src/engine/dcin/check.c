@@ -93,8 +93,8 @@ int dcin_check(const dcin_sim *s, cs_err *err) {
           rc = cs_err_set(err, CS_EINTERNAL, "die %d net %d node %d: holds %u, busy %u", di, net, node, held, nd->busy);
         for (int f = 0; f < 4 && !rc; f++)
           for (int l = 0; l < 3 && !rc; l++)
-            if (nd->ue[f][l] > 64)
-              rc = cs_err_set(err, CS_EINTERNAL, "die %d node %d: E-Tag counter underflow", di, node);
+            if ((nd->ue[f][l] < 0 && !c->crossring_compat) || nd->ue[f][l] > c->etag_cap[0][0] + 256)
+              rc = cs_err_set(err, CS_EINTERNAL, "die %d node %d: E-Tag counter %d out of range", di, node, nd->ue[f][l]);
       }
     }
     for (int k = 0; k < c->nodes * DCIN_NUM_IPS && !rc; k++) {

@@ -33,16 +33,17 @@ enum { DCIN_IQ_EQ = 4, DCIN_NUM_IQ_DIRS = 5 };
 /* RB outputs */
 enum { DCIN_RB_EQ, DCIN_RB_P, DCIN_RB_N, DCIN_NUM_RB_OUT }; /* P/N: second-dimension lanes */
 /* EQ arbiter input ports */
-enum { DCIN_EQP_P, DCIN_EQP_N, DCIN_EQP_IQ, DCIN_EQP_RB, DCIN_NUM_EQ_PORTS };
+enum { DCIN_EQP_N, DCIN_EQP_P, DCIN_EQP_IQ, DCIN_EQP_RB, DCIN_NUM_EQ_PORTS }; /* arbiter order TU TD IQ RB */
 
-/* IP slots of a node (every node has the four DMA/DDR channels; D2D nodes add two). */
+/* IP slots of a node (every node has the four DMA/DDR channels; D2D nodes add two), in the
+ * order of their names: the round-robin arbiters scan IPs in this order, as the reference does. */
 enum {
-  DCIN_IP_GDMA0,
-  DCIN_IP_GDMA1,
-  DCIN_IP_DDR0,
-  DCIN_IP_DDR1,
   DCIN_IP_D2D_RN,
   DCIN_IP_D2D_SN,
+  DCIN_IP_DDR0,
+  DCIN_IP_DDR1,
+  DCIN_IP_GDMA0,
+  DCIN_IP_GDMA1,
   DCIN_NUM_IPS
 };
 
@@ -83,6 +84,12 @@ typedef struct dcin_cfg {
   bool etag_t1, etag_bothside;
   int itag_th[2], itag_max[2];   /* [0] horizontal, [1] vertical; cycles / tags */
   bool yx;                       /* routing: false XY, true YX */
+  /* Validation only (tests set it after create; no file or adapter field reaches it): reproduce
+   * quirks of the reference model so contended runs can be compared with it cycle for cycle:
+   * E-Tag entries also released when the flit enters the FIFO, a flit wrapping into slice 0
+   * moved again in the same cycle, the I-Tag request counter that is never cleared, and one set
+   * of RB/EQ round-robin pointers per node shared by the three networks. */
+  bool crossring_compat;
   uint32_t ddr_r_lat, ddr_r_var, ddr_w_lat, l2m_r_lat, l2m_w_lat; /* sim cycles */
   uint32_t sn_release, sn_proc, rn_proc; /* sim cycles */
   double dma_rate, dma_cap, ddr_rate, ddr_cap; /* token buckets: flits/cycle, flits */
@@ -250,13 +257,13 @@ typedef struct dcin_node {
   uint8_t rb_rr[DCIN_NUM_RB_OUT];   /* per output, over the 4 inputs */
   uint8_t eq_rr[DCIN_NUM_IPS];      /* per IP output, over the 4 ports */
   /* E-Tag */
-  uint8_t ue[4][3];                 /* entries in use: [rb_in pos, rb_in neg, eq_in pos, eq_in neg][level] */
+  int16_t ue[4][3];                 /* entries in use: [rb_in pos, rb_in neg, eq_in pos, eq_in neg][level] */
   uint8_t rel_pending[4][3];        /* entries to release at the end of the next cycle */
   uint8_t rel_now[4][3];            /* entries to release at the end of this cycle */
   uint32_t t0_ptr[2];               /* T0 round-robin pointer (slot order) [first dim, second dim] */
   /* I-Tag */
   uint8_t itag_out[4];              /* tags outstanding per inject lane */
-  uint8_t itag_req[4];              /* head reached the threshold this round */
+  uint8_t itag_req[4];              /* crossring_compat: heads that reached the trigger, never cleared */
   uint32_t busy;                    /* flits in this node's queues (skip idle nodes) */
   uint8_t rel_any;                  /* E-Tag releases pending */
 } dcin_node;

@@ -103,7 +103,7 @@ void dcin_etag_commit(dcin_node *nd) {
   int any = 0;
   for (int i = 0; i < 4; i++)
     for (int l = 0; l < 3; l++) {
-      nd->ue[i][l] = (uint8_t)(nd->ue[i][l] - nd->rel_now[i][l]);
+      nd->ue[i][l] = (int16_t)(nd->ue[i][l] - nd->rel_now[i][l]);
       nd->rel_now[i][l] = nd->rel_pending[i][l];
       nd->rel_pending[i][l] = 0;
       any |= nd->rel_now[i][l];

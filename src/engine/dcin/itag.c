@@ -9,8 +9,10 @@ static int16_t *tag_at(dcin_die *d, int net, int ring, uint32_t slot) {
   return &d->itag_slot[((size_t)net * d->nrings + ring) * d->itag_stride + slot];
 }
 
+/* Slot ids rotate one position per NoC cycle; the ring has advanced netcyc + 1 times by the time
+ * flits inject in NoC cycle netcyc (the reference advances first thing in every cycle). */
 static uint32_t slot_id(const dcin_sim *s, const dcin_die *d, const dcin_ring *g, int idx) {
-  uint64_t netcyc = s->cyc / (uint64_t)d->cfg->net_scale;
+  uint64_t netcyc = s->cyc / (uint64_t)d->cfg->net_scale + 1;
   return (uint32_t)(((uint64_t)idx + g->len - netcyc % g->len) % g->len);
 }
 
@@ -26,7 +28,8 @@ bool dcin_itag_can_inject(dcin_sim *s, dcin_die *d, int net, int node, int lane,
   int dim = (lane == DCIN_TR || lane == DCIN_TL) ? 0 : 1;
   if (g->slot[idx] != DCIN_NIL) {
     uint32_t wait = dim == 0 ? fl->wait_h : fl->wait_v;
-    if (*tag < 0 && wait > (uint32_t)d->cfg->itag_th[dim] && nd->itag_out[lane] < d->cfg->itag_max[dim]) {
+    if (*tag < 0 && wait > (uint32_t)d->cfg->itag_th[dim] && nd->itag_out[lane] < d->cfg->itag_max[dim] &&
+        !(d->cfg->crossring_compat && nd->itag_req[lane])) {
       *tag = (int16_t)me;
       nd->itag_out[lane]++;
       fl->itag = (uint8_t)(1 + (sl & 0x7f)); /* remembers the slot loosely; see on_inject */

@@ -9,7 +9,7 @@
 
 static const char *const net_name[DCIN_NUM_NETS] = {"REQ", "RSP", "DATA"};
 static const char *const lane_name[DCIN_NUM_LANES] = {"TR", "TL", "TD", "TU"};
-static const char *const ip_name[DCIN_NUM_IPS] = {"gdma_0", "gdma_1", "ddr_0", "ddr_1", "d2d_rn_0", "d2d_sn_0"};
+static const char *const ip_name[DCIN_NUM_IPS] = {"d2d_rn_0", "d2d_sn_0", "ddr_0", "ddr_1", "gdma_0", "gdma_1"};
 static const char *const axi_name[DCIN_NUM_AXI] = {"AR", "R", "AW", "W", "B"};
 
 static bool q_has(const dcin_sim *s, const dcin_q *q, uint32_t t) {

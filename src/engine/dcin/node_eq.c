@@ -38,16 +38,18 @@ void dcin_eq_step(dcin_sim *s, dcin_die *d, int net, int node) {
     }
   }
   if (!any) return;
+  /* reference quirk: one set of EQ pointers per node, shared by the three networks */
+  uint8_t *rr = c->crossring_compat ? d->nodes[0][node].eq_rr : nd->eq_rr;
   for (int ipi = 0; ipi < DCIN_NUM_IPS; ipi++) {
     dcin_q *out = &nd->eq_ch[ipi];
     if (!dcin_q_can_put(out)) continue;
     for (int k = 0; k < DCIN_NUM_EQ_PORTS; k++) {
-      int p = (nd->eq_rr[ipi] + k) % DCIN_NUM_EQ_PORTS;
+      int p = (rr[ipi] + k) % DCIN_NUM_EQ_PORTS;
       if (want[p] != ipi) continue;
       dcin_put(d, out, dcin_q_pop(&nd->eq_arb[p]));
       d->eqch[node]++;
       want[p] = -1;
-      nd->eq_rr[ipi] = (uint8_t)((p + 1) % DCIN_NUM_EQ_PORTS);
+      rr[ipi] = (uint8_t)((p + 1) % DCIN_NUM_EQ_PORTS);
       break;
     }
   }

@@ -140,6 +140,9 @@ void dcin_cp_inject(dcin_sim *s, dcin_die *d, int net, int node) {
     dcin_q *q = inject_source(c, nd, lane);
     if (!q->n) continue;
     uint32_t f = dcin_q_front(q);
+    if (c->crossring_compat && (pdim == 0 ? s->flits[f].wait_h : s->flits[f].wait_v) ==
+                                   (uint32_t)c->itag_th[pdim] && nd->itag_req[lane] < 255)
+      nd->itag_req[lane]++;
     if (dcin_itag_can_inject(s, d, net, node, lane, f)) {
       dcin_q_pop(q);
       nd->busy--;

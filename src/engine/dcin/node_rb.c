@@ -17,6 +17,10 @@ bool dcin_eject_to_node(dcin_sim *s, dcin_die *d, int net, int node, int lane, u
   if (!dcin_etag_try(s, d, net, node, fifo, lane, f)) return false;
   dcin_put(d, q, f);
   nd->busy++;
+  if (c->crossring_compat) { /* the reference also frees the entry as the flit enters the FIFO */
+    dcin_etag_release(nd, fifo, s->flits[f].used_entry);
+    d->rel_nodes++;
+  }
   s->flits[f].lane = (uint8_t)lane;
   return true;
 }
@@ -46,11 +50,13 @@ void dcin_rb_step(dcin_sim *s, dcin_die *d, int net, int node) {
     any = true;
   }
   if (!any) return;
+  /* reference quirk: one set of RB pointers per node, shared by the three networks */
+  uint8_t *rr = c->crossring_compat ? d->nodes[0][node].rb_rr : nd->rb_rr;
   for (int o = 0; o < DCIN_NUM_RB_OUT; o++) {
     dcin_q *out = &nd->rb_out[o];
     if (!dcin_q_can_put(out)) continue;
     for (int k = 0; k < 4; k++) {
-      int i = (nd->rb_rr[o] + k) % 4;
+      int i = (rr[o] + k) % 4;
       if (want[i] != o) continue;
       uint32_t f = dcin_q_pop(in[i]);
       dcin_flit *fl = &s->flits[f];
@@ -62,7 +68,7 @@ void dcin_rb_step(dcin_sim *s, dcin_die *d, int net, int node) {
       fl->etag = DCIN_T2;
       dcin_put(d, out, f);
       want[i] = -1;
-      nd->rb_rr[o] = (uint8_t)((i + 1) % 4);
+      rr[o] = (uint8_t)((i + 1) % 4);
       break;
     }
   }

@@ -132,8 +132,10 @@ void dcin_rings_move(dcin_sim *s, dcin_die *d, int net) {
     /* visit the slices occupied at the start of the cycle, highest index first; a flit moved
      * this cycle is not visited again (the wrap into slice 0 included) */
     for (int w = 0; w < words; w++) snap[w] = g->occ[w];
+    bool wrapped = false;
     for (int w = words - 1; w >= 0; w--) {
       uint64_t bits = snap[w];
+      if (w == 0 && wrapped && c->crossring_compat) bits |= 1; /* reference: visit it again */
       while (bits) {
         int b = 63 - __builtin_clzll(bits);
         bits &= ~(1ull << b);
@@ -152,6 +154,7 @@ void dcin_rings_move(dcin_sim *s, dcin_die *d, int net) {
           dcin_ring_take(g, i);
           dcin_ring_put(g, j, f);
           s->st.flit_hops++;
+          wrapped |= j == 0;
         }
       }
     }
