@@ -129,6 +129,7 @@ typedef struct cs_sweep_summary {
   uint64_t ran, ran_failed;  /* jobs run in this sweep, and how many of them failed */
   uint64_t io_errors;        /* rows that could not be written */
   double wall_s, work_s;     /* whole run; scheduling phase only */
+  double prep_s;             /* expansion, cache lookup and structural step (rank 0) */
   int ranks;
 } cs_sweep_summary;
 

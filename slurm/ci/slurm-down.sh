@@ -5,7 +5,7 @@ SLURM_DIR=${SLURM_DIR:-/tmp/slurm-ci}
 pidfiles=("$SLURM_DIR/slurmd.pid" "$SLURM_DIR/slurmctld.pid")
 [ -e "$SLURM_DIR/munged.ours" ] && pidfiles+=(/run/munge/munged.pid)
 for f in "${pidfiles[@]}"; do
-  [ -s "$f" ] && kill "$(cat "$f")" 2>/dev/null || true
+  if [ -s "$f" ]; then kill "$(cat "$f")" 2>/dev/null || true; fi
 done
 for _ in $(seq 50); do
   alive=0

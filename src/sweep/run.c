@@ -143,6 +143,9 @@ static void report_summary(FILE *out, const cs_sweep_options *opt, const cs_swee
           (unsigned long long)(plan->cached_done + plan->cached_failed),
           (unsigned long long)plan->cached_failed, (unsigned long long)plan->load_failed,
           (unsigned long long)plan->duplicates);
+  fprintf(out, "  time: %.3f s to expand, match and lay out %llu jobs (%.1f us/job), %.3f s running\n",
+          sum->prep_s, (unsigned long long)plan->jobs,
+          plan->jobs ? sum->prep_s / (double)plan->jobs * 1e6 : 0.0, sum->work_s);
   if (plan->corrupt || plan->pending || plan->relog)
     fprintf(out, "  rerun: %llu pending, %llu corrupt, %llu without log\n",
             (unsigned long long)plan->pending, (unsigned long long)plan->corrupt,
@@ -230,6 +233,9 @@ int cs_sweep_run(const cs_sweep_options *opt, MPI_Comm comm, cs_sweep_summary *s
   bool locked = false;
   int rc = rank == 0 ? prepare(opt, out, &sw, &plan, &locked, err) : CS_OK;
   if (!lazy) rc = share(comm, rc, err);
+  struct timespec tp;
+  clock_gettime(CLOCK_MONOTONIC, &tp);
+  sum->prep_s = (double)(tp.tv_sec - ts0.tv_sec) + 1e-9 * (double)(tp.tv_nsec - ts0.tv_nsec);
   if (rc || opt->dry_run) goto done;
   unsigned long long to_run = plan.num_items;
   if (!lazy) MPI_Bcast(&to_run, 1, MPI_UNSIGNED_LONG_LONG, 0, comm);

@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2034  # PY, DEMO and HERE are for the sourcing scripts
 # Sourced by the test_sweep*.sh scripts: the environment for mpirun on this kind of machine
 # (root, oversubscribed, shared memory only; see ../shared/infra-notes.md §3), and for ASan
 # builds the LeakSanitizer suppressions of Open MPI's own start-up allocations.
@@ -10,4 +11,4 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0
 export LSAN_OPTIONS=${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$HERE/lsan-mpi.supp
 PY=/usr/bin/python3
 DEMO=$CS_SOURCE_DIR/sweeps/demo.json
-rm -rf "$CS_WORK" && mkdir -p "$CS_WORK" && cd "$CS_WORK"
+rm -rf "$CS_WORK" && mkdir -p "$CS_WORK" && cd "$CS_WORK" || exit 1

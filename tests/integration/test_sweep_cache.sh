@@ -4,6 +4,7 @@
 # runs only the new jobs; a second sweep into the same file appends its jobs and reuses the
 # shared ones; a sweep with one invalid job marks only that job failed.
 set -euo pipefail
+# shellcheck source=tests/integration/sweep_env.sh
 . "$(dirname "$0")/sweep_env.sh"
 now() { date +%s.%N; }
 

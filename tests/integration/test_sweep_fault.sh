@@ -5,6 +5,7 @@
 # run's; bytes flipped in a finished row are detected by its checksum and the row recomputed;
 # a stale lock of a process killed with -9 is taken over.
 set -euo pipefail
+# shellcheck source=tests/integration/sweep_env.sh
 . "$(dirname "$0")/sweep_env.sh"
 
 $PY "$HERE/sweep_make.py" "$DEMO" fault.json fault dcin \
@@ -27,7 +28,9 @@ for _ in $(seq 600); do
   kill -0 "$MPIRUN" 2>/dev/null || break; sleep 0.05
 done
 d=$(done_count)
-[ -n "$d" ] && [ "$d" -ge 5 ] && [ "$d" -lt "$JOBS" ] || { cat killed.err; echo "sweep not mid-way: '$d'"; exit 1; }
+if ! { [ -n "$d" ] && [ "$d" -ge 5 ] && [ "$d" -lt "$JOBS" ]; }; then
+  cat killed.err; echo "sweep not mid-way: '$d'"; exit 1
+fi
 
 # a second sweep on the same file, now, is refused
 if timeout 60 "$CS_BIN" sweep fault.json --out killed.h5 --quiet 2> second.err; then

@@ -4,6 +4,7 @@
 # match `commsweep show --csv`; an exported job equals its /txlog slice; a results-only run
 # writes no log.
 set -euo pipefail
+# shellcheck source=tests/integration/sweep_env.sh
 . "$(dirname "$0")/sweep_env.sh"
 SWEEP=$DEMO
 
@@ -24,6 +25,11 @@ test "$(grep -c ' alltoall ' table.txt)" = 6
 "$CS_BIN" export np3.h5 --job 13 --jsonl -o job13.jsonl
 $PY "$HERE/sweep_check.py" export np3.h5 13 job13.jsonl
 "$CS_BIN" export np3.h5 --job 13 --result | grep -q '"status":	"done"'
+
+# the analysis script reads the file: summary CSV and both plots
+$PY "$CS_SOURCE_DIR/scripts/analyze.py" np3.h5 --out analysis
+test "$(wc -l < analysis/summary.csv)" = 49
+test -s analysis/busbw_vs_size.png && test -s analysis/pareto_outstanding.png
 
 # results-only: same results, no log
 timeout 300 mpirun -np 2 "$CS_BIN" sweep "$SWEEP" --out ro.h5 --results-only --quiet

@@ -9,6 +9,7 @@ if [ "${CS_SLURM_TEST:-0}" != 1 ]; then
   echo "test_sweep_slurm: skipped (CS_SLURM_TEST=1 enables it: root, slurm-wlm and munge needed)"
   exit 0
 fi
+# shellcheck source=tests/integration/sweep_env.sh
 . "$(dirname "$0")/sweep_env.sh"
 CI=$CS_SOURCE_DIR/slurm/ci
 export SLURM_DIR=$CS_WORK/slurm-ci SLURM_CONF=$CS_WORK/slurm-ci/slurm.conf
