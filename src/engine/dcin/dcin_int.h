@@ -366,6 +366,10 @@ typedef struct dcin_sim {
   uint64_t rng;                     /* xorshift state for DDR latency variance */
   dcin_stats st;
   bool check_each_cycle;            /* tests: run the invariant checker every cycle */
+  /* Validation: called at every stage a flit reaches (NULL in production).  what is one of
+   * "CP_IN", "CP_OUT", "RB", "EQ", "EQ_CH", "IP_RX"; lane is -1 where it does not apply. */
+  void (*trace)(void *ctx, uint64_t cyc, const dcin_flit *fl, const char *what, int node, int lane);
+  void *trace_ctx;
   char fault[256];                  /* first internal fault seen inside a cycle */
 } dcin_sim;
 
@@ -477,6 +481,11 @@ static inline void dcin_put(dcin_die *d, dcin_q *q, uint32_t f) {
   q->pre = f;
   d->pending[d->npending++] = q;
 }
+
+#define DCIN_TRACE(s, f, what, node, lane)                                     \
+  do {                                                                         \
+    if ((s)->trace) (s)->trace((s)->trace_ctx, (s)->cyc, &(s)->flits[f], what, node, lane); \
+  } while (0)
 
 static inline dcin_ip *dcin_ipp(dcin_die *d, int node, int ip) {
   return &d->ips[node * DCIN_NUM_IPS + ip];

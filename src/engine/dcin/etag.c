@@ -53,6 +53,8 @@ bool dcin_etag_try(dcin_sim *s, dcin_die *d, int net, int node, int fifo, int la
     use = a2 ? DCIN_T2 : DCIN_T_NONE;
   }
   if (use == DCIN_T_NONE) return false;
+  /* the reference forgets the T0 registration when the flit leaves through a positive lane */
+  if (fl->in_t0_table && d->cfg->crossring_compat && !lane_negative(lane)) fl->in_t0_table = 0;
   if (fl->in_t0_table) {
     int dim = lane_phys_dim(lane);
     uint64_t *tb = t0_table(d, net, node, dim);

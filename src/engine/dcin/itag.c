@@ -70,4 +70,5 @@ void dcin_itag_on_inject(dcin_sim *s, dcin_die *d, int net, int node, int lane, 
   fl->lane = (uint8_t)lane;
   fl->ecoord = (int16_t)dcin_eject_key(d->cfg, fl->dst_node, g->dim);
   dcin_ring_put(g, idx, f);
+  DCIN_TRACE(s, f, "CP_OUT", node, lane);
 }

@@ -46,7 +46,9 @@ void dcin_eq_step(dcin_sim *s, dcin_die *d, int net, int node) {
     for (int k = 0; k < DCIN_NUM_EQ_PORTS; k++) {
       int p = (rr[ipi] + k) % DCIN_NUM_EQ_PORTS;
       if (want[p] != ipi) continue;
-      dcin_put(d, out, dcin_q_pop(&nd->eq_arb[p]));
+      uint32_t g = dcin_q_pop(&nd->eq_arb[p]);
+      dcin_put(d, out, g);
+      DCIN_TRACE(s, g, "EQ_CH", node, -1);
       d->eqch[node]++;
       want[p] = -1;
       rr[ipi] = (uint8_t)((p + 1) % DCIN_NUM_EQ_PORTS);
@@ -83,6 +85,7 @@ void dcin_ip_eject(dcin_sim *s, dcin_die *d, bool ip_cycle, bool net_cycle) {
         uint32_t f = dcin_q_pop(l);
         dcin_ip_busy(d, node, ip, -1);
         s->st.flits_ejected++;
+        DCIN_TRACE(s, f, "IP_RX", node, -1);
         dcin_ip_receive(s, d, node, ipi, f);
       }
     }

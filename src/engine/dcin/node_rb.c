@@ -17,6 +17,7 @@ bool dcin_eject_to_node(dcin_sim *s, dcin_die *d, int net, int node, int lane, u
   if (!dcin_etag_try(s, d, net, node, fifo, lane, f)) return false;
   dcin_put(d, q, f);
   nd->busy++;
+  DCIN_TRACE(s, f, dim == 0 ? "RB" : "EQ", node, lane);
   if (c->crossring_compat) { /* the reference also frees the entry as the flit enters the FIFO */
     dcin_etag_release(nd, fifo, s->flits[f].used_entry);
     d->rel_nodes++;

@@ -121,42 +121,47 @@ int dcin_eject_key(const dcin_cfg *c, int node, int dim) {
   return c->yx ? node / c->cols : node % c->cols;
 }
 
+/* One occupied slice: the eject check at CP_IN, then the move into the next slice if it is empty
+ * now.  Returns true when the flit moved from the last slice into slice 0. */
+static bool visit(dcin_sim *s, dcin_die *d, int net, dcin_ring *g, int i) {
+  uint32_t f = g->slot[i];
+  if (g->ej[i] >= 0 && g->ej[i] == s->flits[f].ecoord) {
+    int node = g->node[i], lane = g->lane[i];
+    if (dcin_eject_to_node(s, d, net, node, lane, f)) {
+      dcin_ring_take(g, i);
+      return false;
+    }
+    dcin_etag_fail(s, d, net, node, dcin_etag_fifo(d->cfg, lane), lane, f);
+  }
+  int j = i + 1 == g->len ? 0 : i + 1;
+  if (g->slot[j] != DCIN_NIL) return false;
+  dcin_ring_take(g, i);
+  dcin_ring_put(g, j, f);
+  s->st.flit_hops++;
+  if (s->trace && g->kind[j] != DCIN_SL_LINK)
+    DCIN_TRACE(s, f, g->kind[j] == DCIN_SL_CP_IN ? "CP_IN" : "CP_OUT", g->node[j], g->lane[j]);
+  return j == 0;
+}
+
 void dcin_rings_move(dcin_sim *s, dcin_die *d, int net) {
-  const dcin_cfg *c = d->cfg;
   uint64_t snap[8];
   for (int r = 0; r < d->nrings; r++) {
     dcin_ring *g = &d->rings[net][r];
     if (!g->count) continue;
-    uint32_t *slot = g->slot;
-    int len = g->len, words = (len + 63) / 64;
+    int words = (g->len + 63) / 64;
     /* visit the slices occupied at the start of the cycle, highest index first; a flit moved
      * this cycle is not visited again (the wrap into slice 0 included) */
     for (int w = 0; w < words; w++) snap[w] = g->occ[w];
     bool wrapped = false;
     for (int w = words - 1; w >= 0; w--) {
       uint64_t bits = snap[w];
-      if (w == 0 && wrapped && c->crossring_compat) bits |= 1; /* reference: visit it again */
       while (bits) {
         int b = 63 - __builtin_clzll(bits);
         bits &= ~(1ull << b);
-        int i = w * 64 + b;
-        uint32_t f = slot[i];
-        if (g->ej[i] >= 0 && g->ej[i] == s->flits[f].ecoord) {
-          int node = g->node[i], lane = g->lane[i];
-          if (dcin_eject_to_node(s, d, net, node, lane, f)) {
-            dcin_ring_take(g, i);
-            continue;
-          }
-          dcin_etag_fail(s, d, net, node, dcin_etag_fifo(c, lane), lane, f);
-        }
-        int j = i + 1 == len ? 0 : i + 1;
-        if (slot[j] == DCIN_NIL) {
-          dcin_ring_take(g, i);
-          dcin_ring_put(g, j, f);
-          s->st.flit_hops++;
-          wrapped |= j == 0;
-        }
+        wrapped |= visit(s, d, net, g, w * 64 + b);
       }
     }
+    /* the reference's scan reaches slice 0 after the wrap and moves that flit once more */
+    if (wrapped && d->cfg->crossring_compat) visit(s, d, net, g, 0);
   }
 }
