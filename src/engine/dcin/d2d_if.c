@@ -51,6 +51,7 @@ void dcin_d2d_sn_receive(dcin_sim *s, dcin_die *d, int node, uint32_t f) {
     }
   } else if (fl->kind == DCIN_K_DATA) {
     if (++t->data_rx_d2d == t->burst) {
+      t->t_wdata_d2d = s->cyc;
       uint32_t aw = dcin_make_flit(s, ti, d->id, DCIN_NET_REQ, DCIN_K_REQ_WR, node, DCIN_IP_D2D_SN,
                                    0, DCIN_IP_D2D_RN);
       if (aw != DCIN_NIL) send_axi(s, d->id, ti, DCIN_AW, aw);

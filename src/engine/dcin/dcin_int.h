@@ -191,6 +191,7 @@ typedef struct dcin_txn {
   uint64_t t_data_noc;      /* first data flit entered the NoC (last leg) */
   uint64_t t_wdata_gen;     /* write data created at the RN */
   uint64_t t_data_done;     /* last data flit received (RN for reads, SN for writes) */
+  uint64_t t_wdata_d2d;     /* cross-die write: the local D2D_SN holds the whole burst */
   uint64_t t_final;         /* final completion */
   uint64_t t_cmd_end;       /* end of the cmd latency: SN receipt (R) / DBID at RN (W) */
   /* counters */

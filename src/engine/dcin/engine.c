@@ -452,7 +452,7 @@ void dcin_describe_txn(const dcin_sim *s, uint32_t t, cs_txn_record *rec) {
   rec->wdata_gen_cycle = stamp(x->t_wdata_gen);
   rec->req_complete_cycle = stamp(x->t_req_done);
   rec->rsp_inject_cycle = stamp(x->t_rsp_inject);
-  rec->wdata_complete_cycle = x->is_read ? 0 : stamp(x->t_data_done);
+  rec->wdata_complete_cycle = x->is_read ? 0 : stamp(x->cross ? x->t_wdata_d2d : x->t_data_done);
   rec->rsp_complete_cycle = stamp(x->t_final);
 }
 
