@@ -14,6 +14,7 @@
 #include "commsweep/store.h"
 #include "test_support.h"
 #include "commsweep/sweep.h"
+#include "sweep/sweep_int.h"
 
 #define DEMO CS_SOURCE_DIR "/sweeps/demo.json"
 
@@ -95,6 +96,32 @@ START_TEST(demo_expands_to_the_cartesian_product) {
   ck_assert_int_eq(sw.jobs[47].job.spec.algorithm, CS_ALGO_PAIRWISE);
   ck_assert_ptr_nonnull(strstr(sw.jobs[0].json, "\"mst_wr_outstanding\":16"));
   cs_sweep_free(&sw);
+}
+END_TEST
+
+/* What every rank does in cs_sweep_load_mpi: expand a block; blocks together equal the whole. */
+START_TEST(expansion_in_blocks_equals_the_whole) {
+  cs_sweep whole, parts;
+  cs_err err;
+  ck_assert_int_eq(cs_sweep_load(DEMO, &whole, &err), 0);
+  cJSON *doc = NULL;
+  ck_assert_int_eq(cs_config_parse_file(DEMO, &doc, &err), 0);
+  cs_sweep_def def;
+  ck_assert_int_eq(cs_sweep_def_parse(doc, DEMO, &def, &err), 0);
+  ck_assert_int_eq(cs_sweep_alloc(&def, &parts, &err), 0);
+  size_t cut[] = {0, 7, 8, 29, def.num_jobs};
+  for (int k = 0; k + 1 < 5; k++)
+    ck_assert_int_eq(cs_sweep_expand_range(&def, cut[k], cut[k + 1], &parts, &err), 0);
+  ck_assert_uint_eq(parts.num_jobs, whole.num_jobs);
+  for (size_t i = 0; i < whole.num_jobs; i++) {
+    ck_assert_str_eq(parts.jobs[i].key, whole.jobs[i].key);
+    ck_assert_str_eq(parts.jobs[i].json, whole.jobs[i].json);
+    ck_assert_uint_eq(parts.jobs[i].num_txns, whole.jobs[i].num_txns);
+    ck_assert(memcmp(&parts.jobs[i].job, &whole.jobs[i].job, sizeof(cs_job)) == 0);
+  }
+  cs_sweep_def_free(&def);
+  cs_sweep_free(&parts);
+  cs_sweep_free(&whole);
 }
 END_TEST
 
@@ -318,6 +345,7 @@ static Suite *sweep_suite(void) {
   TCase *files = tcase_create("files");
   tcase_add_test(files, demo_expands_to_the_cartesian_product);
   tcase_add_test(files, empty_matrix_is_one_job);
+  tcase_add_test(files, expansion_in_blocks_equals_the_whole);
   tcase_add_test(files, sweep_file_errors_name_the_fault);
   tcase_add_test(files, invalid_combination_is_a_failed_job_not_a_failed_sweep);
   suite_add_tcase(s, files);

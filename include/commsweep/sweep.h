@@ -51,6 +51,9 @@ typedef struct cs_sweep {
  * marks its job (load_code, error). */
 int cs_sweep_load(const char *path, cs_sweep *out, cs_err *err);
 int cs_sweep_parse(const char *text, const char *source, cs_sweep *out, cs_err *err);
+/* Collective: every rank of comm expands a block of the matrix; rank 0 receives the whole
+ * sweep (as cs_sweep_load builds it), the other ranks nothing.  Same code on every rank. */
+int cs_sweep_load_mpi(const char *path, MPI_Comm comm, cs_sweep *out, cs_err *err);
 void cs_sweep_free(cs_sweep *sw); /* accepts NULL and a zeroed sweep */
 
 /* ---- matching the sweep against the store (rank 0) -------------------------------------- */

@@ -159,23 +159,32 @@ static int expand_one(const cs_sweep_def *def, size_t index, const size_t *digit
   return CS_OK;
 }
 
-int cs_sweep_expand(const cs_sweep_def *def, cs_sweep *out, cs_err *err) {
+int cs_sweep_alloc(const cs_sweep_def *def, cs_sweep *out, cs_err *err) {
   memset(out, 0, sizeof *out);
   snprintf(out->name, sizeof out->name, "%s", def->name);
   out->num_axes = def->num_axes;
-  out->jobs = calloc(def->num_jobs, sizeof *out->jobs);
+  out->jobs = calloc(def->num_jobs ? def->num_jobs : 1, sizeof *out->jobs);
+  if (!out->jobs) return cs_err_set(err, CS_ENOMEM, "%zu jobs: out of memory", def->num_jobs);
+  out->num_jobs = def->num_jobs;
+  return CS_OK;
+}
+
+int cs_sweep_expand_range(const cs_sweep_def *def, size_t lo, size_t hi, cs_sweep *out,
+                          cs_err *err) {
   size_t *digit = calloc(def->num_axes + 1, sizeof *digit);
   valid_memo *memo = calloc(1, sizeof *memo);
-  if (!out->jobs || !digit || !memo) {
+  if (!digit || !memo) {
     free(memo);
     free(digit);
-    free(out->jobs);
-    out->jobs = NULL;
-    return cs_err_set(err, CS_ENOMEM, "%zu jobs: out of memory", def->num_jobs);
+    return cs_err_set(err, CS_ENOMEM, "%zu jobs: out of memory", hi - lo);
   }
-  out->num_jobs = def->num_jobs;
+  /* digits of job lo: mixed radix, the last axis least significant */
+  for (size_t a = def->num_axes, rest = lo; a-- > 0;) {
+    digit[a] = rest % def->axes[a].num_values;
+    rest /= def->axes[a].num_values;
+  }
   int rc = CS_OK;
-  for (size_t i = 0; i < def->num_jobs && !rc; i++) {
+  for (size_t i = lo; i < hi && !rc; i++) {
     rc = expand_one(def, i, digit, memo, &out->jobs[i], err);
     for (size_t a = def->num_axes; a-- > 0;) { /* odometer: the last axis moves fastest */
       if (++digit[a] < def->axes[a].num_values) break;
@@ -184,6 +193,12 @@ int cs_sweep_expand(const cs_sweep_def *def, cs_sweep *out, cs_err *err) {
   }
   free(digit);
   free(memo);
+  return rc;
+}
+
+int cs_sweep_expand(const cs_sweep_def *def, cs_sweep *out, cs_err *err) {
+  if (cs_sweep_alloc(def, out, err)) return err->code;
+  int rc = cs_sweep_expand_range(def, 0, def->num_jobs, out, err);
   if (rc) cs_sweep_free(out);
   return rc;
 }

@@ -72,7 +72,7 @@ static void report_plan(FILE *out, const cs_sweep_options *opt, const cs_sweep *
 /* rank 0: load, match, structural step (or the dry-run report). */
 static int prepare(const cs_sweep_options *opt, FILE *out, cs_sweep *sw, cs_sweep_plan *plan,
                    bool *locked, cs_err *err) {
-  if (cs_sweep_load(opt->sweep_path, sw, err)) return err->code;
+  if (!sw->jobs && cs_sweep_load(opt->sweep_path, sw, err)) return err->code;
   cs_store *st = NULL;
   int rc;
   if (opt->dry_run) {
@@ -231,7 +231,9 @@ int cs_sweep_run(const cs_sweep_options *opt, MPI_Comm comm, cs_sweep_summary *s
   cs_sweep_plan plan = {0};
   uint64_t *per_rank = NULL;
   bool locked = false;
-  int rc = rank == 0 ? prepare(opt, out, &sw, &plan, &locked, err) : CS_OK;
+  int rc = CS_OK;
+  if (!lazy && size > 1) rc = cs_sweep_load_mpi(opt->sweep_path, comm, &sw, err);
+  if (!rc && rank == 0) rc = prepare(opt, out, &sw, &plan, &locked, err);
   if (!lazy) rc = share(comm, rc, err);
   struct timespec tp;
   clock_gettime(CLOCK_MONOTONIC, &tp);

@@ -33,5 +33,9 @@ int cs_sweep_def_parse(cJSON *doc, const char *source, cs_sweep_def *def, cs_err
 void cs_sweep_def_free(cs_sweep_def *def);
 /* Expands the matrix into jobs (the def stays owned by the caller). */
 int cs_sweep_expand(const cs_sweep_def *def, cs_sweep *out, cs_err *err);
+/* The same in parts: allocate every job slot (zeroed), then expand jobs [lo, hi) into it. */
+int cs_sweep_alloc(const cs_sweep_def *def, cs_sweep *out, cs_err *err);
+int cs_sweep_expand_range(const cs_sweep_def *def, size_t lo, size_t hi, cs_sweep *out,
+                          cs_err *err);
 
 #endif

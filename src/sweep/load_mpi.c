@@ -1,0 +1,149 @@
+/* Loading a sweep on all ranks at once: every rank parses the file and expands one contiguous
+ * block of the matrix (loading, validation, counting and cache keys are the costly part, ~60-100
+ * us per job), then the blocks are gathered on rank 0, which ends up with exactly the sweep
+ * cs_sweep_load would have built alone.  Expansion is deterministic, so which rank expanded a
+ * job changes nothing. */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commsweep/config.h"
+#include "sweep_int.h"
+
+/* One packed job: the fixed part, then json and error text (lengths in the fixed part). */
+typedef struct packed_job {
+  uint64_t index, num_txns;
+  int32_t load_code;
+  uint32_t num_steps, json_len, error_len;
+  char key[CS_KEY_HEX];
+  cs_job job;
+} packed_job;
+
+typedef struct buf {
+  char *data;
+  size_t len, cap;
+} buf;
+
+static int put(buf *b, const void *p, size_t n) {
+  if (b->len + n > b->cap) {
+    size_t cap = b->cap ? b->cap : 1 << 16;
+    while (cap < b->len + n) cap *= 2;
+    char *d = realloc(b->data, cap);
+    if (!d) return CS_ENOMEM;
+    b->data = d;
+    b->cap = cap;
+  }
+  memcpy(b->data + b->len, p, n);
+  b->len += n;
+  return CS_OK;
+}
+
+static int pack(const cs_sweep *sw, size_t lo, size_t hi, buf *b) {
+  for (size_t i = lo; i < hi; i++) {
+    const cs_sweep_job *j = &sw->jobs[i];
+    packed_job p;
+    memset(&p, 0, sizeof p);
+    p.index = i;
+    p.num_txns = j->num_txns;
+    p.load_code = j->load_code;
+    p.num_steps = j->num_steps;
+    p.json_len = j->json ? (uint32_t)strlen(j->json) : 0;
+    p.error_len = j->error ? (uint32_t)strlen(j->error) : 0;
+    memcpy(p.key, j->key, CS_KEY_HEX);
+    p.job = j->job;
+    if (put(b, &p, sizeof p) || put(b, j->json ? j->json : "", p.json_len) ||
+        put(b, j->error ? j->error : "", p.error_len))
+      return CS_ENOMEM;
+  }
+  return CS_OK;
+}
+
+static char *take_text(const char *at, uint32_t len) {
+  char *s = malloc((size_t)len + 1);
+  if (s) {
+    memcpy(s, at, len);
+    s[len] = '\0';
+  }
+  return s;
+}
+
+static int unpack(cs_sweep *sw, const char *data, size_t len) {
+  for (size_t at = 0; at < len;) {
+    packed_job p;
+    memcpy(&p, data + at, sizeof p);
+    at += sizeof p;
+    if (p.index >= sw->num_jobs) return CS_EINTERNAL;
+    cs_sweep_job *j = &sw->jobs[p.index];
+    j->num_txns = p.num_txns;
+    j->load_code = p.load_code;
+    j->num_steps = p.num_steps;
+    memcpy(j->key, p.key, CS_KEY_HEX);
+    j->job = p.job;
+    j->json = take_text(data + at, p.json_len);
+    at += p.json_len;
+    j->error = p.error_len ? take_text(data + at, p.error_len) : NULL;
+    at += p.error_len;
+    if (!j->json || (p.error_len && !j->error)) return CS_ENOMEM;
+  }
+  return CS_OK;
+}
+
+/* Gathers the packed blocks of ranks 1.. into rank 0's sweep. */
+static int gather(MPI_Comm comm, int rank, int size, cs_sweep *sw, const buf *mine) {
+  int len = (int)mine->len, ok = 1;
+  int *lens = rank == 0 ? calloc((size_t)size, sizeof *lens) : NULL;
+  int *displ = rank == 0 ? calloc((size_t)size, sizeof *displ) : NULL;
+  MPI_Gather(&len, 1, MPI_INT, lens, 1, MPI_INT, 0, comm);
+  char *all = NULL;
+  long long total = 0;
+  if (rank == 0) {
+    for (int r = 0; r < size; r++) {
+      displ[r] = (int)total;
+      total += lens[r];
+    }
+    ok = total <= INT_MAX && (all = malloc(total ? (size_t)total : 1)) != NULL;
+  }
+  MPI_Bcast(&ok, 1, MPI_INT, 0, comm);
+  int rc = ok ? CS_OK : CS_ENOMEM;
+  if (ok) MPI_Gatherv(mine->data, len, MPI_BYTE, all, lens, displ, MPI_BYTE, 0, comm);
+  if (ok && rank == 0) rc = unpack(sw, all + lens[0], (size_t)(total - lens[0]));
+  free(all);
+  free(lens);
+  free(displ);
+  return rc;
+}
+
+int cs_sweep_load_mpi(const char *path, MPI_Comm comm, cs_sweep *out, cs_err *err) {
+  int rank, size;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  memset(out, 0, sizeof *out);
+  cJSON *doc = NULL;
+  cs_sweep_def def;
+  memset(&def, 0, sizeof def);
+  /* Every step ends in a collective check, so a rank that fails (a file it cannot read, no
+   * memory) never leaves the others waiting. */
+  int rc = cs_config_parse_file(path, &doc, err) ? cs_err_prefix(err, "sweep file")
+                                                  : cs_sweep_def_parse(doc, path, &def, err);
+  size_t n = rc ? 0 : def.num_jobs;
+  size_t lo = n * (size_t)rank / (size_t)size, hi = n * (size_t)(rank + 1) / (size_t)size;
+  if (!rc) rc = cs_sweep_alloc(&def, out, err);
+  if (!rc) rc = cs_sweep_expand_range(&def, lo, hi, out, err);
+  buf mine = {0};
+  if (!rc && rank != 0 && pack(out, lo, hi, &mine))
+    rc = cs_err_set(err, CS_ENOMEM, "packing %zu jobs: out of memory", hi - lo);
+  int worst = 0;
+  MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MIN, comm);
+  if (!worst) {
+    int grc = gather(comm, rank, size, out, &mine);
+    MPI_Bcast(&grc, 1, MPI_INT, 0, comm);
+    if (grc) rc = cs_err_set(err, grc, "sweep file '%s': gathering %zu jobs on rank 0: %s", path,
+                             n, cs_strerror(grc));
+  } else if (!rc) {
+    rc = cs_err_set(err, worst, "sweep file '%s': another rank could not load it", path);
+  }
+  free(mine.data);
+  if (def.doc) cs_sweep_def_free(&def);
+  if (rc || rank != 0) cs_sweep_free(out);
+  return rc;
+}
