@@ -200,7 +200,10 @@ typedef struct dcin_txn {
   uint32_t sn_ro_block, sn_share_block, sn_wdb_block;
   uint32_t d2d_ro_block, d2d_share_block, d2d_wdb_block;
   uint32_t eject_fail;
-  uint32_t next_wait;       /* link in a tracker wait list */
+  uint32_t next_wait;       /* link in a tracker wait list (or the free list once recycled) */
+  uint16_t live;            /* flits that reference this transaction */
+  uint8_t described;        /* the driver took its record: the slot may be recycled */
+  uint8_t in_release;       /* queued for a delayed SN share-tracker release */
   uint64_t release_at;      /* SN share tracker release cycle */
   int16_t wait_node;        /* requester of the SN currently serving / refusing the txn */
   uint8_t wait_ip;
@@ -348,6 +351,7 @@ typedef struct dcin_sim {
   uint32_t nflits, cap_flits, free_flit;
   dcin_txn *txns;
   uint32_t ntxns, cap_txns;
+  uint32_t free_txn;                /* recycled transaction slots (linked by next_wait) */
   /* request_id -> txn index (open addressing) */
   uint64_t *map_keys;
   uint32_t *map_vals;
@@ -397,6 +401,8 @@ uint64_t dcin_next_event(const dcin_sim *s);
 /* Checks conservation and queue invariants; 0 or CS_EINTERNAL with a message. */
 int dcin_check(const dcin_sim *s, cs_err *err);
 uint32_t dcin_txn_find(const dcin_sim *s, uint64_t request_id);
+/* The simulator behind an engine handle made by cs_dcin_ops.create (tests). */
+dcin_sim *dcin_engine_sim(void *engine);
 /* Appends to buf (NUL-terminated) every place holding the transaction's flits. */
 void dcin_locate(const dcin_sim *s, uint32_t t, char *buf, size_t cap);
 
@@ -417,6 +423,8 @@ uint32_t dcin_list_pop(dcin_sim *s, dcin_list *l);
 void dcin_wait_push(dcin_sim *s, dcin_list *l, uint32_t t);
 uint32_t dcin_wait_pop(dcin_sim *s, dcin_list *l);
 int dcin_txn_new(dcin_sim *s, uint64_t request_id, uint32_t *out, cs_err *err);
+/* Recycles the slot of a finished, described transaction that nothing references any more. */
+void dcin_txn_try_free(dcin_sim *s, uint32_t t);
 
 /* ring.c */
 int dcin_ring_build(dcin_sim *s, dcin_die *d, cs_err *err);

@@ -45,6 +45,7 @@ int dcin_sim_create(const cs_die_params *die, const cs_layout *layout, const cs_
   s->die_params = *die;
   s->layout = *layout;
   s->free_flit = DCIN_NIL;
+  s->free_txn = DCIN_NIL;
   int rc = dcin_cfg_build(die, ad, &s->cfg, err);
   if (!rc) rc = dcin_lcfg_build(layout, &s->cfg, &s->lcfg, err);
   if (rc) goto fail;
@@ -315,6 +316,8 @@ typedef struct dcin_engine {
   uint64_t now_tick;
 } dcin_engine;
 
+dcin_sim *dcin_engine_sim(void *engine) { return ((dcin_engine *)engine)->sim; }
+
 static int op_create(const cs_job *job, void **engine, cs_err *err) {
   const cs_adapter_config *ad = &job->adapter;
   cs_die_params die;
@@ -456,10 +459,18 @@ void dcin_describe_txn(const dcin_sim *s, uint32_t t, cs_txn_record *rec) {
   rec->rsp_complete_cycle = stamp(x->t_final);
 }
 
+/* The record of a finished transaction is its last use by the driver: afterwards the engine
+ * recycles its slot as soon as no flit, wait list or tracker release refers to it any more, so
+ * memory follows the transactions in flight, not the job's size. */
 static void op_describe(const void *engine, uint64_t id, cs_txn_record *rec) {
-  const dcin_sim *s = ((const dcin_engine *)engine)->sim;
+  dcin_sim *s = ((const dcin_engine *)engine)->sim;
   uint32_t t = dcin_txn_find(s, id);
-  if (t != DCIN_NIL) dcin_describe_txn(s, t, rec);
+  if (t == DCIN_NIL) return;
+  dcin_describe_txn(s, t, rec);
+  if (s->txns[t].done_final) {
+    s->txns[t].described = 1;
+    dcin_txn_try_free(s, t);
+  }
 }
 
 static void op_where(const void *engine, uint64_t id, char *buf, size_t cap) {

@@ -42,6 +42,8 @@ uint32_t dcin_flit_new(dcin_sim *s) {
 }
 
 void dcin_flit_free(dcin_sim *s, uint32_t f) {
+  uint32_t t = s->flits[f].txn;
+  if (t != DCIN_NIL && --s->txns[t].live == 0) dcin_txn_try_free(s, t);
   s->flits[f].txn = DCIN_NIL;
   s->flits[f].next = s->free_flit;
   s->free_flit = f;
@@ -103,7 +105,7 @@ static uint32_t hash64(uint64_t k, uint32_t mask) {
 
 uint32_t dcin_txn_find(const dcin_sim *s, uint64_t id) {
   /* plans number their requests 0..n-1 in inject order: try the direct slot first */
-  if (id < s->ntxns && s->txns[id].request_id == id) return (uint32_t)id;
+  if (id < s->ntxns && s->txns[id].request_id == id && id != UINT64_MAX) return (uint32_t)id;
   if (!s->map_cap) return DCIN_NIL;
   uint32_t mask = s->map_cap - 1;
   for (uint32_t h = hash64(id, mask);; h = (h + 1) & mask) {
@@ -120,10 +122,41 @@ static void map_put(dcin_sim *s, uint64_t id, uint32_t v) {
   s->map_vals[h] = v;
 }
 
+/* Linear-probing deletion without tombstones: shift later members of the cluster back. */
+static void map_del(dcin_sim *s, uint64_t id) {
+  uint32_t mask = s->map_cap - 1;
+  uint32_t h = hash64(id, mask);
+  while (s->map_vals[h] != DCIN_NIL && s->map_keys[h] != id) h = (h + 1) & mask;
+  if (s->map_vals[h] == DCIN_NIL) return;
+  uint32_t hole = h;
+  for (uint32_t j = (hole + 1) & mask; s->map_vals[j] != DCIN_NIL; j = (j + 1) & mask) {
+    uint32_t home = hash64(s->map_keys[j], mask);
+    /* move j into the hole unless its home lies cyclically in (hole, j] */
+    bool stays = hole <= j ? (home > hole && home <= j) : (home > hole || home <= j);
+    if (stays) continue;
+    s->map_keys[hole] = s->map_keys[j];
+    s->map_vals[hole] = s->map_vals[j];
+    hole = j;
+  }
+  s->map_vals[hole] = DCIN_NIL;
+}
+
+void dcin_txn_try_free(dcin_sim *s, uint32_t t) {
+  dcin_txn *x = &s->txns[t];
+  if (!x->described || !x->done_final || x->live || x->in_release || x->request_id == UINT64_MAX)
+    return;
+  map_del(s, x->request_id);
+  x->request_id = UINT64_MAX;
+  x->next_wait = s->free_txn;
+  s->free_txn = t;
+}
+
 int dcin_txn_new(dcin_sim *s, uint64_t id, uint32_t *out, cs_err *err) {
+  if (id == UINT64_MAX)
+    return cs_err_set(err, CS_EINVAL, "request id %llu is reserved", (unsigned long long)id);
   if (dcin_txn_find(s, id) != DCIN_NIL)
     return cs_err_set(err, CS_EINVAL, "request id %llu injected twice", (unsigned long long)id);
-  if (s->ntxns == s->cap_txns) {
+  if (s->free_txn == DCIN_NIL && s->ntxns == s->cap_txns) {
     uint32_t ncap = s->cap_txns ? s->cap_txns * 2 : 1024;
     dcin_txn *nt = realloc(s->txns, (size_t)ncap * sizeof *nt);
     if (!nt) return cs_err_set(err, CS_ENOMEM, "transaction table of %u entries", ncap);
@@ -150,7 +183,13 @@ int dcin_txn_new(dcin_sim *s, uint64_t id, uint32_t *out, cs_err *err) {
     free(ok);
     free(ov);
   }
-  uint32_t t = s->ntxns++;
+  uint32_t t;
+  if (s->free_txn != DCIN_NIL) {
+    t = s->free_txn;
+    s->free_txn = s->txns[t].next_wait;
+  } else {
+    t = s->ntxns++;
+  }
   dcin_txn *x = &s->txns[t];
   memset(x, 0, sizeof *x);
   x->request_id = id;

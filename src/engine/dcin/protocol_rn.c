@@ -18,6 +18,7 @@ uint32_t dcin_make_flit(dcin_sim *s, uint32_t t, int die, int net, int kind, int
   }
   dcin_flit *fl = &s->flits[f];
   fl->txn = t;
+  s->txns[t].live++;
   fl->die = (uint8_t)die;
   fl->net = (uint8_t)net;
   fl->kind = (uint8_t)kind;

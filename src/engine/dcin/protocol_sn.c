@@ -145,6 +145,7 @@ void dcin_sn_receive(dcin_sim *s, dcin_die *d, int node, int ipi, uint32_t f) {
       t->t_data_done = s->cyc;
       if (!t->cross) dcin_final_done(s, ti);
       t->release_at = s->cyc + d->cfg->sn_release;
+      t->in_release = 1;
       dcin_wait_push(s, &d->sn_release, ti);
     }
   } else if (!s->fault[0]) {
@@ -191,10 +192,12 @@ void dcin_sn_release_due(dcin_sim *s, dcin_die *d) {
   while (d->sn_release.n && s->txns[d->sn_release.head].release_at <= s->cyc) {
     uint32_t ti = dcin_wait_pop(s, &d->sn_release);
     dcin_txn *t = &s->txns[ti];
+    t->in_release = 0;
     dcin_ip *ip = dcin_ipp(d, t->dst_node, t->dst_ip);
     ip->share_trk++;
     ip->sn_wdb += t->burst;
     wake_write(s, d, t->dst_node, t->dst_ip, ip, &ip->share_trk, &ip->sn_wdb);
+    dcin_txn_try_free(s, ti);
   }
 }
 
