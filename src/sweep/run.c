@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <time.h>
 
 #include "commsweep/store.h"
@@ -92,16 +93,26 @@ static int prepare(const cs_sweep_options *opt, FILE *out, cs_sweep *sw, cs_swee
   }
   if ((rc = cs_store_lock(opt->out_path, sw->name, opt->break_lock, err))) return rc;
   *locked = true;
-  if ((rc = cs_store_open(opt->out_path, CS_STORE_WRITE, &st, err))) return rc;
-  if (!(rc = cs_sweep_plan_make(sw, st, opt->results_only, opt->verify_log, plan, err)))
-    rc = cs_sweep_plan_apply(sw, st, plan, err);
-  if (rc) cs_err_prefix(err, "file '%s'", opt->out_path);
-  cs_err cerr;
-  int crc = cs_store_close(st, &cerr);
-  if (!rc && crc) {
-    *err = cerr;
-    rc = crc;
+  /* The structural step is the one window in which a dying process could leave the file's
+   * metadata half written: termination signals wait until it is flushed and closed. */
+  sigset_t stop, old;
+  sigemptyset(&stop);
+  sigaddset(&stop, SIGTERM);
+  sigaddset(&stop, SIGINT);
+  sigaddset(&stop, SIGHUP);
+  sigprocmask(SIG_BLOCK, &stop, &old);
+  if (!(rc = cs_store_open(opt->out_path, CS_STORE_WRITE, &st, err))) {
+    if (!(rc = cs_sweep_plan_make(sw, st, opt->results_only, opt->verify_log, plan, err)))
+      rc = cs_sweep_plan_apply(sw, st, plan, err);
+    if (rc) cs_err_prefix(err, "file '%s'", opt->out_path);
+    cs_err cerr;
+    int crc = cs_store_close(st, &cerr);
+    if (!rc && crc) {
+      *err = cerr;
+      rc = crc;
+    }
   }
+  sigprocmask(SIG_SETMASK, &old, NULL);
   return rc;
 }
 
