@@ -92,12 +92,64 @@ START_TEST(aggregate_reads_should_match_crossring_bandwidth) {
 }
 END_TEST
 
+/* Randomised configurations (deterministic seed): dies, layouts, routing, trackers, bursts,
+ * clock ratios; every transaction must complete with the checker passing every cycle. */
+START_TEST(random_configurations_should_complete_with_invariants_held) {
+  uint64_t seed = 0x1234567ULL + (uint64_t)_i * 7919;
+  const char *dies[] = {"5x4", "2261_5x4"};
+  const char *layouts[] = {"1die", "2die", "4die", "2die_spread"};
+  for (int round = 0; round < 6; round++) {
+    seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+    cs_die_params p;
+    cs_layout l;
+    cs_adapter_config a;
+    cs_err err;
+    ck_assert_int_eq(cs_topo_die(dies[(seed >> 33) % 2], &p, &err), 0);
+    ck_assert_int_eq(cs_topo_layout(layouts[(seed >> 35) % 4], &l, &err), 0);
+    p.routing_yx = (seed >> 37) & 1;
+    memset(&a, 0, sizeof a);
+    a.driver_cycle_frequency_ghz = ((seed >> 38) & 1) ? 1.0 : 0.75;
+    a.noc_frequency_ghz = ((seed >> 39) & 1) ? 2.0 : 2.5;
+    a.ip_frequency_ghz = 1.0;
+    a.mst_rd_outstanding = a.mst_wr_outstanding = 2 + 2 * (int)((seed >> 40) % 8);
+    a.slv_rd_outstanding = a.slv_wr_outstanding = 1 + (int)((seed >> 43) % 6);
+    a.burst_length = 1 + (int)((seed >> 46) % 8);
+    a.bw_bytes = 128;
+    if ((seed >> 49) & 1) l.d2d_rn_rdb_size = l.d2d_rn_wdb_size = a.burst_length * 2;
+    dcin_sim *s = NULL;
+    int rc = dcin_sim_create(&p, &l, &a, &s, &err);
+    ck_assert_msg(rc == 0, "%s", err.msg);
+    s->check_each_cycle = true;
+    int n = 150;
+    for (int i = 0; i < n; i++) {
+      seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+      int sd = (int)((seed >> 20) % (uint64_t)s->ndies), dd = (int)((seed >> 24) % (uint64_t)s->ndies);
+      int b = 1 + (int)((seed >> 28) % (uint64_t)a.burst_length);
+      ck_assert_int_ge(dcin_inject_phys(s, (uint64_t)i, sd, (int)((seed >> 32) % 20),
+                                        DCIN_IP_GDMA0 + (int)((seed >> 40) & 1), dd,
+                                        (int)((seed >> 44) % 20), DCIN_IP_DDR0 + (int)((seed >> 50) & 1),
+                                        (seed >> 55) & 1, b, &err),
+                       0);
+    }
+    dcin_run_native(s, 2000000);
+    ck_assert_msg(!s->fault[0], "%s", s->fault);
+    ck_assert_uint_eq(s->active_txns, 0);
+    ck_assert_uint_eq(s->nflits, 0);
+    dcin_sim_destroy(s);
+  }
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("dcin_slow");
   TCase *tc = tcase_create("bandwidth");
   tcase_set_timeout(tc, 300);
   tcase_add_test(tc, aggregate_writes_should_match_crossring_bandwidth);
   tcase_add_test(tc, aggregate_reads_should_match_crossring_bandwidth);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("random");
+  tcase_set_timeout(tc, 600);
+  tcase_add_loop_test(tc, random_configurations_should_complete_with_invariants_held, 0, 8);
   suite_add_tcase(s, tc);
   return s;
 }
