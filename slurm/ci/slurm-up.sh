@@ -9,7 +9,8 @@ SLURM_CPUS=${SLURM_CPUS:-$(nproc)}
 MEM_MB=$(awk '/MemTotal/ {print int($2/1024*0.8)}' /proc/meminfo)
 export SLURM_CONF=$SLURM_DIR/slurm.conf
 [ "$(id -u)" = 0 ] || { echo "slurm-up: must run as root" >&2; exit 1; }
-if pgrep -x slurmctld >/dev/null || pgrep -x slurmd >/dev/null; then
+# (exited daemons linger as zombies until reaped: those do not count)
+if ps -eo stat=,comm= | awk '$1 !~ /^Z/ && ($2 == "slurmctld" || $2 == "slurmd") {found=1} END {exit !found}'; then
   echo "slurm-up: a slurmctld or slurmd is already running on this machine" >&2; exit 1
 fi
 mkdir -p "$SLURM_DIR"/{state,spool,log}
