@@ -2,12 +2,14 @@
  * (cache), and the misses run over MPI ranks with dynamic load balancing.
  *
  * Life of a sweep run (cs_sweep_run):
- *   rank 0   load + expand the sweep file, take the writer lock, open the store serially,
- *            match every job's cache key against it (verifying checksums), then in one
- *            structural step grow the datasets to their final size, write the new /jobs rows
- *            and the rows of jobs that failed to load, and flush.
- *   all      open the store with MPI-IO; rank 0 hands out the misses (costliest first, in
- *            batches) and runs the cheapest ones itself; every rank writes its own rows.
+ *   all      parse the sweep file, each rank expanding a block of the matrix; rank 0 gathers.
+ *   rank 0   take the writer lock, open the store serially, match every job's cache key
+ *            against it (verifying checksums), then in one structural step grow the datasets
+ *            to their final size, write the new /jobs rows and the rows of jobs that failed to
+ *            load, and flush.
+ *   all      receive the list of misses (costliest first), open the store with MPI-IO; rank 0
+ *            grants ranges of the list on request and runs the cheapest items itself; every
+ *            rank writes its own rows.
  *   rank 0   summary; lock released.
  * Results never depend on which rank ran a job: rows, slices and record contents are fixed by
  * the sweep and the file before any job runs.
