@@ -147,16 +147,22 @@ int cs_store_open(const char *path, cs_store_mode mode, cs_store **out, cs_err *
   st->writable = mode == CS_STORE_WRITE;
   int rc = CS_OK;
   bool exists = access(path, F_OK) == 0;
+  /* Writers exclude each other with the store's own lock file (cs_store_lock), which also
+   * works across nodes; HDF5's flock would only make a sweep fail while some reader (an open
+   * h5py session) has the file open, so the writer does not take it. */
+  hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+  if (st->writable) H5Pset_file_locking(fapl, false, true);
   if (!exists && mode == CS_STORE_READ) {
     rc = cs_err_set(err, CS_ENOTFOUND, "no such file");
   } else if (!exists) {
-    st->file = H5Fcreate(path, H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT);
+    st->file = H5Fcreate(path, H5F_ACC_EXCL, H5P_DEFAULT, fapl);
     rc = st->file < 0 ? cs_store_h5_error(err, CS_EIO, "cannot create it") : create_layout(st, err);
   } else {
-    st->file = H5Fopen(path, st->writable ? H5F_ACC_RDWR : H5F_ACC_RDONLY, H5P_DEFAULT);
+    st->file = H5Fopen(path, st->writable ? H5F_ACC_RDWR : H5F_ACC_RDONLY, fapl);
     if (st->file < 0) rc = cs_store_h5_error(err, CS_EIO, "cannot open it as HDF5");
     else if (!(rc = check_format(st, err))) rc = open_tables(st, true, err);
   }
+  H5Pclose(fapl);
   if (rc) {
     store_free(st);
     return cs_err_prefix(err, "file '%s'", path);
