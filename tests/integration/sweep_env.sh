@@ -12,3 +12,11 @@ export LSAN_OPTIONS=${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$HERE/lsan-mpi.s
 PY=/usr/bin/python3
 DEMO=$CS_SOURCE_DIR/sweeps/demo.json
 rm -rf "$CS_WORK" && mkdir -p "$CS_WORK" && cd "$CS_WORK" || exit 1
+
+# expect SUMMARY.txt PATTERN [FILE.h5]: the sweep summary matches, or show why (failed rows)
+expect() {
+  grep -q "$2" "$1" && return 0
+  echo "expected /$2/ in $1:"; cat "$1"
+  if [ -n "${3:-}" ]; then "$CS_BIN" show "$3" --status failed | tail -n +4 | head -5 | cut -c1-400; fi
+  return 1
+}

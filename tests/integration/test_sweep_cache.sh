@@ -20,8 +20,8 @@ $PY "$HERE/sweep_make.py" "$DEMO" big3.json cache-dcin dcin \
 
 t0=$(now); timeout 600 "$CS_BIN" sweep big.json --out cache.h5 --quiet | tee run1.txt; t1=$(now)
 timeout 60 "$CS_BIN" sweep big.json --out cache.h5 --quiet | tee run2.txt; t2=$(now)
-grep -q "ran 8 (0 failed)" run1.txt
-grep -q "ran 0 (0 failed) .*cached 8" run2.txt
+expect run1.txt "ran 8 (0 failed)" cache.h5
+expect run2.txt "ran 0 (0 failed) .*cached 8" cache.h5
 # timings are claims about optimised builds: a sanitizer build only reports them
 sanitized=0; ldd "$CS_BIN" | grep -q libasan && sanitized=1
 $PY - "$t0" "$t1" "$t2" "$sanitized" <<'PY'
@@ -38,7 +38,7 @@ PY
 
 # one more matrix value: only its 4 jobs run
 timeout 600 "$CS_BIN" sweep big3.json --out cache.h5 --quiet | tee run3.txt
-grep -q "ran 4 (0 failed) .*cached 8" run3.txt
+expect run3.txt "ran 4 (0 failed) .*cached 8" cache.h5
 $PY "$HERE/sweep_check.py" counts cache.h5 12 0 0
 
 # a different sweep into the same file: shared jobs reused, new ones appended
@@ -46,7 +46,7 @@ $PY "$HERE/sweep_make.py" "$DEMO" other.json other-sweep dcin \
   "[{\"field\":\"spec.msg_size_bytes\",\"values\":[65536,131072]},
     {\"field\":\"spec.participants\",\"values\":[$P4]}, $AXES_OUT]"
 timeout 600 mpirun -np 2 "$CS_BIN" sweep other.json --out cache.h5 --quiet | tee run4.txt
-grep -q "ran 2 (0 failed) .*cached 2" run4.txt
+expect run4.txt "ran 2 (0 failed) .*cached 2" cache.h5
 "$CS_BIN" show cache.h5 --sweep other-sweep | tail -1 | grep -q "14 rows: 14 done.* 2 shown"
 
 # one invalid job (odd outstanding, C4) fails alone, with its message; reruns keep it failed

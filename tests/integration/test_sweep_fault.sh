@@ -17,6 +17,7 @@ JOBS=32
 
 # the reference: one clean run
 timeout 600 "$CS_BIN" sweep fault.json --out clean.h5 --quiet > clean.txt
+expect clean.txt "ran $JOBS (0 failed)" clean.h5
 
 # the victim: 3 ranks, progress every 0.1 s
 timeout 600 mpirun -np 3 "$CS_BIN" sweep fault.json --out killed.h5 --progress 0.1 \
@@ -76,7 +77,7 @@ echo "after the kill: $done_after done, $failed_after failed, $pending_after pen
 timeout 600 mpirun -np 2 "$CS_BIN" sweep fault.json --out killed.h5 --quiet > rerun.txt 2> rerun.err
 cat rerun.txt
 [ $stale = 0 ] || grep -q "taking over stale lock" rerun.err
-grep -q "ran $((JOBS - done_after)) (0 failed) .*cached $done_after " rerun.txt
+expect rerun.txt "ran $((JOBS - done_after)) (0 failed) .*cached $done_after " killed.h5
 test ! -e killed.h5.lock
 $PY "$HERE/sweep_compare.py" clean.h5 killed.h5
 

@@ -11,7 +11,7 @@ SWEEP=$DEMO
 timeout 300 "$CS_BIN" sweep "$SWEEP" --out single.h5 --quiet
 for n in 1 2 3; do
   timeout 300 mpirun -np "$n" "$CS_BIN" sweep "$SWEEP" --out "np$n.h5" --quiet | tee "np$n.txt"
-  grep -q "ran 48 (0 failed) on $n rank" "np$n.txt"
+  expect "np$n.txt" "ran 48 (0 failed) on $n rank" "np$n.h5"
 done
 grep -q "jobs per rank:" np3.txt
 $PY "$HERE/sweep_compare.py" np1.h5 np2.h5 np3.h5 single.h5
