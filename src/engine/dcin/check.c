@@ -89,6 +89,21 @@ int dcin_check(const dcin_sim *s, cs_err *err) {
         }
         for (int i = 0; i < DCIN_NUM_RB_OUT && !rc; i++) rc = see_q(&v, &nd->rb_out[i], "rb_out", &held, err);
         for (int i = 0; i < DCIN_NUM_EQ_PORTS && !rc; i++) rc = see_q(&v, &nd->eq_arb[i], "eq_arb", &held, err);
+        if (!rc) {
+          uint32_t iq = 0, rb = 0, eq = 0, cp = 0;
+          int lp = c->yx ? DCIN_TR : DCIN_TD, ln = c->yx ? DCIN_TL : DCIN_TU;
+#define QN(q) ((uint32_t)(q).n + ((q).pre != DCIN_NIL))
+          for (int i = 0; i < DCIN_NUM_IPS; i++) iq += QN(nd->iq_ch[i]) + QN(nd->iq_arb[i]);
+          rb = QN(nd->rb_in[0]) + QN(nd->rb_in[1]) + QN(nd->iq_out[lp]) + QN(nd->iq_out[ln]);
+          eq = QN(nd->eq_in[0]) + QN(nd->eq_in[1]) + QN(nd->iq_out[DCIN_IQ_EQ]) + QN(nd->rb_out[DCIN_RB_EQ]);
+          for (int i = 0; i < DCIN_NUM_EQ_PORTS; i++) eq += QN(nd->eq_arb[i]);
+          cp = QN(nd->rb_out[DCIN_RB_P]) + QN(nd->rb_out[DCIN_RB_N]) +
+               QN(nd->iq_out[c->yx ? DCIN_TD : DCIN_TR]) + QN(nd->iq_out[c->yx ? DCIN_TU : DCIN_TL]);
+#undef QN
+          if (iq != nd->iq_n || rb != nd->rb_n || eq != nd->eq_n || cp != nd->cp_n)
+            rc = cs_err_set(err, CS_EINTERNAL, "die %d net %d node %d: stage counters iq %u/%u rb %u/%u eq %u/%u cp %u/%u",
+                            di, net, node, iq, nd->iq_n, rb, nd->rb_n, eq, nd->eq_n, cp, nd->cp_n);
+        }
         if (!rc && held != nd->busy)
           rc = cs_err_set(err, CS_EINTERNAL, "die %d net %d node %d: holds %u, busy %u", di, net, node, held, nd->busy);
         for (int f = 0; f < 4 && !rc; f++)
@@ -124,7 +139,20 @@ int dcin_check(const dcin_sim *s, cs_err *err) {
           const dcin_q *q = &d->nodes[net][node].eq_ch[i];
           eqn += q->n + (q->pre != DCIN_NIL);
         }
-      if (ipb != d->ipbusy[node] || eqn != d->eqch[node])
+      for (int i = 0; i < DCIN_NUM_IPS && !rc; i++) {
+        const dcin_ip *ip = &d->ips[node * DCIN_NUM_IPS + i];
+        uint32_t e = 0, h = 0;
+        for (int net = 0; net < DCIN_NUM_NETS; net++) {
+          const dcin_q *q = &d->nodes[net][node].eq_ch[i];
+          e += q->n + (q->pre != DCIN_NIL);
+          h += ip->h2l_h[net].n + (ip->h2l_h[net].pre != DCIN_NIL) + ip->h2l_l[net].n +
+               (ip->h2l_l[net].pre != DCIN_NIL);
+        }
+        if (e != ip->eqch || h != ip->h2l_n)
+          rc = cs_err_set(err, CS_EINTERNAL, "die %d node %d ip %d: eq_ch %u/%u h2l %u/%u", di, node,
+                          i, e, ip->eqch, h, ip->h2l_n);
+      }
+      if (!rc && (ipb != d->ipbusy[node] || eqn != d->eqch[node]))
         rc = cs_err_set(err, CS_EINTERNAL, "die %d node %d: IP busy %u/%u, EQ channel %u/%u", di,
                         node, ipb, d->ipbusy[node], eqn, d->eqch[node]);
     }

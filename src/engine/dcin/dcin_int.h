@@ -269,6 +269,10 @@ typedef struct dcin_node {
   uint8_t itag_out[4];              /* tags outstanding per inject lane */
   uint8_t itag_req[4];              /* crossring_compat: heads that reached the trigger, never cleared */
   uint32_t busy;                    /* flits in this node's queues (skip idle nodes) */
+  uint16_t iq_n;                    /* flits waiting for IQ arbitration (channel buffers, arbiter inputs) */
+  uint16_t rb_n;                    /* flits waiting for the ring bridge (its inputs) */
+  uint16_t eq_n;                    /* flits waiting for EQ arbitration (EQ inputs, loop-back, RB to EQ, arbiter inputs) */
+  uint16_t cp_n;                    /* flits waiting for CP injection (first-dim IQ queues, RB outputs) */
   uint8_t rel_any;                  /* E-Tag releases pending */
 } dcin_node;
 
@@ -288,6 +292,8 @@ typedef struct dcin_ip {
   uint64_t tx_last, rx_last;
   double rate, cap;
   uint32_t busy;                    /* items queued here */
+  uint16_t h2l_n;                   /* flits in h2l_h / h2l_l (pre registers included) */
+  uint16_t eqch;                    /* flits for this IP in the node's EQ channel buffers */
 } dcin_ip;
 
 typedef struct dcin_die {
@@ -430,7 +436,6 @@ void dcin_txn_try_free(dcin_sim *s, uint32_t t);
 int dcin_ring_build(dcin_sim *s, dcin_die *d, cs_err *err);
 void dcin_rings_move(dcin_sim *s, dcin_die *d, int net);
 int dcin_first_lane(const dcin_cfg *c, int src, int dst); /* lane of the first hop, or IQ_EQ */
-int dcin_lane_dim(const dcin_cfg *c, int lane);           /* 0 first dimension, 1 second */
 int dcin_eject_key(const dcin_cfg *c, int node, int dim);
 
 /* etag.c */
@@ -438,7 +443,6 @@ bool dcin_etag_try(dcin_sim *s, dcin_die *d, int net, int node, int fifo, int la
 void dcin_etag_fail(dcin_sim *s, dcin_die *d, int net, int node, int fifo, int lane, uint32_t f);
 void dcin_etag_release(dcin_node *nd, int fifo, int level);
 void dcin_etag_commit(dcin_node *nd);
-int dcin_etag_fifo(const dcin_cfg *c, int lane); /* ue[] index of the lane's eject FIFO */
 
 /* itag.c */
 bool dcin_itag_can_inject(dcin_sim *s, dcin_die *d, int net, int node, int lane, uint32_t f);
@@ -484,6 +488,17 @@ void dcin_axi_send(dcin_sim *s, dcin_axi *a, int chan, uint32_t f);
 dcin_axi *dcin_axi_of(dcin_sim *s, int link, int from_die);
 int dcin_d2d_pick(const dcin_sim *s, int src_die, int src_node, int dst_die, int dst_node,
                   int ddr_ch, uint8_t *dir);
+
+/* Routing dimension of a lane: 0 first (TR/TL in XY), 1 second. */
+static inline int dcin_lane_dim(const dcin_cfg *c, int lane) {
+  int horiz = lane == DCIN_TR || lane == DCIN_TL;
+  return horiz == (int)c->yx; /* XY: horizontal first; YX: vertical first */
+}
+/* ue[] index of the lane's eject FIFO: 0/1 ring-bridge input of the positive/negative
+ * first-dimension lane, 2/3 the EQ input of the positive/negative second-dimension lane. */
+static inline int dcin_etag_fifo(const dcin_cfg *c, int lane) {
+  return dcin_lane_dim(c, lane) * 2 + (lane == DCIN_TL || lane == DCIN_TU);
+}
 
 /* Fills q's pre register and lists q for the end-of-cycle commit. */
 static inline void dcin_put(dcin_die *d, dcin_q *q, uint32_t f) {

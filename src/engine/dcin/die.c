@@ -138,10 +138,11 @@ void dcin_die_step(dcin_sim *s, dcin_die *d, bool ip_cycle, bool net_cycle) {
       /* ring bridge, eject and CP injection touch only the node's own queues and the slots at
        * its own CP_OUTs, so one pass per node gives the same result as one pass per stage */
       for (int node = 0; node < d->cfg->nodes; node++) {
-        if (!d->nodes[net][node].busy) continue;
-        dcin_rb_step(s, d, net, node);
-        dcin_eq_step(s, d, net, node);
-        dcin_cp_inject(s, d, net, node);
+        const dcin_node *nd = &d->nodes[net][node];
+        if (!nd->busy) continue;
+        if (nd->rb_n) dcin_rb_step(s, d, net, node);
+        if (nd->eq_n) dcin_eq_step(s, d, net, node);
+        if (nd->cp_n) dcin_cp_inject(s, d, net, node);
       }
     }
   }

@@ -5,13 +5,6 @@
  */
 #include "dcin_int.h"
 
-/* ue[] index: 0/1 ring-bridge input of the positive/negative first-dimension lane, 2/3 the EQ
- * input of the positive/negative second-dimension lane. */
-int dcin_etag_fifo(const dcin_cfg *c, int lane) {
-  bool neg = lane == DCIN_TL || lane == DCIN_TU;
-  return dcin_lane_dim(c, lane) * 2 + (neg ? 1 : 0);
-}
-
 static bool lane_negative(int lane) { return lane == DCIN_TL || lane == DCIN_TU; }
 static int lane_phys_dim(int lane) { return (lane == DCIN_TR || lane == DCIN_TL) ? 0 : 1; }
 

@@ -29,18 +29,20 @@ void dcin_eq_step(dcin_sim *s, dcin_die *d, int net, int node) {
     dcin_put(d, a, f);
   }
   int want[DCIN_NUM_EQ_PORTS];
-  bool any = false;
+  unsigned ips = 0; /* IP channels somebody requests */
   for (int p = 0; p < DCIN_NUM_EQ_PORTS; p++) {
     want[p] = -1;
     if (nd->eq_arb[p].n) {
       want[p] = s->flits[dcin_q_front(&nd->eq_arb[p])].dst_ip;
-      any = true;
+      ips |= 1u << want[p];
     }
   }
-  if (!any) return;
+  if (!ips) return;
   /* reference quirk: one set of EQ pointers per node, shared by the three networks */
   uint8_t *rr = c->crossring_compat ? d->nodes[0][node].eq_rr : nd->eq_rr;
-  for (int ipi = 0; ipi < DCIN_NUM_IPS; ipi++) {
+  for (int ipi = 0; ips; ipi++) {
+    if (!(ips >> ipi & 1)) continue;
+    ips &= ~(1u << ipi);
     dcin_q *out = &nd->eq_ch[ipi];
     if (!dcin_q_can_put(out)) continue;
     for (int k = 0; k < DCIN_NUM_EQ_PORTS; k++) {
@@ -48,6 +50,8 @@ void dcin_eq_step(dcin_sim *s, dcin_die *d, int net, int node) {
       if (want[p] != ipi) continue;
       uint32_t g = dcin_q_pop(&nd->eq_arb[p]);
       dcin_put(d, out, g);
+      nd->eq_n--;
+      dcin_ipp(d, node, ipi)->eqch++;
       DCIN_TRACE(s, g, "EQ_CH", node, -1);
       d->eqch[node]++;
       want[p] = -1;
@@ -63,6 +67,7 @@ void dcin_ip_eject(dcin_sim *s, dcin_die *d, bool ip_cycle, bool net_cycle) {
     if (!d->eqch[node] && !d->ipbusy[node]) continue;
     for (int ipi = 0; ipi < DCIN_NUM_IPS; ipi++) {
       dcin_ip *ip = dcin_ipp(d, node, ipi);
+      if (!ip->eqch && !ip->h2l_n) continue;
       if (net_cycle) {
         for (int net = 0; net < DCIN_NUM_NETS; net++) {
           dcin_node *nd = &d->nodes[net][node];
@@ -71,6 +76,8 @@ void dcin_ip_eject(dcin_sim *s, dcin_die *d, bool ip_cycle, bool net_cycle) {
             dcin_put(d, &ip->h2l_h[net], dcin_q_pop(ch));
             nd->busy--;
             d->eqch[node]--;
+            ip->eqch--;
+            ip->h2l_n++;
             dcin_ip_busy(d, node, ip, +1);
           }
           if (ip->h2l_h[net].n && dcin_q_can_put(&ip->h2l_l[net]))
@@ -83,6 +90,7 @@ void dcin_ip_eject(dcin_sim *s, dcin_die *d, bool ip_cycle, bool net_cycle) {
         if (!l->n) continue;
         if (net == DCIN_NET_DATA && !dcin_rx_bucket(ip, s->cyc)) continue;
         uint32_t f = dcin_q_pop(l);
+        ip->h2l_n--;
         dcin_ip_busy(d, node, ip, -1);
         s->st.flits_ejected++;
         DCIN_TRACE(s, f, "IP_RX", node, -1);

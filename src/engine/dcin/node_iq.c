@@ -66,6 +66,7 @@ static void l2h_to_iq(dcin_sim *s, dcin_die *d, int node, int ipi, dcin_ip *ip, 
   uint32_t f = dcin_q_pop(l2h);
   dcin_put(d, ch, f);
   nd->busy++;
+  nd->iq_n++;
   dcin_ip_busy(d, node, ip, -1);
   dcin_flit *fl = &s->flits[f];
   dcin_txn *t = &s->txns[fl->txn];
@@ -94,9 +95,9 @@ void dcin_iq_step(dcin_sim *s, dcin_die *d, int net) {
   const dcin_cfg *c = d->cfg;
   for (int node = 0; node < c->nodes; node++) {
     dcin_node *nd = &d->nodes[net][node];
-    if (!nd->busy) continue;
+    if (!nd->iq_n) continue;
     int want[DCIN_NUM_IPS];
-    bool any = false;
+    unsigned dirs = 0; /* directions somebody requests */
     for (int ipi = 0; ipi < DCIN_NUM_IPS; ipi++) {
       if (nd->iq_ch[ipi].n && dcin_q_can_put(&nd->iq_arb[ipi]))
         dcin_put(d, &nd->iq_arb[ipi], dcin_q_pop(&nd->iq_ch[ipi]));
@@ -104,17 +105,25 @@ void dcin_iq_step(dcin_sim *s, dcin_die *d, int net) {
       if (nd->iq_arb[ipi].n) {
         const dcin_flit *fl = &s->flits[dcin_q_front(&nd->iq_arb[ipi])];
         want[ipi] = dcin_first_lane(c, fl->src_node, fl->dst_node);
-        any = true;
+        dirs |= 1u << want[ipi];
       }
     }
-    if (!any) continue;
-    for (int dir = 0; dir < DCIN_NUM_IQ_DIRS; dir++) {
+    for (int dir = 0; dirs; dir++) {
+      if (!(dirs >> dir & 1)) continue;
+      dirs &= ~(1u << dir);
       dcin_q *out = &nd->iq_out[dir];
       if (!dcin_q_can_put(out)) continue;
       for (int k = 0; k < DCIN_NUM_IPS; k++) {
         int ipi = (nd->iq_rr[dir] + k) % DCIN_NUM_IPS;
         if (want[ipi] != dir) continue;
         dcin_put(d, out, dcin_q_pop(&nd->iq_arb[ipi]));
+        nd->iq_n--;
+        if (dir == DCIN_IQ_EQ)
+          nd->eq_n++;
+        else if (dcin_lane_dim(c, dir) == 0)
+          nd->cp_n++;
+        else
+          nd->rb_n++;
         want[ipi] = -1;
         nd->iq_rr[dir] = (uint8_t)((ipi + 1) % DCIN_NUM_IPS);
         break;
@@ -146,6 +155,7 @@ void dcin_cp_inject(dcin_sim *s, dcin_die *d, int net, int node) {
     if (dcin_itag_can_inject(s, d, net, node, lane, f)) {
       dcin_q_pop(q);
       nd->busy--;
+      nd->cp_n--;
       dcin_itag_on_inject(s, d, net, node, lane, f);
       continue;
     }

@@ -17,6 +17,10 @@ bool dcin_eject_to_node(dcin_sim *s, dcin_die *d, int net, int node, int lane, u
   if (!dcin_etag_try(s, d, net, node, fifo, lane, f)) return false;
   dcin_put(d, q, f);
   nd->busy++;
+  if (dim == 0)
+    nd->rb_n++;
+  else
+    nd->eq_n++;
   DCIN_TRACE(s, f, dim == 0 ? "RB" : "EQ", node, lane);
   if (c->crossring_compat) { /* the reference also frees the entry as the flit enters the FIFO */
     dcin_etag_release(nd, fifo, s->flits[f].used_entry);
@@ -68,6 +72,11 @@ void dcin_rb_step(dcin_sim *s, dcin_die *d, int net, int node) {
       }
       fl->etag = DCIN_T2;
       dcin_put(d, out, f);
+      nd->rb_n--;
+      if (o == DCIN_RB_EQ)
+        nd->eq_n++;
+      else
+        nd->cp_n++;
       want[i] = -1;
       rr[o] = (uint8_t)((i + 1) % 4);
       break;

@@ -13,11 +13,6 @@
 
 #include "dcin_int.h"
 
-int dcin_lane_dim(const dcin_cfg *c, int lane) {
-  bool horiz = lane == DCIN_TR || lane == DCIN_TL;
-  return horiz ? (c->yx ? 1 : 0) : (c->yx ? 0 : 1);
-}
-
 int dcin_first_lane(const dcin_cfg *c, int src, int dst) {
   if (src == dst) return DCIN_IQ_EQ;
   int sr = src / c->cols, sc = src % c->cols, dr = dst / c->cols, dc = dst % c->cols;
@@ -121,22 +116,29 @@ int dcin_eject_key(const dcin_cfg *c, int node, int dim) {
   return c->yx ? node / c->cols : node % c->cols;
 }
 
+/* The eject attempt at a CP_IN: true when the flit left the ring (failures upgrade its E-Tag). */
+static bool try_eject(dcin_sim *s, dcin_die *d, int net, dcin_ring *g, int i, uint32_t f) {
+  int node = g->node[i], lane = g->lane[i];
+  if (dcin_eject_to_node(s, d, net, node, lane, f)) {
+    dcin_ring_take(g, i);
+    return true;
+  }
+  dcin_etag_fail(s, d, net, node, dcin_etag_fifo(d->cfg, lane), lane, f);
+  return false;
+}
+
 /* One occupied slice: the eject check at CP_IN, then the move into the next slice if it is empty
  * now.  Returns true when the flit moved from the last slice into slice 0. */
-static bool visit(dcin_sim *s, dcin_die *d, int net, dcin_ring *g, int i) {
+__attribute__((always_inline)) static inline bool visit(dcin_sim *s, dcin_die *d, int net,
+                                                      dcin_ring *g, int i) {
   uint32_t f = g->slot[i];
-  if (g->ej[i] >= 0 && g->ej[i] == s->flits[f].ecoord) {
-    int node = g->node[i], lane = g->lane[i];
-    if (dcin_eject_to_node(s, d, net, node, lane, f)) {
-      dcin_ring_take(g, i);
-      return false;
-    }
-    dcin_etag_fail(s, d, net, node, dcin_etag_fifo(d->cfg, lane), lane, f);
-  }
+  if (g->ej[i] >= 0 && g->ej[i] == s->flits[f].ecoord && try_eject(s, d, net, g, i, f)) return false;
   int j = i + 1 == g->len ? 0 : i + 1;
   if (g->slot[j] != DCIN_NIL) return false;
-  dcin_ring_take(g, i);
-  dcin_ring_put(g, j, f);
+  g->slot[j] = f;
+  g->slot[i] = DCIN_NIL;
+  g->occ[i >> 6] &= ~(1ull << (i & 63));
+  g->occ[j >> 6] |= 1ull << (j & 63);
   s->st.flit_hops++;
   if (s->trace && g->kind[j] != DCIN_SL_LINK)
     DCIN_TRACE(s, f, g->kind[j] == DCIN_SL_CP_IN ? "CP_IN" : "CP_OUT", g->node[j], g->lane[j]);
