@@ -36,6 +36,12 @@ else:
     assert first / second >= 100, "a cached rerun must be at least 100x faster"
 PY
 
+# the dry run of the extended sweep tells what will happen, without running anything
+"$CS_BIN" sweep big3.json --out cache.h5 --dry-run | tee dry.txt
+grep -q "cache hits: 8 (8 done, 0 failed)" dry.txt
+grep -q "to run: 4 (4 new rows" dry.txt
+grep -q "transaction log: .* records to write" dry.txt
+
 # one more matrix value: only its 4 jobs run
 timeout 600 "$CS_BIN" sweep big3.json --out cache.h5 --quiet | tee run3.txt
 expect run3.txt "ran 4 (0 failed) .*cached 8" cache.h5
