@@ -3,6 +3,8 @@
  * round-robin over ring slots.  Invariant: entries in use + entries pending release never exceed
  * a level's capacity, and an entry is returned one cycle after its flit left the FIFO.
  */
+#include <string.h>
+
 #include "dcin_int.h"
 
 static bool lane_negative(int lane) { return lane == DCIN_TL || lane == DCIN_TU; }
@@ -95,13 +97,14 @@ void dcin_etag_release(dcin_node *nd, int fifo, int level) {
 
 /* End of cycle: entries whose flit left last cycle become free; this cycle's become due next. */
 void dcin_etag_commit(dcin_node *nd) {
-  int any = 0;
-  for (int i = 0; i < 4; i++)
-    for (int l = 0; l < 3; l++) {
-      nd->ue[i][l] = (int16_t)(nd->ue[i][l] - nd->rel_now[i][l]);
-      nd->rel_now[i][l] = nd->rel_pending[i][l];
-      nd->rel_pending[i][l] = 0;
-      any |= nd->rel_now[i][l];
-    }
-  nd->rel_any = (uint8_t)(any != 0);
+  int16_t *ue = &nd->ue[0][0];
+  const uint8_t *now = &nd->rel_now[0][0];
+  for (int i = 0; i < 12; i++) ue[i] = (int16_t)(ue[i] - now[i]);
+  memcpy(nd->rel_now, nd->rel_pending, sizeof nd->rel_now);
+  memset(nd->rel_pending, 0, sizeof nd->rel_pending);
+  uint64_t a;
+  uint32_t b;
+  memcpy(&a, &nd->rel_now[0][0], 8);
+  memcpy(&b, &nd->rel_now[0][0] + 8, 4);
+  nd->rel_any = (uint8_t)((a | b) != 0);
 }

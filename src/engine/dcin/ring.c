@@ -137,8 +137,12 @@ __attribute__((always_inline)) static inline bool visit(dcin_sim *s, dcin_die *d
   if (g->slot[j] != DCIN_NIL) return false;
   g->slot[j] = f;
   g->slot[i] = DCIN_NIL;
-  g->occ[i >> 6] &= ~(1ull << (i & 63));
-  g->occ[j >> 6] |= 1ull << (j & 63);
+  if (j == i + 1 && (i & 63) != 63) {
+    g->occ[i >> 6] ^= 3ull << (i & 63); /* bit i set -> clear, bit i+1 clear -> set */
+  } else {
+    g->occ[i >> 6] &= ~(1ull << (i & 63));
+    g->occ[j >> 6] |= 1ull << (j & 63);
+  }
   s->st.flit_hops++;
   if (s->trace && g->kind[j] != DCIN_SL_LINK)
     DCIN_TRACE(s, f, g->kind[j] == DCIN_SL_CP_IN ? "CP_IN" : "CP_OUT", g->node[j], g->lane[j]);
