@@ -8,6 +8,7 @@
   sweep_check.py kept FILE.h5 BEFORE.csv   every row done in BEFORE.csv (show --csv taken
                                            earlier) is still done with identical values
   sweep_check.py summary FILE.h5           prints "done failed pending"
+  sweep_check.py fliplog FILE.h5 ROW       changes one /txlog record of row ROW in place
   sweep_check.py flip FILE.h5 ROW          flips bytes of /results row ROW in place (raw file
                                            bytes, found by its checksum), as a disk fault would
 """
@@ -123,6 +124,17 @@ def summary(path):
     print(int(np.sum(st == 1)), int(np.sum(st == 2)), int(np.sum(st == 0)))
 
 
+def fliplog(path, row):
+    with h5py.File(path, "r+") as f:
+        res = f["results"]
+        off, cnt = int(res["txlog_offset"][row]), int(res["txlog_count"][row])
+        assert cnt > 0
+        rec = f["txlog"][off + cnt // 2]
+        rec["rsp_complete_tick"] += 1
+        f["txlog"][off + cnt // 2] = rec
+    print(f"{path}: changed /txlog record {off + cnt // 2} of row {row}")
+
+
 def flip(path, row):
     """Finds the row's bytes in the file by its unique checksum value and flips a result byte."""
     with h5py.File(path, "r") as f:
@@ -153,6 +165,8 @@ def main():
         kept(*args)
     elif cmd == "summary":
         summary(*args)
+    elif cmd == "fliplog":
+        fliplog(args[0], int(args[1]))
     elif cmd == "flip":
         flip(args[0], int(args[1]))
     else:

@@ -90,6 +90,15 @@ grep -q "ran 1 (0 failed)" flip.txt
 grep -q "1 corrupt" flip.txt
 $PY "$HERE/sweep_compare.py" clean.h5 killed.h5
 
+# a changed transaction record: rows alone still verify; --verify-log finds and reruns it
+$PY "$HERE/sweep_check.py" fliplog killed.h5 3
+timeout 600 "$CS_BIN" sweep fault.json --out killed.h5 --quiet > log1.txt
+expect log1.txt "ran 0 (0 failed) .*cached $JOBS "
+timeout 600 "$CS_BIN" sweep fault.json --out killed.h5 --quiet --verify-log > log2.txt
+expect log2.txt "ran 1 (0 failed)"
+grep -q "1 corrupt" log2.txt
+$PY "$HERE/sweep_compare.py" clean.h5 killed.h5
+
 # kill -9 of a lone sweep (no SIGTERM, no chance to clean up): its lock is stale, taken over
 rm -f killed.h5
 "$CS_BIN" sweep fault.json --out killed.h5 --quiet > /dev/null 2>&1 &  # killed below
