@@ -124,29 +124,33 @@ static void csv_row(uint64_t row, const cs_store_job_row *j, const cs_store_resu
 
 static void table_header(const char *path, uint64_t rows) {
   printf("# commsweep results: %s (%" PRIu64 " rows)\n#\n", path, rows);
-  printf("# %6s  %-13s %-8s %4s %12s %10s %-5s %-6s %-9s %4s %-15s %5s %12s %10s %10s %7s %5s "
-         "%s\n",
-         "row", "primitive", "algo", "N", "size", "count", "type", "engine", "topology", "dies",
-         "outst rd/wr", "burst", "time", "algbw", "busbw", "strag", "steps", "status");
-  printf("# %6s  %-13s %-8s %4s %12s %10s %-5s %-6s %-9s %4s %-15s %5s %12s %10s %10s %7s %5s "
-         "%s\n",
-         "", "", "", "", "(B)", "(elem)", "", "", "", "", "mst / slv", "", "(us)", "(GB/s)",
+  printf("# %6s  %-13s %-8s %4s %-18s %12s %10s %-5s %-6s %-9s %4s %-15s %5s %12s %10s %10s "
+         "%7s %5s %s\n",
+         "row", "primitive", "algo", "N", "participants", "size", "count", "type", "engine",
+         "topology", "dies", "outst rd/wr", "burst", "time", "algbw", "busbw", "strag", "steps",
+         "status");
+  printf("# %6s  %-13s %-8s %4s %-18s %12s %10s %-5s %-6s %-9s %4s %-15s %5s %12s %10s %10s "
+         "%7s %5s %s\n",
+         "", "", "", "", "", "(B)", "(elem)", "", "", "", "", "mst / slv", "", "(us)", "(GB/s)",
          "(GB/s)", "", "", "");
 }
 
 static void table_row(uint64_t row, const cs_store_job_row *j, const cs_store_result_row *r,
                       const char *status) {
   char prim[20], algo[20], dtype[20], eng[20], topo[40], outst[40], count[24], error[120];
+  char parts[19];
   TXT(prim, j->primitive), TXT(algo, j->algorithm), TXT(dtype, j->dtype), TXT(eng, j->engine);
-  TXT(topo, j->topology), TXT(error, r->error);
+  TXT(topo, j->topology), TXT(error, r->error), TXT(parts, j->participants);
+  if (strnlen(j->participants, sizeof j->participants) >= sizeof parts)
+    memcpy(parts + sizeof parts - 4, "...", 4); /* cut visibly */
   snprintf(outst, sizeof outst, "%d/%d %d/%d", j->mst_rd_outstanding, j->mst_wr_outstanding,
            j->slv_rd_outstanding, j->slv_wr_outstanding);
   int eb = dtype_bytes(dtype);
   if (eb) snprintf(count, sizeof count, "%" PRIu64, j->msg_size_bytes / (uint64_t)eb);
   else snprintf(count, sizeof count, "-");
-  printf("  %6" PRIu64 "  %-13s %-8s %4d %12" PRIu64 " %10s %-5s %-6s %-9s %4d %-15s %5d ", row,
-         prim[0] ? prim : "?", algo, j->num_participants, j->msg_size_bytes, count, dtype, eng,
-         topo, j->num_dies, outst, j->burst_length);
+  printf("  %6" PRIu64 "  %-13s %-8s %4d %-18s %12" PRIu64 " %10s %-5s %-6s %-9s %4d %-15s %5d ",
+         row, prim[0] ? prim : "?", algo, j->num_participants, parts, j->msg_size_bytes, count,
+         dtype, eng, topo, j->num_dies, outst, j->burst_length);
   if (r->status == CS_STORE_DONE && !strcmp(status, "done"))
     printf("%12.3f %10.3f %10.3f %7.3f %5u %s\n", r->total_time_us, algbw(j, r),
            r->bus_bw_gb_per_s, r->straggler_ratio, r->algorithm_steps, status);
