@@ -98,13 +98,11 @@ static int bench_isolated(void) {
   return 0;
 }
 
-/* One ring step: participant i writes 64 KiB to participant i+1's DDR. */
+/* One ring step: participant i writes 64 KiB to participant i+1's DDR.  Short, so it is run five
+ * times on fresh engines and the fastest run is reported (the host is shared). */
 static int bench_ring_step(const char *layout, int dies, const int *parts) {
   cs_job job;
   job_init(&job, "2261_5x4", layout, dies, 20 * dies);
-  void *e = NULL;
-  cs_err err;
-  if (cs_dcin_ops.create(&job, &e, &err)) return fprintf(stderr, "%s\n", err.msg), 1;
   enum { N = 8, PER = 65536 / 512 };
   static cs_inject reqs[N * PER];
   size_t n = 0;
@@ -112,15 +110,25 @@ static int bench_ring_step(const char *layout, int dies, const int *parts) {
     for (int i = 0; i < N; i++)
       reqs[n] = (cs_inject){.request_id = n, .src_id = parts[i], .dst_id = parts[(i + 1) % N],
                             .is_read = 0, .packet_type = CS_PKT_REQ, .burst_length = 4}, n++;
-  double t0 = now_s();
-  if (run_reqs(e, reqs, n)) return 1;
-  double wall = now_s() - t0;
+  double best = 1e30;
+  void *keep = NULL;
+  for (int rep = 0; rep < 5; rep++) {
+    void *e = NULL;
+    cs_err err;
+    if (cs_dcin_ops.create(&job, &e, &err)) return fprintf(stderr, "%s\n", err.msg), 1;
+    double t0 = now_s();
+    if (run_reqs(e, reqs, n)) return 1;
+    double wall = now_s() - t0;
+    if (wall < best) best = wall;
+    cs_dcin_ops.destroy(keep);
+    keep = e;
+  }
   char what[80];
   snprintf(what, sizeof what, "ring step 8 x 64 KiB writes, %s", layout);
-  report(what, e, wall, 1);
-  printf("%-44s %10.1f ns simulated, %.1f GB/s aggregate\n", "", (double)cs_dcin_ops.now(e),
-         N * 65536.0 / (double)cs_dcin_ops.now(e));
-  cs_dcin_ops.destroy(e);
+  report(what, keep, best, 1);
+  printf("%-44s %10.1f ns simulated, %.1f GB/s aggregate\n", "", (double)cs_dcin_ops.now(keep),
+         N * 65536.0 / (double)cs_dcin_ops.now(keep));
+  cs_dcin_ops.destroy(keep);
   return 0;
 }
 
