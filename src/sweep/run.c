@@ -163,7 +163,10 @@ static void report_summary(FILE *out, const cs_sweep_options *opt, const cs_swee
             (unsigned long long)plan->relog);
   if (sum->ranks > 1 && per_rank) {
     fprintf(out, "  jobs per rank:");
-    for (int i = 0; i < sum->ranks; i++) fprintf(out, " %llu", (unsigned long long)per_rank[i]);
+    for (int i = 0; i < sum->ranks; i++)
+      fprintf(out, " %llu", (unsigned long long)per_rank[2 * i]);
+    fprintf(out, "; busy s per rank:");
+    for (int i = 0; i < sum->ranks; i++) fprintf(out, " %.2f", (double)per_rank[2 * i + 1] * 1e-6);
     fprintf(out, "\n");
   }
   report_load_errors(out, sw, plan);
@@ -211,10 +214,11 @@ static int work_phase(const cs_sweep_options *opt, MPI_Comm comm, const cs_sweep
   sum->work_s = MPI_Wtime() - tw;
   uint64_t local[3] = {mine.ran, mine.failed, mine.io_errors + (crc != 0)}, total[3];
   MPI_Reduce(local, total, 3, MPI_UINT64_T, MPI_SUM, 0, comm);
-  if (rank == 0) *per_rank = calloc((size_t)size, sizeof **per_rank);
-  uint64_t dummy = 0;
-  MPI_Gather(&mine.ran, 1, MPI_UINT64_T, rank == 0 && *per_rank ? *per_rank : &dummy, 1,
-             MPI_UINT64_T, 0, comm);
+  /* per rank: jobs run and microseconds busy running them */
+  if (rank == 0) *per_rank = calloc(2 * (size_t)size, sizeof **per_rank);
+  uint64_t pair[2] = {mine.ran, (uint64_t)(mine.busy_s * 1e6)}, dummy[2];
+  MPI_Gather(pair, 2, MPI_UINT64_T, rank == 0 && *per_rank ? *per_rank : dummy, 2, MPI_UINT64_T,
+             0, comm);
   if (rank != 0) return CS_OK;
   sum->ran = total[0];
   sum->ran_failed = total[1];
