@@ -226,6 +226,46 @@ START_TEST(cross_die_hotspot_in_compat_mode_should_match_crossring_flit_for_flit
 }
 END_TEST
 
+/* NoC at 2.5 GHz, IP at 1 GHz: sim cycles of 0.2 ns, NoC every 2, IP every 5.  CrossRing does
+ * its IP work only on cycles that are also NoC cycles (every 10: the IP side runs at 0.5 GHz);
+ * with crossring_compat we match it (read done 540, write DBID 320 / data 332 / done 510), and
+ * the intended model runs the IP side at its own clock (525; 315 / 322 / 485). */
+START_TEST(fractional_noc_clock_should_match_crossring_in_compat_mode) {
+  for (int compat = 0; compat < 2; compat++)
+    for (int rd = 0; rd < 2; rd++) {
+      cs_die_params p;
+      cs_layout l;
+      cs_adapter_config a;
+      cs_err err;
+      ck_assert_int_eq(cs_topo_die("5x4", &p, &err), 0);
+      ck_assert_int_eq(cs_topo_layout("1die", &l, &err), 0);
+      adapter(&a);
+      a.noc_frequency_ghz = 2.5;
+      dcin_sim *s = NULL;
+      ck_assert_int_eq(dcin_sim_create(&p, &l, &a, &s, &err), 0);
+      ck_assert_int_eq(s->cfg.net_scale, 2);
+      ck_assert_int_eq(s->cfg.ip_scale, 5);
+      s->cfg.crossring_compat = compat;
+      s->check_each_cycle = true;
+      ck_assert_int_ge(dcin_inject_phys(s, 1, 0, 0, DCIN_IP_GDMA0, 0, 19, DCIN_IP_DDR0, rd, 4, &err), 0);
+      dcin_run_native(s, 100000);
+      ck_assert_msg(!s->fault[0], "%s", s->fault);
+      const dcin_txn *x = &s->txns[0];
+      ck_assert_uint_eq(x->t_req_noc, 2);
+      ck_assert_uint_eq(x->t_sn_req, 150);
+      if (rd) {
+        ck_assert_uint_eq(x->t_data_noc, 362);
+        ck_assert_uint_eq(x->t_data_done, compat ? 540 : 525);
+      } else {
+        ck_assert_uint_eq(x->t_dbid_rn, compat ? 320 : 315);
+        ck_assert_uint_eq(x->t_data_noc, compat ? 332 : 322);
+        ck_assert_uint_eq(x->t_data_done, compat ? 510 : 485);
+      }
+      dcin_sim_destroy(s);
+    }
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("dcin_calib");
   TCase *tc = tcase_create("kcin");
@@ -238,6 +278,7 @@ static Suite *suite(void) {
   tcase_add_loop_test(tc, dcin_2die_isolated_should_match_crossring_latency, 0,
                       (int)(sizeof dcin2 / sizeof dcin2[0]));
   tcase_add_test(tc, dcin_4die_isolated_should_match_crossring_latency);
+  tcase_add_test(tc, fractional_noc_clock_should_match_crossring_in_compat_mode);
   suite_add_tcase(s, tc);
   tc = tcase_create("contended");
   tcase_set_timeout(tc, 120);

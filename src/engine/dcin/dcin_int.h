@@ -87,8 +87,9 @@ typedef struct dcin_cfg {
   /* Validation only (tests set it after create; no file or adapter field reaches it): reproduce
    * quirks of the reference model so contended runs can be compared with it cycle for cycle:
    * E-Tag entries also released when the flit enters the FIFO, a flit wrapping into slice 0
-   * moved again in the same cycle, the I-Tag request counter that is never cleared, and one set
-   * of RB/EQ round-robin pointers per node shared by the three networks. */
+   * moved again in the same cycle, the I-Tag request counter that is never cleared, one set of
+   * RB/EQ round-robin pointers per node shared by the three networks, T0 registrations kept on
+   * positive-lane ejects, and IP work done only on cycles that are also NoC cycles. */
   bool crossring_compat;
   uint32_t ddr_r_lat, ddr_r_var, ddr_w_lat, l2m_r_lat, l2m_w_lat; /* sim cycles */
   uint32_t sn_release, sn_proc, rn_proc; /* sim cycles */

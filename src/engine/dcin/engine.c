@@ -264,6 +264,8 @@ uint64_t dcin_next_event(const dcin_sim *s) {
 void dcin_cycle(dcin_sim *s) {
   bool ip_cycle = s->cyc % (uint64_t)s->cfg.ip_scale == 0;
   bool net_cycle = s->cyc % (uint64_t)s->cfg.net_scale == 0;
+  /* the reference does IP work only inside its NoC step, i.e. on cycles that are both */
+  if (s->cfg.crossring_compat && !net_cycle) ip_cycle = false;
   /* Die by die, in id order: the links leaving a die move first (delivery into the far end's
    * receive queue, then injection), then the die steps; its D2D interfaces take their receive
    * queues at the start of the step.  A link towards a die with a lower id is therefore seen
