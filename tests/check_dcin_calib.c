@@ -266,6 +266,54 @@ START_TEST(fractional_noc_clock_should_match_crossring_in_compat_mode) {
 }
 END_TEST
 
+/* 320 mixed reads and writes from all 40 GDMAs of the 2-die layout to four hot nodes on both
+ * dies (tests/data/dcin/mixed_2die.csv, CrossRing's traffic format): in compat mode, with the AXI
+ * channels at CrossRing's effective 256 GB/s, the last completion and the sum of all completion
+ * cycles equal CrossRing's (742 and 125428, i.e. 740 and 124788 in our cycle origin). */
+START_TEST(mixed_2die_traffic_in_compat_mode_should_match_crossring) {
+  cs_die_params p;
+  cs_layout l;
+  cs_adapter_config a;
+  cs_err err;
+  ck_assert_int_eq(cs_topo_die("2261_5x4", &p, &err), 0);
+  ck_assert_int_eq(cs_topo_layout("2die", &l, &err), 0);
+  l.axi_bw_gb_per_s = 256;
+  adapter(&a);
+  dcin_sim *s = NULL;
+  ck_assert_int_eq(dcin_sim_create(&p, &l, &a, &s, &err), 0);
+  s->cfg.crossring_compat = true;
+  s->check_each_cycle = !cs_test_quick();
+  FILE *f = fopen(CS_TEST_DATA "/dcin/mixed_2die.csv", "r");
+  ck_assert_ptr_nonnull(f);
+  char line[160];
+  uint64_t id = 0;
+  while (fgets(line, sizeof line, f)) {
+    int t, sd, sn, gi, dd, dn, di, burst;
+    char rw;
+    if (line[0] == '#' || sscanf(line, "%d,%d,%d,gdma_%d,%d,%d,ddr_%d,%c,%d", &t, &sd, &sn, &gi, &dd,
+                                 &dn, &di, &rw, &burst) != 9)
+      continue;
+    ck_assert_int_ge(dcin_inject_phys(s, id++, sd, sn, DCIN_IP_GDMA0 + gi, dd, dn, DCIN_IP_DDR0 + di,
+                                      rw == 'R', burst, &err),
+                     0);
+  }
+  fclose(f);
+  ck_assert_uint_eq(id, 320);
+  dcin_run_native(s, 100000);
+  ck_assert_msg(!s->fault[0], "%s", s->fault);
+  uint64_t end = 0, sum = 0;
+  for (uint32_t t = 0; t < s->ntxns; t++) {
+    const dcin_txn *x = &s->txns[t];
+    uint64_t e = (x->is_read || x->cross) ? x->t_final : x->t_data_done;
+    sum += e;
+    if (e > end) end = e;
+  }
+  ck_assert_uint_eq(end, 742 - 2);
+  ck_assert_uint_eq(sum, 125428 - 2 * 320);
+  dcin_sim_destroy(s);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("dcin_calib");
   TCase *tc = tcase_create("kcin");
@@ -285,6 +333,7 @@ static Suite *suite(void) {
   tcase_add_loop_test(tc, hotspot_in_compat_mode_should_match_crossring_flit_for_flit, 0,
                       (int)(sizeof hots / sizeof hots[0]));
   tcase_add_loop_test(tc, cross_die_hotspot_in_compat_mode_should_match_crossring_flit_for_flit, 0, 2);
+  tcase_add_test(tc, mixed_2die_traffic_in_compat_mode_should_match_crossring);
   suite_add_tcase(s, tc);
   return s;
 }
