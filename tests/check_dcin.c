@@ -66,10 +66,10 @@ START_TEST(ring_move_should_advance_one_slice_per_cycle_and_loop_back) {
   dcin_ring_put(g, start, f);
   dcin_rings_move(s, d, DCIN_NET_REQ);
   ck_assert_int_eq(d->cp_in[3 * 4 + DCIN_TL], start + 1); /* edge loop-back onto TL */
-  ck_assert_uint_eq(g->slot[start + 1], f);
+  ck_assert_uint_eq(dcin_ring_at(g, start + 1), f);
   for (int k = 0; k < 9; k++) dcin_rings_move(s, d, DCIN_NET_REQ);
   /* CP_IN(3,TL) -> CP_OUT(3,TL) -> 7 link slices -> CP_IN(2,TL): one hop is 9 cycles */
-  ck_assert_uint_eq(g->slot[d->cp_in[2 * 4 + DCIN_TL]], f);
+  ck_assert_uint_eq(dcin_ring_at(g, d->cp_in[2 * 4 + DCIN_TL]), f);
   ck_assert_uint_eq(s->st.flit_hops, 10);
   dcin_ring_take(g, d->cp_in[2 * 4 + DCIN_TL]);
   dcin_flit_free(s, f);
@@ -87,10 +87,10 @@ START_TEST(ring_move_should_stall_at_wrap_behind_slice_zero) {
   dcin_ring_put(g, 0, b);
   s->flits[a].ecoord = s->flits[b].ecoord = 3; /* column 3: no eject at column 0 */
   dcin_rings_move(s, d, DCIN_NET_REQ);
-  ck_assert_uint_eq(g->slot[g->len - 1], a); /* waited: slice 0 was still occupied */
-  ck_assert_uint_eq(g->slot[1], b);
+  ck_assert_uint_eq(dcin_ring_at(g, g->len - 1), a); /* waited: slice 0 was still occupied */
+  ck_assert_uint_eq(dcin_ring_at(g, 1), b);
   dcin_rings_move(s, d, DCIN_NET_REQ);
-  ck_assert_uint_eq(g->slot[0], a);
+  ck_assert_uint_eq(dcin_ring_at(g, 0), a);
   dcin_ring_take(g, 0);
   dcin_ring_take(g, 2);
   dcin_flit_free(s, a);
@@ -217,7 +217,7 @@ START_TEST(itag_should_reserve_a_slot_for_a_starved_head) {
   ck_assert(dcin_itag_can_inject(s, d, DCIN_NET_REQ, 1, DCIN_TR, head));
   dcin_itag_on_inject(s, d, DCIN_NET_REQ, 1, DCIN_TR, head);
   ck_assert_int_eq(d->nodes[DCIN_NET_REQ][1].itag_out[DCIN_TR], 0);
-  ck_assert_uint_eq(g->slot[idx], head);
+  ck_assert_uint_eq(dcin_ring_at(g, idx), head);
   dcin_ring_take(g, idx);
   dcin_flit_free(s, blocker);
   dcin_flit_free(s, head);

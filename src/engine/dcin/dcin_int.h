@@ -222,26 +222,40 @@ enum { DCIN_GATE_NONE, DCIN_GATE_SN_READ, DCIN_GATE_SN_DBID, DCIN_GATE_D2D_DBID 
 
 /* ---- dies ----------------------------------------------------------------------------------- */
 
+/* A ring in a rotating frame: slot[] and occ[] are indexed by frame index; the slice at position
+ * p holds frame index (p - off) mod len, so advancing every flit one slice is off += 1.  Only the
+ * few flits that must not move (a stalled train at the wrap) are shifted in the frame. */
 typedef struct dcin_ring {
-  uint32_t *slot;     /* len entries: flit or DCIN_NIL */
+  uint32_t *slot;     /* len entries by frame index: flit or DCIN_NIL */
   uint8_t *kind;      /* DCIN_SL_* per index */
   uint8_t *lane;      /* lane per index */
   int16_t *node;      /* node per index */
   int16_t *ej;        /* CP_IN: coordinate a flit's ecoord must equal to leave here; else -1 */
   uint8_t dim;        /* routing dimension of the ring's lanes: 0 first, 1 second */
   uint16_t len;
-  uint16_t offset;    /* rotating slot-id offset */
+  uint16_t off;       /* rotation of the frame (position = frame index + off, mod len) */
+  uint16_t *cp_in_pos; /* positions of the ring's CP_IN slices, descending */
+  uint16_t n_cp_in;
   uint32_t count;     /* flits on the ring */
   uint64_t *occ;      /* bitmap of occupied slices, (len + 63) / 64 words */
 } dcin_ring;
 
-/* The only writers of ring slices: they keep slot[], occ[] and count consistent. */
-static inline void dcin_ring_put(dcin_ring *g, int i, uint32_t f) {
+/* Frame index of position p. */
+static inline int dcin_ring_idx(const dcin_ring *g, int p) {
+  int k = p - g->off;
+  return k < 0 ? k + g->len : k;
+}
+/* The flit at position p, or DCIN_NIL. */
+static inline uint32_t dcin_ring_at(const dcin_ring *g, int p) { return g->slot[dcin_ring_idx(g, p)]; }
+/* The only writers of ring slices (by position): they keep slot[], occ[] and count consistent. */
+static inline void dcin_ring_put(dcin_ring *g, int p, uint32_t f) {
+  int i = dcin_ring_idx(g, p);
   g->slot[i] = f;
   g->occ[i >> 6] |= 1ull << (i & 63);
   g->count++;
 }
-static inline uint32_t dcin_ring_take(dcin_ring *g, int i) {
+static inline uint32_t dcin_ring_take(dcin_ring *g, int p) {
+  int i = dcin_ring_idx(g, p);
   uint32_t f = g->slot[i];
   g->slot[i] = DCIN_NIL;
   g->occ[i >> 6] &= ~(1ull << (i & 63));

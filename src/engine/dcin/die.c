@@ -108,6 +108,7 @@ void dcin_die_free(dcin_die *d) {
       free(d->rings[0][r].lane);
       free(d->rings[0][r].node);
       free(d->rings[0][r].ej);
+      free(d->rings[0][r].cp_in_pos);
     }
   }
   for (int net = 0; net < DCIN_NUM_NETS; net++) {

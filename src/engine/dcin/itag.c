@@ -26,7 +26,7 @@ bool dcin_itag_can_inject(dcin_sim *s, dcin_die *d, int net, int node, int lane,
   dcin_node *nd = &d->nodes[net][node];
   dcin_flit *fl = &s->flits[f];
   int dim = (lane == DCIN_TR || lane == DCIN_TL) ? 0 : 1;
-  if (g->slot[idx] != DCIN_NIL) {
+  if (dcin_ring_at(g, idx) != DCIN_NIL) {
     uint32_t wait = dim == 0 ? fl->wait_h : fl->wait_v;
     if (*tag < 0 && wait > (uint32_t)d->cfg->itag_th[dim] && nd->itag_out[lane] < d->cfg->itag_max[dim] &&
         !(d->cfg->crossring_compat && nd->itag_req[lane])) {

@@ -50,7 +50,7 @@ void dcin_locate(const dcin_sim *s, uint32_t t, char *buf, size_t cap) {
         const dcin_ring *g = &d->rings[net][r];
         if (!g->count) continue;
         for (int i = 0; i < g->len; i++)
-          if (g->slot[i] != DCIN_NIL && s->flits[g->slot[i]].txn == t)
+          if (dcin_ring_at(g, i) != DCIN_NIL && s->flits[dcin_ring_at(g, i)].txn == t)
             ADD("; %s flit on die%d ring %s at node %d", net_name[net], di, lane_name[g->lane[i]], g->node[i]);
       }
       for (int node = 0; node < s->cfg.nodes; node++) {

@@ -4,9 +4,10 @@
  *   pos lane:  CP_IN(n0) CP_OUT(n0) L*S  CP_IN(n1) CP_OUT(n1) L*S ... CP_IN(nN-1) CP_OUT(nN-1)
  *   neg lane:  CP_IN(nN-1) CP_OUT(nN-1) L*S ... CP_IN(n0) CP_OUT(n0)   -> wraps to index 0
  *
- * Invariant: each cycle slices are visited from the highest index down to 0 and a flit moves only
- * into a slice that is empty at that moment, so a train advances together and a flit at the wrap
- * point waits behind an unmoved occupant of slice 0 (as in the reference model).
+ * Invariant: the result equals visiting the slices from the highest index down to 0 and moving a
+ * flit only into a slice that is empty at that moment (a train advances together; a flit at the
+ * wrap waits behind an unmoved occupant of slice 0, as in the reference model); the ring is kept
+ * in a rotating frame so that the common case costs one eject check per CP_IN, not one per flit.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -77,6 +78,14 @@ int dcin_ring_build(dcin_sim *s, dcin_die *d, cs_err *err) {
     lay_lane(g, &idx, nodes, n, sl, horiz ? DCIN_TR : DCIN_TD, false, d);
     lay_lane(g, &idx, nodes, n, sl, horiz ? DCIN_TL : DCIN_TU, true, d);
     g->dim = (uint8_t)dcin_lane_dim(c, horiz ? DCIN_TR : DCIN_TD);
+    g->cp_in_pos = malloc(sizeof(uint16_t) * (size_t)len);
+    if (!g->cp_in_pos) {
+      free(nodes);
+      return cs_err_set(err, CS_ENOMEM, "rings");
+    }
+    g->n_cp_in = 0;
+    for (int i = len - 1; i >= 0; i--)
+      if (g->kind[i] == DCIN_SL_CP_IN) g->cp_in_pos[g->n_cp_in++] = (uint16_t)i;
     for (int i = 0; i < len; i++)
       g->ej[i] = g->kind[i] != DCIN_SL_CP_IN ? -1
                  : g->dim == 1           ? g->node[i]
@@ -88,7 +97,7 @@ int dcin_ring_build(dcin_sim *s, dcin_die *d, cs_err *err) {
     for (int net = 0; net < DCIN_NUM_NETS; net++) {
       dcin_ring *x = &d->rings[net][r];
       x->len = g->len, x->kind = g->kind, x->lane = g->lane, x->node = g->node;
-      x->ej = g->ej, x->dim = g->dim;
+      x->ej = g->ej, x->dim = g->dim, x->cp_in_pos = g->cp_in_pos, x->n_cp_in = g->n_cp_in;
       x->slot = malloc(sizeof(uint32_t) * (size_t)len);
       x->occ = calloc((size_t)(len + 63) / 64, sizeof(uint64_t));
       if (!x->slot || !x->occ) {
@@ -117,57 +126,78 @@ int dcin_eject_key(const dcin_cfg *c, int node, int dim) {
 }
 
 /* The eject attempt at a CP_IN: true when the flit left the ring (failures upgrade its E-Tag). */
-static bool try_eject(dcin_sim *s, dcin_die *d, int net, dcin_ring *g, int i, uint32_t f) {
-  int node = g->node[i], lane = g->lane[i];
+static bool try_eject(dcin_sim *s, dcin_die *d, int net, dcin_ring *g, int p, uint32_t f) {
+  int node = g->node[p], lane = g->lane[p];
   if (dcin_eject_to_node(s, d, net, node, lane, f)) {
-    dcin_ring_take(g, i);
+    dcin_ring_take(g, p);
     return true;
   }
   dcin_etag_fail(s, d, net, node, dcin_etag_fifo(d->cfg, lane), lane, f);
   return false;
 }
 
-/* One occupied slice: the eject check at CP_IN, then the move into the next slice if it is empty
- * now.  Returns true when the flit moved from the last slice into slice 0. */
-__attribute__((always_inline)) static inline bool visit(dcin_sim *s, dcin_die *d, int net,
-                                                      dcin_ring *g, int i) {
-  uint32_t f = g->slot[i];
-  if (g->ej[i] >= 0 && g->ej[i] == s->flits[f].ecoord && try_eject(s, d, net, g, i, f)) return false;
-  int j = i + 1 == g->len ? 0 : i + 1;
-  if (g->slot[j] != DCIN_NIL) return false;
-  g->slot[j] = f;
-  g->slot[i] = DCIN_NIL;
-  if (j == i + 1 && (i & 63) != 63) {
-    g->occ[i >> 6] ^= 3ull << (i & 63); /* bit i set -> clear, bit i+1 clear -> set */
-  } else {
-    g->occ[i >> 6] &= ~(1ull << (i & 63));
-    g->occ[j >> 6] |= 1ull << (j & 63);
+/* One cycle of one ring, equivalent to visiting the slices from the last down to 0 and moving each
+ * flit into the next slice if that slice is empty at that moment:
+ *   1. flits at CP_IN slices whose route ends or turns here try to eject;
+ *   2. everything moves one slice (the frame rotates), except that when both the last slice and
+ *      slice 0 were occupied at the start, the train of flits ending at the last slice stays put
+ *      (it is shifted back in the frame);
+ *   3. compat only: a flit that wrapped into slice 0 is visited again (eject check, then one more
+ *      slice), as the reference's scan does. */
+static void ring_cycle(dcin_sim *s, dcin_die *d, int net, dcin_ring *g) {
+  int len = g->len, last = len - 1;
+  bool stall = dcin_ring_at(g, last) != DCIN_NIL && dcin_ring_at(g, 0) != DCIN_NIL;
+  bool wraps = !stall && dcin_ring_at(g, last) != DCIN_NIL;
+  for (int k = 0; k < g->n_cp_in; k++) {
+    int p = g->cp_in_pos[k];
+    uint32_t f = dcin_ring_at(g, p);
+    if (f != DCIN_NIL && g->ej[p] == s->flits[f].ecoord) try_eject(s, d, net, g, p, f);
   }
-  s->st.flit_hops++;
-  if (s->trace && g->kind[j] != DCIN_SL_LINK)
-    DCIN_TRACE(s, f, g->kind[j] == DCIN_SL_CP_IN ? "CP_IN" : "CP_OUT", g->node[j], g->lane[j]);
-  return j == 0;
+  uint32_t stalled[512];
+  int run = 0;
+  if (stall) {
+    /* the stalled train: contiguous occupied positions ending at the last slice (after the
+     * ejects above, which the reference does before reaching lower slices) */
+    int lo = last;
+    while (lo > 0 && dcin_ring_at(g, lo - 1) != DCIN_NIL) lo--;
+    /* shift it back by one frame index, lowest first, so that after the rotation it stays */
+    for (int p = lo; p <= last; p++) {
+      int i = dcin_ring_idx(g, p), k = i == 0 ? len - 1 : i - 1;
+      uint32_t f = g->slot[i];
+      g->slot[i] = DCIN_NIL;
+      g->occ[i >> 6] &= ~(1ull << (i & 63));
+      g->slot[k] = f;
+      g->occ[k >> 6] |= 1ull << (k & 63);
+      stalled[run++] = f;
+    }
+  }
+  s->st.flit_hops += g->count - (uint32_t)run;
+  g->off = (uint16_t)(g->off + 1 == len ? 0 : g->off + 1);
+  if (wraps && d->cfg->crossring_compat) {
+    uint32_t f = dcin_ring_at(g, 0);
+    if (s->trace) DCIN_TRACE(s, f, "CP_IN", g->node[0], g->lane[0]);
+    if (!(g->ej[0] == s->flits[f].ecoord && try_eject(s, d, net, g, 0, f)) &&
+        dcin_ring_at(g, 1) == DCIN_NIL) {
+      dcin_ring_take(g, 0);
+      dcin_ring_put(g, 1, f);
+      s->st.flit_hops++;
+    }
+  }
+  if (s->trace) {
+    for (int p = 0; p < len; p++) {
+      uint32_t f = dcin_ring_at(g, p);
+      if (f == DCIN_NIL || g->kind[p] == DCIN_SL_LINK) continue;
+      if (wraps && d->cfg->crossring_compat && p == 0) continue; /* traced above */
+      bool st = false;
+      for (int k = 0; k < run && !st; k++) st = stalled[k] == f;
+      if (!st) DCIN_TRACE(s, f, g->kind[p] == DCIN_SL_CP_IN ? "CP_IN" : "CP_OUT", g->node[p], g->lane[p]);
+    }
+  }
 }
 
 void dcin_rings_move(dcin_sim *s, dcin_die *d, int net) {
-  uint64_t snap[8];
   for (int r = 0; r < d->nrings; r++) {
     dcin_ring *g = &d->rings[net][r];
-    if (!g->count) continue;
-    int words = (g->len + 63) / 64;
-    /* visit the slices occupied at the start of the cycle, highest index first; a flit moved
-     * this cycle is not visited again (the wrap into slice 0 included) */
-    for (int w = 0; w < words; w++) snap[w] = g->occ[w];
-    bool wrapped = false;
-    for (int w = words - 1; w >= 0; w--) {
-      uint64_t bits = snap[w];
-      while (bits) {
-        int b = 63 - __builtin_clzll(bits);
-        bits &= ~(1ull << b);
-        wrapped |= visit(s, d, net, g, w * 64 + b);
-      }
-    }
-    /* the reference's scan reaches slice 0 after the wrap and moves that flit once more */
-    if (wrapped && d->cfg->crossring_compat) visit(s, d, net, g, 0);
+    if (g->count) ring_cycle(s, d, net, g);
   }
 }
