@@ -122,7 +122,6 @@ typedef struct dcin_list {
   uint32_t head, tail, n;
 } dcin_list;
 
-static inline bool dcin_q_full(const dcin_q *q) { return q->n >= q->cap; }
 static inline uint32_t dcin_q_front(const dcin_q *q) { return q->n ? q->buf[q->head] : DCIN_NIL; }
 static inline uint32_t dcin_q_pop(dcin_q *q) {
   uint32_t f = q->buf[q->head];
@@ -415,8 +414,6 @@ void dcin_cycle(dcin_sim *s);
 /* Runs until every injected transaction is final or max cycles pass, injecting each rsp in the
  * cycle its req phase completes (the native flow); returns cycles run. */
 uint64_t dcin_run_native(dcin_sim *s, uint64_t max_cycles);
-/* Nothing in flight anywhere: the clock may jump. */
-bool dcin_idle(const dcin_sim *s);
 /* Next cycle at which something timed becomes due, or DCIN_NO_CYCLE. */
 uint64_t dcin_next_event(const dcin_sim *s);
 /* Checks conservation and queue invariants; 0 or CS_EINTERNAL with a message. */
@@ -534,11 +531,5 @@ static inline void dcin_ip_busy(dcin_die *d, int node, dcin_ip *ip, int delta) {
   d->ipbusy[node] = (uint32_t)((int)d->ipbusy[node] + delta);
 }
 static inline bool dcin_ip_is_d2d(int ip) { return ip == DCIN_IP_D2D_RN || ip == DCIN_IP_D2D_SN; }
-static inline bool dcin_ip_is_rn(int ip) {
-  return ip == DCIN_IP_GDMA0 || ip == DCIN_IP_GDMA1 || ip == DCIN_IP_D2D_RN;
-}
-static inline bool dcin_ip_is_sn(int ip) {
-  return ip == DCIN_IP_DDR0 || ip == DCIN_IP_DDR1 || ip == DCIN_IP_D2D_SN;
-}
 
 #endif

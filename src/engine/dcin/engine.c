@@ -219,8 +219,6 @@ static bool any_moving(const dcin_sim *s) {
   return false;
 }
 
-bool dcin_idle(const dcin_sim *s) { return s->nflits == 0 && !any_moving(s); }
-
 /* With nothing moving, the next cycle at which anything can happen. */
 uint64_t dcin_next_event(const dcin_sim *s) {
   if (any_moving(s)) return s->cyc;
