@@ -483,6 +483,30 @@ START_TEST(ops_should_reject_rsp_before_req_phase_and_reversed_ids) {
 }
 END_TEST
 
+START_TEST(create_should_reject_inconsistent_adapter_fields) {
+  cs_job job;
+  int parts[2] = {0, 1};
+  cs_err err;
+  void *e = NULL;
+  cs_test_job(&job, "dcin", CS_PRIM_P2P, 512, parts, 2);
+  job.adapter.num_dies = 1; /* the 2die layout has two */
+  ck_assert_int_eq(cs_dcin_ops.create(&job, &e, &err), CS_ECONSTRAINT);
+  ck_assert_ptr_null(e);
+  cs_test_job(&job, "dcin", CS_PRIM_P2P, 512, parts, 2);
+  job.adapter.num_targets = 20;
+  ck_assert_int_eq(cs_dcin_ops.create(&job, &e, &err), CS_ECONSTRAINT);
+  cs_test_job(&job, "dcin", CS_PRIM_P2P, 512, parts, 2);
+  snprintf(job.adapter.topology, sizeof job.adapter.topology, "nope");
+  ck_assert_int_ne(cs_dcin_ops.create(&job, &e, &err), 0);
+  ck_assert_ptr_nonnull(strstr(err.msg, "dcin"));
+  cs_test_job(&job, "dcin", CS_PRIM_P2P, 512, parts, 2);
+  job.adapter.noc_frequency_ghz = 2.03; /* not a multiple of 1/16 GHz */
+  ck_assert_int_eq(cs_dcin_ops.create(&job, &e, &err), CS_EINVAL);
+  ck_assert_ptr_null(e);
+  cs_dcin_ops.destroy(NULL);
+}
+END_TEST
+
 START_TEST(same_job_twice_should_give_identical_bits) {
   cs_job job;
   int parts[2] = {0, 1};
@@ -607,6 +631,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, ops_should_reproduce_native_timing_through_the_adapter);
   tcase_add_test(tc, ops_should_reject_rsp_before_req_phase_and_reversed_ids);
   tcase_add_test(tc, same_job_twice_should_give_identical_bits);
+  tcase_add_test(tc, create_should_reject_inconsistent_adapter_fields);
   tcase_add_test(tc, ticks_should_follow_the_driver_frequency);
   tcase_add_test(tc, described_transactions_should_be_recycled);
   suite_add_tcase(s, tc);

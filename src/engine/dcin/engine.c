@@ -329,9 +329,11 @@ static int op_create(const cs_job *job, void **engine, cs_err *err) {
   if (lay.num_dies != ad->num_dies)
     return cs_err_set(err, CS_ECONSTRAINT, "dcin: num_dies %d but layout '%s' has %d dies",
                       ad->num_dies, lay.name, lay.num_dies);
-  if (ad->num_initiators != cs_scheme_endpoints(&die, lay.num_dies))
-    return cs_err_set(err, CS_ECONSTRAINT, "dcin: num_initiators %d, scheme defines %d",
-                      ad->num_initiators, cs_scheme_endpoints(&die, lay.num_dies));
+  int endpoints = cs_scheme_endpoints(&die, lay.num_dies);
+  if (ad->num_initiators != endpoints || ad->num_targets != endpoints)
+    return cs_err_set(err, CS_ECONSTRAINT,
+                      "dcin: num_initiators %d / num_targets %d, scheme defines %d of each",
+                      ad->num_initiators, ad->num_targets, endpoints);
   dcin_engine *e = calloc(1, sizeof *e);
   if (!e) return cs_err_set(err, CS_ENOMEM, "dcin engine");
   rc = dcin_sim_create(&die, &lay, ad, &e->sim, err);
