@@ -426,9 +426,13 @@ static size_t op_poll(void *engine, cs_completion *out, size_t cap) {
 
 static uint64_t op_now(const void *engine) { return ((const dcin_engine *)engine)->now_tick; }
 
-static uint64_t stamp(uint64_t v) { return v == DCIN_NO_CYCLE ? 0 : v; }
 
 void dcin_describe_txn(const dcin_sim *s, uint32_t t, cs_txn_record *rec);
+/* Record cycles are NoC cycles (model.h): sim cycles / NETWORK_SCALE; 0 = not reached. */
+static uint64_t noc(const dcin_sim *s, uint64_t v) {
+  return v == DCIN_NO_CYCLE ? 0 : v / (uint64_t)s->cfg.net_scale;
+}
+
 void dcin_describe_txn(const dcin_sim *s, uint32_t t, cs_txn_record *rec) {
   const dcin_txn *x = &s->txns[t];
   rec->src_die = x->src_die;
@@ -453,12 +457,12 @@ void dcin_describe_txn(const dcin_sim *s, uint32_t t, cs_txn_record *rec) {
   rec->d2d_ro_block = x->d2d_ro_block, rec->d2d_share_block = x->d2d_share_block;
   rec->d2d_wdb_block = x->d2d_wdb_block;
   rec->eject_retries = x->eject_fail;
-  rec->req_inject_cycle = stamp(x->t_inject);
-  rec->wdata_gen_cycle = stamp(x->t_wdata_gen);
-  rec->req_complete_cycle = stamp(x->t_req_done);
-  rec->rsp_inject_cycle = stamp(x->t_rsp_inject);
-  rec->wdata_complete_cycle = x->is_read ? 0 : stamp(x->cross ? x->t_wdata_d2d : x->t_data_done);
-  rec->rsp_complete_cycle = stamp(x->t_final);
+  rec->req_inject_cycle = noc(s, x->t_inject);
+  rec->wdata_gen_cycle = noc(s, x->t_wdata_gen);
+  rec->req_complete_cycle = noc(s, x->t_req_done);
+  rec->rsp_inject_cycle = noc(s, x->t_rsp_inject);
+  rec->wdata_complete_cycle = x->is_read ? 0 : noc(s, x->cross ? x->t_wdata_d2d : x->t_data_done);
+  rec->rsp_complete_cycle = noc(s, x->t_final);
 }
 
 /* The record of a finished transaction is its last use by the driver: afterwards the engine
