@@ -266,24 +266,37 @@ START_TEST(fractional_noc_clock_should_match_crossring_in_compat_mode) {
 }
 END_TEST
 
-/* 320 mixed reads and writes from all 40 GDMAs of the 2-die layout to four hot nodes on both
- * dies (tests/data/dcin/mixed_2die.csv, CrossRing's traffic format): in compat mode, with the AXI
- * channels at CrossRing's effective 256 GB/s, the last completion and the sum of all completion
- * cycles equal CrossRing's (742 and 125428, i.e. 740 and 124788 in our cycle origin). */
-START_TEST(mixed_2die_traffic_in_compat_mode_should_match_crossring) {
+/* Mixed reads and writes in CrossRing's traffic format (tests/data/dcin): 320 requests from all 40
+ * GDMAs of the 2-die layout and 120 from every other GDMA of the 4-die layout, to a few hot nodes
+ * on all dies.  In compat mode, with the AXI channels at CrossRing's effective 256 GB/s, the last
+ * completion and the sum of all completion cycles equal CrossRing's (less its 2-cycle origin). */
+typedef struct mixed {
+  const char *file, *layout;
+  uint64_t n, end, sum; /* CrossRing's own stamps */
+} mixed;
+
+static const mixed mixes[] = {
+    {"mixed_2die.csv", "2die", 320, 742, 125428},
+    {"mixed_4die.csv", "4die", 120, 692, 50944},
+};
+
+START_TEST(mixed_traffic_in_compat_mode_should_match_crossring) {
+  const mixed *m = &mixes[_i];
   cs_die_params p;
   cs_layout l;
   cs_adapter_config a;
   cs_err err;
   ck_assert_int_eq(cs_topo_die("2261_5x4", &p, &err), 0);
-  ck_assert_int_eq(cs_topo_layout("2die", &l, &err), 0);
+  ck_assert_int_eq(cs_topo_layout(m->layout, &l, &err), 0);
   l.axi_bw_gb_per_s = 256;
   adapter(&a);
   dcin_sim *s = NULL;
   ck_assert_int_eq(dcin_sim_create(&p, &l, &a, &s, &err), 0);
   s->cfg.crossring_compat = true;
   s->check_each_cycle = !cs_test_quick();
-  FILE *f = fopen(CS_TEST_DATA "/dcin/mixed_2die.csv", "r");
+  char path[512];
+  snprintf(path, sizeof path, "%s/dcin/%s", CS_TEST_DATA, m->file);
+  FILE *f = fopen(path, "r");
   ck_assert_ptr_nonnull(f);
   char line[160];
   uint64_t id = 0;
@@ -298,7 +311,7 @@ START_TEST(mixed_2die_traffic_in_compat_mode_should_match_crossring) {
                      0);
   }
   fclose(f);
-  ck_assert_uint_eq(id, 320);
+  ck_assert_uint_eq(id, m->n);
   dcin_run_native(s, 100000);
   ck_assert_msg(!s->fault[0], "%s", s->fault);
   uint64_t end = 0, sum = 0;
@@ -308,8 +321,8 @@ START_TEST(mixed_2die_traffic_in_compat_mode_should_match_crossring) {
     sum += e;
     if (e > end) end = e;
   }
-  ck_assert_uint_eq(end, 742 - 2);
-  ck_assert_uint_eq(sum, 125428 - 2 * 320);
+  ck_assert_uint_eq(end, m->end - 2);
+  ck_assert_uint_eq(sum, m->sum - 2 * m->n);
   dcin_sim_destroy(s);
 }
 END_TEST
@@ -333,7 +346,8 @@ static Suite *suite(void) {
   tcase_add_loop_test(tc, hotspot_in_compat_mode_should_match_crossring_flit_for_flit, 0,
                       (int)(sizeof hots / sizeof hots[0]));
   tcase_add_loop_test(tc, cross_die_hotspot_in_compat_mode_should_match_crossring_flit_for_flit, 0, 2);
-  tcase_add_test(tc, mixed_2die_traffic_in_compat_mode_should_match_crossring);
+  tcase_add_loop_test(tc, mixed_traffic_in_compat_mode_should_match_crossring, 0,
+                      (int)(sizeof mixes / sizeof mixes[0]));
   suite_add_tcase(s, tc);
   return s;
 }
