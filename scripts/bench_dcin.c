@@ -71,10 +71,13 @@ static int run_reqs(void *e, const cs_inject *reqs, size_t n) {
 static void report(const char *what, void *e, double wall, int reps) {
   cs_engine_stats st;
   cs_dcin_ops.stats(e, &st);
-  double cyc = (double)st.sim_cycles * reps, stepped = (double)(st.sim_cycles - st.skipped_cycles) * reps;
-  printf("%-44s %10llu cycles (%5.1f%% stepped) %8.3f ms  %12.0f cycles/s  %12.0f stepped/s  %12.0f flit-hops/s\n",
-         what, (unsigned long long)st.sim_cycles, 100.0 * stepped / (cyc > 0 ? cyc : 1),
-         wall * 1e3 / reps, cyc / wall, stepped / wall, (double)st.flit_hops * reps / wall);
+  double cyc = (double)st.sim_cycles * reps,
+         stepped = (double)(st.sim_cycles - st.skipped_cycles) * reps;
+  printf(
+      "%-44s %10llu cycles (%5.1f%% stepped) %8.3f ms  %12.0f cycles/s  %12.0f stepped/s  %12.0f "
+      "flit-hops/s\n",
+      what, (unsigned long long)st.sim_cycles, 100.0 * stepped / (cyc > 0 ? cyc : 1),
+      wall * 1e3 / reps, cyc / wall, stepped / wall, (double)st.flit_hops * reps / wall);
 }
 
 static int bench_isolated(void) {
@@ -88,8 +91,12 @@ static int bench_isolated(void) {
     cs_dcin_ops.destroy(e);
     e = NULL;
     if (cs_dcin_ops.create(&job, &e, &err)) return fprintf(stderr, "%s\n", err.msg), 1;
-    cs_inject q = {.request_id = 0, .src_id = 0, .dst_id = 39, .is_read = 1,
-                   .packet_type = CS_PKT_REQ, .burst_length = 4};
+    cs_inject q = {.request_id = 0,
+                   .src_id = 0,
+                   .dst_id = 39,
+                   .is_read = 1,
+                   .packet_type = CS_PKT_REQ,
+                   .burst_length = 4};
     if (run_reqs(e, &q, 1)) return 1;
   }
   double wall = now_s() - t0;
@@ -108,8 +115,13 @@ static int bench_ring_step(const char *layout, int dies, const int *parts) {
   size_t n = 0;
   for (int k = 0; k < PER; k++)
     for (int i = 0; i < N; i++)
-      reqs[n] = (cs_inject){.request_id = n, .src_id = parts[i], .dst_id = parts[(i + 1) % N],
-                            .is_read = 0, .packet_type = CS_PKT_REQ, .burst_length = 4}, n++;
+      reqs[n] = (cs_inject){.request_id = n,
+                            .src_id = parts[i],
+                            .dst_id = parts[(i + 1) % N],
+                            .is_read = 0,
+                            .packet_type = CS_PKT_REQ,
+                            .burst_length = 4},
+      n++;
   double best = 1e30;
   void *keep = NULL;
   for (int rep = 0; rep < 5; rep++) {
@@ -151,7 +163,8 @@ static int bench_allreduce(void) {
   double t0 = now_s();
   int rc = cs_drive(&job, &plan, &cs_dcin_ops, e, rec, &err);
   double wall = now_s() - t0;
-  if (rc) fprintf(stderr, "drive: %s\n", err.msg);
+  if (rc)
+    fprintf(stderr, "drive: %s\n", err.msg);
   else {
     report("AllReduce 16 MiB, 8 participants, 2 dies", e, wall, 1);
     printf("%-44s %10llu transactions, %u steps, %.3f us simulated\n", "",

@@ -58,9 +58,9 @@ static uint32_t loose_flit(dcin_sim *s, int src, int dst) {
 START_TEST(ring_move_should_advance_one_slice_per_cycle_and_loop_back) {
   dcin_sim *s = make("5x4", "1die");
   dcin_die *d = &s->dies[0];
-  ck_assert_int_eq(d->rings[0][0].len, 58);       /* 2 * (3 * 9 + 2) */
-  ck_assert_int_eq(d->rings[0][5 + 0].len, 76);   /* vertical: 2 * (4 * 9 + 2) */
-  uint32_t f = loose_flit(s, 3, 0);               /* on TR at node 3, bound for column 0 */
+  ck_assert_int_eq(d->rings[0][0].len, 58);     /* 2 * (3 * 9 + 2) */
+  ck_assert_int_eq(d->rings[0][5 + 0].len, 76); /* vertical: 2 * (4 * 9 + 2) */
+  uint32_t f = loose_flit(s, 3, 0);             /* on TR at node 3, bound for column 0 */
   dcin_ring *g = &d->rings[DCIN_NET_REQ][0];
   int start = d->cp_out[3 * 4 + DCIN_TR];
   dcin_ring_put(g, start, f);
@@ -241,7 +241,8 @@ START_TEST(sn_should_retry_then_pcredit_when_trackers_run_out) {
     dcin_sim *s = make_full("5x4", "1die", 128, 1, false);
     cs_err err;
     for (int i = 0; i < 3; i++)
-      ck_assert_int_ge(dcin_inject_phys(s, i, 0, i, DCIN_IP_GDMA0, 0, 10, DCIN_IP_DDR0, rd, 4, &err), 0);
+      ck_assert_int_ge(
+          dcin_inject_phys(s, i, 0, i, DCIN_IP_GDMA0, 0, 10, DCIN_IP_DDR0, rd, 4, &err), 0);
     run_all(s);
     uint32_t retries = 0, blocks = 0;
     for (uint32_t t = 0; t < s->ntxns; t++) {
@@ -260,7 +261,8 @@ START_TEST(rn_should_hold_requests_without_a_tracker) {
   dcin_sim *s = make_full("5x4", "1die", 2, 64, false); /* one tracker per gdma channel */
   cs_err err;
   for (int i = 0; i < 3; i++)
-    ck_assert_int_ge(dcin_inject_phys(s, i, 0, 0, DCIN_IP_GDMA0, 0, 19, DCIN_IP_DDR0, true, 4, &err), 0);
+    ck_assert_int_ge(
+        dcin_inject_phys(s, i, 0, 0, DCIN_IP_GDMA0, 0, 19, DCIN_IP_DDR0, true, 4, &err), 0);
   run_all(s);
   ck_assert_uint_eq(s->txns[0].rn_rd_block, 0);
   ck_assert_uint_eq(s->txns[1].rn_rd_block, 1);
@@ -282,7 +284,8 @@ START_TEST(d2d_rn_should_back_pressure_not_drop) {
   ck_assert_int_eq(dcin_sim_create(&p, &l, &a, &s, &err), 0);
   s->check_each_cycle = true;
   for (int i = 0; i < 6; i++)
-    ck_assert_int_ge(dcin_inject_phys(s, i, 0, i, DCIN_IP_GDMA0, 1, 19, DCIN_IP_DDR0, i % 2, 4, &err), 0);
+    ck_assert_int_ge(
+        dcin_inject_phys(s, i, 0, i, DCIN_IP_GDMA0, 1, 19, DCIN_IP_DDR0, i % 2, 4, &err), 0);
   run_all(s);
   uint32_t blocked = 0;
   for (uint32_t t = 0; t < s->ntxns; t++) {
@@ -348,7 +351,8 @@ END_TEST
 START_TEST(check_should_detect_a_lost_flit) {
   dcin_sim *s = make("5x4", "1die");
   cs_err err;
-  ck_assert_int_ge(dcin_inject_phys(s, 1, 0, 0, DCIN_IP_GDMA0, 0, 19, DCIN_IP_DDR0, true, 4, &err), 0);
+  ck_assert_int_ge(dcin_inject_phys(s, 1, 0, 0, DCIN_IP_GDMA0, 0, 19, DCIN_IP_DDR0, true, 4, &err),
+                   0);
   ck_assert_int_eq(dcin_check(s, &err), 0);
   dcin_ip *ip = dcin_ipp(&s->dies[0], 0, DCIN_IP_GDMA0);
   uint32_t f = dcin_list_pop(s, &ip->inj[DCIN_NET_REQ]); /* lose it */
@@ -368,10 +372,10 @@ START_TEST(many_transactions_should_all_complete_with_flits_conserved) {
       int n = cs_test_quick() ? 40 : 200;
       for (int i = 0; i < n; i++) {
         int sd = i % s->ndies, dd = (i / 3) % s->ndies;
-        ck_assert_int_ge(dcin_inject_phys(s, i, sd, (i * 7) % 20, DCIN_IP_GDMA0 + i % 2, dd,
-                                          (i * 13) % 20, DCIN_IP_DDR0 + (i / 2) % 2, i % 3 != 0, 4,
-                                          &err),
-                         0);
+        ck_assert_int_ge(
+            dcin_inject_phys(s, i, sd, (i * 7) % 20, DCIN_IP_GDMA0 + i % 2, dd, (i * 13) % 20,
+                             DCIN_IP_DDR0 + (i / 2) % 2, i % 3 != 0, 4, &err),
+            0);
       }
       run_all(s);
       for (uint32_t t = 0; t < s->ntxns; t++) ck_assert(s->txns[t].done_final);
@@ -382,7 +386,8 @@ START_TEST(many_transactions_should_all_complete_with_flits_conserved) {
 }
 END_TEST
 
-/* ---- engine ops -------------------------------------------------------------------------------- */
+/* ---- engine ops --------------------------------------------------------------------------------
+ */
 
 static void *ops_engine(const cs_job *job) {
   void *e = NULL;
@@ -427,8 +432,12 @@ START_TEST(ops_should_reproduce_native_timing_through_the_adapter) {
   cs_test_job(&job, "dcin", CS_PRIM_P2P, 512, parts, 2);
   void *e = ops_engine(&job);
   /* logical GDMA 0 (die 0 node 0) reads logical DDR 39 (die 1 node 19): 264 ns natively */
-  cs_inject r = {.request_id = 0, .src_id = 0, .dst_id = 39, .is_read = 1,
-                 .packet_type = CS_PKT_REQ, .burst_length = 4};
+  cs_inject r = {.request_id = 0,
+                 .src_id = 0,
+                 .dst_id = 39,
+                 .is_read = 1,
+                 .packet_type = CS_PKT_REQ,
+                 .burst_length = 4};
   uint64_t rq = 0, fin = 0;
   drive(e, &r, 1, &rq, &fin);
   ck_assert_uint_eq(rq, 52);   /* remote DDR grants at cycle 104 */
@@ -461,8 +470,12 @@ START_TEST(ops_should_reject_rsp_before_req_phase_and_reversed_ids) {
   cs_test_job(&job, "dcin", CS_PRIM_P2P, 512, parts, 2);
   void *e = ops_engine(&job);
   cs_err err;
-  cs_inject r = {.request_id = 7, .src_id = 3, .dst_id = 4, .is_read = 0,
-                 .packet_type = CS_PKT_REQ, .burst_length = 4};
+  cs_inject r = {.request_id = 7,
+                 .src_id = 3,
+                 .dst_id = 4,
+                 .is_read = 0,
+                 .packet_type = CS_PKT_REQ,
+                 .burst_length = 4};
   ck_assert_int_eq(cs_dcin_ops.inject(e, &r, &err), 0);
   ck_assert_int_eq(cs_dcin_ops.inject(e, &r, &err), CS_EINVAL); /* same id twice */
   cs_inject p = r;
@@ -514,8 +527,12 @@ START_TEST(same_job_twice_should_give_identical_bits) {
   enum { N = 48 };
   cs_inject reqs[N];
   for (int i = 0; i < N; i++)
-    reqs[i] = (cs_inject){.request_id = (uint64_t)i, .src_id = i % 8, .dst_id = 39 - i % 12,
-                          .is_read = (uint8_t)(i % 2), .packet_type = CS_PKT_REQ, .burst_length = 4};
+    reqs[i] = (cs_inject){.request_id = (uint64_t)i,
+                          .src_id = i % 8,
+                          .dst_id = 39 - i % 12,
+                          .is_read = (uint8_t)(i % 2),
+                          .packet_type = CS_PKT_REQ,
+                          .burst_length = 4};
   cs_txn_record rec[2][N];
   uint64_t rq[2][N], fin[2][N];
   for (int run = 0; run < 2; run++) {
@@ -541,9 +558,12 @@ START_TEST(described_transactions_should_be_recycled) {
   uint64_t rq[N], fin[N];
   for (int round = 0; round < 3; round++) {
     for (int i = 0; i < N; i++)
-      reqs[i] = (cs_inject){.request_id = (uint64_t)(round * N + i), .src_id = i % 20,
-                            .dst_id = 20 + (i * 7) % 20, .is_read = (uint8_t)(i % 2),
-                            .packet_type = CS_PKT_REQ, .burst_length = 4};
+      reqs[i] = (cs_inject){.request_id = (uint64_t)(round * N + i),
+                            .src_id = i % 20,
+                            .dst_id = 20 + (i * 7) % 20,
+                            .is_read = (uint8_t)(i % 2),
+                            .packet_type = CS_PKT_REQ,
+                            .burst_length = 4};
     /* drive() indexes by request id; shift ids back for its bookkeeping */
     cs_err err;
     for (int i = 0; i < N; i++) ck_assert_int_eq(cs_dcin_ops.inject(e, &reqs[i], &err), 0);
@@ -573,7 +593,7 @@ START_TEST(described_transactions_should_be_recycled) {
     ck_assert_int_eq(cs_dcin_ops.advance(e, 1000, &err), 0); /* let tails and releases finish */
   }
   const dcin_sim *s = dcin_engine_sim(e);
-  ck_assert_uint_le(s->ntxns, 2 * N);       /* slots were reused across rounds */
+  ck_assert_uint_le(s->ntxns, 2 * N); /* slots were reused across rounds */
   ck_assert_uint_eq(s->nflits, 0);
   (void)rq;
   (void)fin;
@@ -587,8 +607,12 @@ START_TEST(ticks_should_follow_the_driver_frequency) {
   cs_test_job(&job, "dcin", CS_PRIM_P2P, 512, parts, 2);
   job.adapter.driver_cycle_frequency_ghz = 2.0; /* one tick per sim cycle */
   void *e = ops_engine(&job);
-  cs_inject r = {.request_id = 0, .src_id = 0, .dst_id = 39, .is_read = 1,
-                 .packet_type = CS_PKT_REQ, .burst_length = 4};
+  cs_inject r = {.request_id = 0,
+                 .src_id = 0,
+                 .dst_id = 39,
+                 .is_read = 1,
+                 .packet_type = CS_PKT_REQ,
+                 .burst_length = 4};
   uint64_t rq = 0, fin = 0;
   drive(e, &r, 1, &rq, &fin);
   ck_assert_uint_eq(rq, 104);

@@ -63,13 +63,14 @@ static one run_one_ch(const char *die, const char *layout, int sd, int sn, int d
   uint64_t end = x->t_final + ((!rd && !x->cross) ? s->cfg.sn_release : 0);
   o.trans_ns = dcin_cycles_to_ns(&s->cfg, end - x->t_reserve);
   if (getenv("CS_DCIN_VERBOSE"))
-    printf("%s d%d:%d->d%d:%d %s: cmd %.0f data %.0f trans %.0f | noc %llu sn %llu dbid %lld "
-           "data_noc %llu done %llu final %llu\n",
-           die, sd, sn, dd, dn, rd ? "R" : "W", o.cmd_ns, o.data_ns, o.trans_ns,
-           (unsigned long long)o.req_noc, (unsigned long long)o.sn_req,
-           (long long)(o.dbid_rn == DCIN_NO_CYCLE ? -1 : (long long)o.dbid_rn),
-           (unsigned long long)o.data_noc, (unsigned long long)o.data_done,
-           (unsigned long long)o.final);
+    printf(
+        "%s d%d:%d->d%d:%d %s: cmd %.0f data %.0f trans %.0f | noc %llu sn %llu dbid %lld "
+        "data_noc %llu done %llu final %llu\n",
+        die, sd, sn, dd, dn, rd ? "R" : "W", o.cmd_ns, o.data_ns, o.trans_ns,
+        (unsigned long long)o.req_noc, (unsigned long long)o.sn_req,
+        (long long)(o.dbid_rn == DCIN_NO_CYCLE ? -1 : (long long)o.dbid_rn),
+        (unsigned long long)o.data_noc, (unsigned long long)o.data_done,
+        (unsigned long long)o.final);
   dcin_sim_destroy(s);
   return o;
 }
@@ -115,9 +116,8 @@ typedef struct dcase {
 
 /* crossring-model.md 6.2: gdma at die0 node s -> ddr_0 at die d node t */
 static const dcase dcin2[] = {
-    {0, 0, 19, true, 243},  {0, 1, 19, true, 264},  {5, 1, 5, true, 278},
-    {19, 1, 19, true, 344}, {0, 0, 19, false, 179}, {0, 1, 19, false, 123},
-    {5, 1, 5, false, 164},  {19, 1, 19, false, 283},
+    {0, 0, 19, true, 243},  {0, 1, 19, true, 264},  {5, 1, 5, true, 278},  {19, 1, 19, true, 344},
+    {0, 0, 19, false, 179}, {0, 1, 19, false, 123}, {5, 1, 5, false, 164}, {19, 1, 19, false, 283},
 };
 
 START_TEST(dcin_2die_isolated_should_match_crossring_latency) {
@@ -166,9 +166,8 @@ START_TEST(hotspot_in_compat_mode_should_match_crossring_flit_for_flit) {
   uint64_t id = 0;
   for (int k = 0; k < h->rounds; k++)
     for (int i = 0; i < 20; i++)
-      ck_assert_int_ge(dcin_inject_phys(s, id++, 0, i, DCIN_IP_GDMA0, 0, 19, DCIN_IP_DDR0, h->rd, 4,
-                                        &err),
-                       0);
+      ck_assert_int_ge(
+          dcin_inject_phys(s, id++, 0, i, DCIN_IP_GDMA0, 0, 19, DCIN_IP_DDR0, h->rd, 4, &err), 0);
   dcin_run_native(s, 100000);
   ck_assert_msg(!s->fault[0], "%s", s->fault);
   uint64_t end = 0, sum = 0, retries = 0;
@@ -208,9 +207,8 @@ START_TEST(cross_die_hotspot_in_compat_mode_should_match_crossring_flit_for_flit
   uint64_t id = 0;
   for (int k = 0; k < h->rounds; k++)
     for (int i = 0; i < 20; i++)
-      ck_assert_int_ge(dcin_inject_phys(s, id++, 0, i, DCIN_IP_GDMA0, 1, 19, DCIN_IP_DDR0, h->rd, 4,
-                                        &err),
-                       0);
+      ck_assert_int_ge(
+          dcin_inject_phys(s, id++, 0, i, DCIN_IP_GDMA0, 1, 19, DCIN_IP_DDR0, h->rd, 4, &err), 0);
   dcin_run_native(s, 100000);
   ck_assert_msg(!s->fault[0], "%s", s->fault);
   uint64_t end = 0, sum = 0, retries = 0;
@@ -247,7 +245,8 @@ START_TEST(fractional_noc_clock_should_match_crossring_in_compat_mode) {
       ck_assert_int_eq(s->cfg.ip_scale, 5);
       s->cfg.crossring_compat = compat;
       s->check_each_cycle = true;
-      ck_assert_int_ge(dcin_inject_phys(s, 1, 0, 0, DCIN_IP_GDMA0, 0, 19, DCIN_IP_DDR0, rd, 4, &err), 0);
+      ck_assert_int_ge(
+          dcin_inject_phys(s, 1, 0, 0, DCIN_IP_GDMA0, 0, 19, DCIN_IP_DDR0, rd, 4, &err), 0);
       dcin_run_native(s, 100000);
       ck_assert_msg(!s->fault[0], "%s", s->fault);
       const dcin_txn *x = &s->txns[0];
@@ -303,11 +302,11 @@ START_TEST(mixed_traffic_in_compat_mode_should_match_crossring) {
   while (fgets(line, sizeof line, f)) {
     int t, sd, sn, gi, dd, dn, di, burst;
     char rw;
-    if (line[0] == '#' || sscanf(line, "%d,%d,%d,gdma_%d,%d,%d,ddr_%d,%c,%d", &t, &sd, &sn, &gi, &dd,
-                                 &dn, &di, &rw, &burst) != 9)
+    if (line[0] == '#' || sscanf(line, "%d,%d,%d,gdma_%d,%d,%d,ddr_%d,%c,%d", &t, &sd, &sn, &gi,
+                                 &dd, &dn, &di, &rw, &burst) != 9)
       continue;
-    ck_assert_int_ge(dcin_inject_phys(s, id++, sd, sn, DCIN_IP_GDMA0 + gi, dd, dn, DCIN_IP_DDR0 + di,
-                                      rw == 'R', burst, &err),
+    ck_assert_int_ge(dcin_inject_phys(s, id++, sd, sn, DCIN_IP_GDMA0 + gi, dd, dn,
+                                      DCIN_IP_DDR0 + di, rw == 'R', burst, &err),
                      0);
   }
   fclose(f);
@@ -345,7 +344,8 @@ static Suite *suite(void) {
   tcase_set_timeout(tc, 120);
   tcase_add_loop_test(tc, hotspot_in_compat_mode_should_match_crossring_flit_for_flit, 0,
                       (int)(sizeof hots / sizeof hots[0]));
-  tcase_add_loop_test(tc, cross_die_hotspot_in_compat_mode_should_match_crossring_flit_for_flit, 0, 2);
+  tcase_add_loop_test(tc, cross_die_hotspot_in_compat_mode_should_match_crossring_flit_for_flit, 0,
+                      2);
   tcase_add_loop_test(tc, mixed_traffic_in_compat_mode_should_match_crossring, 0,
                       (int)(sizeof mixes / sizeof mixes[0]));
   suite_add_tcase(s, tc);

@@ -44,9 +44,8 @@ static agg run_aggregate(bool rd) {
   uint64_t id = 0;
   for (int k = 0; k < 128; k++)
     for (int i = 0; i < 20; i++)
-      ck_assert_int_ge(dcin_inject_phys(s, id++, 0, i, DCIN_IP_GDMA0, 0, 19 - i, DCIN_IP_DDR0, rd,
-                                        4, &err),
-                       0);
+      ck_assert_int_ge(
+          dcin_inject_phys(s, id++, 0, i, DCIN_IP_GDMA0, 0, 19 - i, DCIN_IP_DDR0, rd, 4, &err), 0);
   dcin_run_native(s, 1000000);
   ck_assert_uint_eq(s->active_txns, 0);
   ck_assert_int_eq(dcin_check(s, &err), 0);
@@ -123,13 +122,14 @@ START_TEST(random_configurations_should_complete_with_invariants_held) {
     int n = 150;
     for (int i = 0; i < n; i++) {
       seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
-      int sd = (int)((seed >> 20) % (uint64_t)s->ndies), dd = (int)((seed >> 24) % (uint64_t)s->ndies);
+      int sd = (int)((seed >> 20) % (uint64_t)s->ndies),
+          dd = (int)((seed >> 24) % (uint64_t)s->ndies);
       int b = 1 + (int)((seed >> 28) % (uint64_t)a.burst_length);
-      ck_assert_int_ge(dcin_inject_phys(s, (uint64_t)i, sd, (int)((seed >> 32) % 20),
-                                        DCIN_IP_GDMA0 + (int)((seed >> 40) & 1), dd,
-                                        (int)((seed >> 44) % 20), DCIN_IP_DDR0 + (int)((seed >> 50) & 1),
-                                        (seed >> 55) & 1, b, &err),
-                       0);
+      ck_assert_int_ge(
+          dcin_inject_phys(s, (uint64_t)i, sd, (int)((seed >> 32) % 20),
+                           DCIN_IP_GDMA0 + (int)((seed >> 40) & 1), dd, (int)((seed >> 44) % 20),
+                           DCIN_IP_DDR0 + (int)((seed >> 50) & 1), (seed >> 55) & 1, b, &err),
+          0);
     }
     dcin_run_native(s, 2000000);
     ck_assert_msg(!s->fault[0], "%s", s->fault);

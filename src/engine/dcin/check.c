@@ -25,7 +25,8 @@ static int see(seen *v, uint32_t f, const char *where, cs_err *err) {
 }
 
 static int see_q(seen *v, const dcin_q *q, const char *where, uint32_t *held, cs_err *err) {
-  if (q->n > q->cap) return cs_err_set(err, CS_EINTERNAL, "%s: %u flits in depth %u", where, q->n, q->cap);
+  if (q->n > q->cap)
+    return cs_err_set(err, CS_EINTERNAL, "%s: %u flits in depth %u", where, q->n, q->cap);
   for (int i = 0; i < q->n; i++) {
     int rc = see(v, q->buf[(q->head + i) % q->cap], where, err);
     if (rc) return rc;
@@ -46,7 +47,8 @@ static int see_list(seen *v, const dcin_sim *s, const dcin_list *l, const char *
     if (rc) return rc;
     if (++n > l->n) break;
   }
-  if (n != l->n) return cs_err_set(err, CS_EINTERNAL, "%s: list holds %u, counter says %u", where, n, l->n);
+  if (n != l->n)
+    return cs_err_set(err, CS_EINTERNAL, "%s: list holds %u, counter says %u", where, n, l->n);
   *held += n;
   return 0;
 }
@@ -65,14 +67,16 @@ int dcin_check(const dcin_sim *s, cs_err *err) {
         for (int i = 0; i < g->len && !rc; i++) {
           bool bit = g->occ[i >> 6] >> (i & 63) & 1;
           if (bit != (g->slot[i] != DCIN_NIL))
-            rc = cs_err_set(err, CS_EINTERNAL, "die %d net %d ring %d: occupancy bit %d wrong", di, net, r, i);
+            rc = cs_err_set(err, CS_EINTERNAL, "die %d net %d ring %d: occupancy bit %d wrong", di,
+                            net, r, i);
           if (!rc && g->slot[i] != DCIN_NIL) {
             n++;
             rc = see(&v, g->slot[i], "ring", err);
           }
         }
         if (!rc && n != g->count)
-          rc = cs_err_set(err, CS_EINTERNAL, "die %d net %d ring %d: %u flits, count %u", di, net, r, n, g->count);
+          rc = cs_err_set(err, CS_EINTERNAL, "die %d net %d ring %d: %u flits, count %u", di, net,
+                          r, n, g->count);
       }
       for (int node = 0; node < c->nodes && !rc; node++) {
         const dcin_node *nd = &d->nodes[net][node];
@@ -82,34 +86,44 @@ int dcin_check(const dcin_sim *s, cs_err *err) {
           if (!rc) rc = see_q(&v, &nd->iq_arb[i], "iq_arb", &held, err);
           if (!rc) rc = see_q(&v, &nd->eq_ch[i], "eq_ch", &held, err);
         }
-        for (int i = 0; i < DCIN_NUM_IQ_DIRS && !rc; i++) rc = see_q(&v, &nd->iq_out[i], "iq_out", &held, err);
+        for (int i = 0; i < DCIN_NUM_IQ_DIRS && !rc; i++)
+          rc = see_q(&v, &nd->iq_out[i], "iq_out", &held, err);
         for (int i = 0; i < 2 && !rc; i++) {
           rc = see_q(&v, &nd->rb_in[i], "rb_in", &held, err);
           if (!rc) rc = see_q(&v, &nd->eq_in[i], "eq_in", &held, err);
         }
-        for (int i = 0; i < DCIN_NUM_RB_OUT && !rc; i++) rc = see_q(&v, &nd->rb_out[i], "rb_out", &held, err);
-        for (int i = 0; i < DCIN_NUM_EQ_PORTS && !rc; i++) rc = see_q(&v, &nd->eq_arb[i], "eq_arb", &held, err);
+        for (int i = 0; i < DCIN_NUM_RB_OUT && !rc; i++)
+          rc = see_q(&v, &nd->rb_out[i], "rb_out", &held, err);
+        for (int i = 0; i < DCIN_NUM_EQ_PORTS && !rc; i++)
+          rc = see_q(&v, &nd->eq_arb[i], "eq_arb", &held, err);
         if (!rc) {
           uint32_t iq = 0, rb = 0, eq = 0, cp = 0;
           int lp = c->yx ? DCIN_TR : DCIN_TD, ln = c->yx ? DCIN_TL : DCIN_TU;
 #define QN(q) ((uint32_t)(q).n + ((q).pre != DCIN_NIL))
           for (int i = 0; i < DCIN_NUM_IPS; i++) iq += QN(nd->iq_ch[i]) + QN(nd->iq_arb[i]);
           rb = QN(nd->rb_in[0]) + QN(nd->rb_in[1]) + QN(nd->iq_out[lp]) + QN(nd->iq_out[ln]);
-          eq = QN(nd->eq_in[0]) + QN(nd->eq_in[1]) + QN(nd->iq_out[DCIN_IQ_EQ]) + QN(nd->rb_out[DCIN_RB_EQ]);
+          eq = QN(nd->eq_in[0]) + QN(nd->eq_in[1]) + QN(nd->iq_out[DCIN_IQ_EQ]) +
+               QN(nd->rb_out[DCIN_RB_EQ]);
           for (int i = 0; i < DCIN_NUM_EQ_PORTS; i++) eq += QN(nd->eq_arb[i]);
           cp = QN(nd->rb_out[DCIN_RB_P]) + QN(nd->rb_out[DCIN_RB_N]) +
-               QN(nd->iq_out[c->yx ? DCIN_TD : DCIN_TR]) + QN(nd->iq_out[c->yx ? DCIN_TU : DCIN_TL]);
+               QN(nd->iq_out[c->yx ? DCIN_TD : DCIN_TR]) +
+               QN(nd->iq_out[c->yx ? DCIN_TU : DCIN_TL]);
 #undef QN
           if (iq != nd->iq_n || rb != nd->rb_n || eq != nd->eq_n || cp != nd->cp_n)
-            rc = cs_err_set(err, CS_EINTERNAL, "die %d net %d node %d: stage counters iq %u/%u rb %u/%u eq %u/%u cp %u/%u",
-                            di, net, node, iq, nd->iq_n, rb, nd->rb_n, eq, nd->eq_n, cp, nd->cp_n);
+            rc = cs_err_set(
+                err, CS_EINTERNAL,
+                "die %d net %d node %d: stage counters iq %u/%u rb %u/%u eq %u/%u cp %u/%u", di,
+                net, node, iq, nd->iq_n, rb, nd->rb_n, eq, nd->eq_n, cp, nd->cp_n);
         }
         if (!rc && held != nd->busy)
-          rc = cs_err_set(err, CS_EINTERNAL, "die %d net %d node %d: holds %u, busy %u", di, net, node, held, nd->busy);
+          rc = cs_err_set(err, CS_EINTERNAL, "die %d net %d node %d: holds %u, busy %u", di, net,
+                          node, held, nd->busy);
         for (int f = 0; f < 4 && !rc; f++)
           for (int l = 0; l < 3 && !rc; l++)
-            if ((nd->ue[f][l] < 0 && !c->crossring_compat) || nd->ue[f][l] > c->etag_cap[0][0] + 256)
-              rc = cs_err_set(err, CS_EINTERNAL, "die %d node %d: E-Tag counter %d out of range", di, node, nd->ue[f][l]);
+            if ((nd->ue[f][l] < 0 && !c->crossring_compat) ||
+                nd->ue[f][l] > c->etag_cap[0][0] + 256)
+              rc = cs_err_set(err, CS_EINTERNAL, "die %d node %d: E-Tag counter %d out of range",
+                              di, node, nd->ue[f][l]);
       }
     }
     for (int k = 0; k < c->nodes * DCIN_NUM_IPS && !rc; k++) {
@@ -121,12 +135,15 @@ int dcin_check(const dcin_sim *s, cs_err *err) {
         if (!rc) rc = see_q(&v, &ip->h2l_h[net], "h2l_h", &held, err);
         if (!rc) rc = see_q(&v, &ip->h2l_l[net], "h2l_l", &held, err);
       }
-      for (int p = 0; p < DCIN_NUM_RSP_PRIO && !rc; p++) rc = see_list(&v, s, &ip->rsp_q[p], "rsp queue", &held, err);
+      for (int p = 0; p < DCIN_NUM_RSP_PRIO && !rc; p++)
+        rc = see_list(&v, s, &ip->rsp_q[p], "rsp queue", &held, err);
       if (!rc && held != ip->busy)
-        rc = cs_err_set(err, CS_EINTERNAL, "die %d node %d ip %d: holds %u, busy %u", di, k / DCIN_NUM_IPS, k % DCIN_NUM_IPS, held, ip->busy);
-      if (!rc && (ip->rd_trk < 0 || ip->wr_trk < 0 || ip->rdb < 0 || ip->wdb < 0 || ip->ro_trk < 0 ||
-                  ip->share_trk < 0 || ip->sn_wdb < 0))
-        rc = cs_err_set(err, CS_EINTERNAL, "die %d node %d ip %d: negative resource", di, k / DCIN_NUM_IPS, k % DCIN_NUM_IPS);
+        rc = cs_err_set(err, CS_EINTERNAL, "die %d node %d ip %d: holds %u, busy %u", di,
+                        k / DCIN_NUM_IPS, k % DCIN_NUM_IPS, held, ip->busy);
+      if (!rc && (ip->rd_trk < 0 || ip->wr_trk < 0 || ip->rdb < 0 || ip->wdb < 0 ||
+                  ip->ro_trk < 0 || ip->share_trk < 0 || ip->sn_wdb < 0))
+        rc = cs_err_set(err, CS_EINTERNAL, "die %d node %d ip %d: negative resource", di,
+                        k / DCIN_NUM_IPS, k % DCIN_NUM_IPS);
     }
   }
   for (int di = 0; di < s->ndies && !rc; di++) {
@@ -149,8 +166,8 @@ int dcin_check(const dcin_sim *s, cs_err *err) {
                (ip->h2l_l[net].pre != DCIN_NIL);
         }
         if (e != ip->eqch || h != ip->h2l_n)
-          rc = cs_err_set(err, CS_EINTERNAL, "die %d node %d ip %d: eq_ch %u/%u h2l %u/%u", di, node,
-                          i, e, ip->eqch, h, ip->h2l_n);
+          rc = cs_err_set(err, CS_EINTERNAL, "die %d node %d ip %d: eq_ch %u/%u h2l %u/%u", di,
+                          node, i, e, ip->eqch, h, ip->h2l_n);
       }
       if (!rc && (ipb != d->ipbusy[node] || eqn != d->eqch[node]))
         rc = cs_err_set(err, CS_EINTERNAL, "die %d node %d: IP busy %u/%u, EQ channel %u/%u", di,
@@ -165,10 +182,12 @@ int dcin_check(const dcin_sim *s, cs_err *err) {
       if (!rc) rc = see_list(&v, s, &a->chan[ch], "axi channel", &held, err);
       if (!rc) rc = see_list(&v, s, &a->rx[ch], "axi receive", &held, err);
     }
-    if (!rc && held != a->busy) rc = cs_err_set(err, CS_EINTERNAL, "link %d: holds %u, busy %u", i, held, a->busy);
+    if (!rc && held != a->busy)
+      rc = cs_err_set(err, CS_EINTERNAL, "link %d: holds %u, busy %u", i, held, a->busy);
   }
   if (!rc && v.count != s->nflits)
-    rc = cs_err_set(err, CS_EINTERNAL, "%u live flits but %u found in the model (lost or leaked)", s->nflits, v.count);
+    rc = cs_err_set(err, CS_EINTERNAL, "%u live flits but %u found in the model (lost or leaked)",
+                    s->nflits, v.count);
   free(v.mark);
   return rc;
 }

@@ -75,8 +75,8 @@ int dcin_cfg_build(const cs_die_params *p, const cs_adapter_config *ad, dcin_cfg
   if (c->s_h < 1 || c->s_v < 1 || c->s_h > 64 || c->s_v > 64)
     return cs_err_set(err, CS_EINVAL, "die '%s': slice_per_link must be 1..64", p->name);
   if (p->cp_slice_count != 2)
-    return cs_err_set(err, CS_EINVAL, "die '%s': cp_slice_count %d unsupported (only 2)",
-                      p->name, p->cp_slice_count);
+    return cs_err_set(err, CS_EINVAL, "die '%s': cp_slice_count %d unsupported (only 2)", p->name,
+                      p->cp_slice_count);
   c->flit_bytes = ad->bw_bytes;
   c->burst = ad->burst_length;
   if (c->burst < 1 || c->burst > 255)
@@ -93,8 +93,8 @@ int dcin_cfg_build(const cs_die_params *p, const cs_adapter_config *ad, dcin_cfg
   c->rb_in = p->rb_in_fifo_depth;
   c->rb_out = p->rb_out_fifo_depth;
   c->eq_in = p->eq_in_fifo_depth;
-  int depths[] = {c->iq_ch, c->eq_ch, c->l2h, c->h2l_h, c->h2l_l, c->rb_in, c->rb_out, c->eq_in,
-                  c->iq_out[0], c->iq_out[2], c->iq_out[4]};
+  int depths[] = {c->iq_ch,  c->eq_ch, c->l2h,       c->h2l_h,     c->h2l_l,    c->rb_in,
+                  c->rb_out, c->eq_in, c->iq_out[0], c->iq_out[2], c->iq_out[4]};
   for (size_t i = 0; i < sizeof depths / sizeof depths[0]; i++)
     if (depths[i] < 1 || depths[i] > 255)
       return cs_err_set(err, CS_EINVAL, "die '%s': FIFO depth %d out of range 1..255", p->name,
@@ -165,8 +165,8 @@ int dcin_lcfg_build(const cs_layout *l, const dcin_cfg *c, dcin_lcfg *lc, cs_err
   lc->rn_wr_trk = lc->rn_wdb / c->burst;
   lc->sn_ro_trk = lc->sn_rdb / c->burst;
   lc->sn_share_trk = lc->sn_wdb / c->burst;
-  if (l->num_links > 0 && (lc->rn_rd_trk < 1 || lc->rn_wr_trk < 1 || lc->sn_ro_trk < 1 ||
-                           lc->sn_share_trk < 1))
+  if (l->num_links > 0 &&
+      (lc->rn_rd_trk < 1 || lc->rn_wr_trk < 1 || lc->sn_ro_trk < 1 || lc->sn_share_trk < 1))
     return cs_err_set(err, CS_EINVAL, "layout '%s': D2D buffers smaller than one burst", l->name);
   lc->select = (int)l->select;
   return 0;

@@ -86,58 +86,58 @@ void dcin_d2d_rn_receive(dcin_sim *s, dcin_die *d, int node, uint32_t f) {
   dcin_txn *t = &s->txns[ti];
   dcin_ip *ip = dcin_ipp(d, node, DCIN_IP_D2D_RN);
   switch (fl->kind) {
-  case DCIN_K_RSP_RETRY:
-    t->retries++;
-    if (t->is_read)
-      s->st.retries_rd++;
-    else
-      s->st.retries_wr++;
-    break;
-  case DCIN_K_RSP_PCREDIT: {
-    uint32_t g = dcin_make_flit(s, ti, d->id, DCIN_NET_REQ,
-                                t->is_read ? DCIN_K_REQ_RD : DCIN_K_REQ_WR, node, DCIN_IP_D2D_RN,
-                                t->dst_node, t->dst_ip);
-    if (g == DCIN_NIL) break;
-    s->flits[g].old = 1;
-    dcin_list_push_front(s, &ip->inj[DCIN_NET_REQ], g);
-    dcin_ip_busy(d, node, ip, +1);
-    break;
-  }
-  case DCIN_K_RSP_DBID: {
-    for (int i = 0; i < t->burst; i++) {
-      uint32_t g = dcin_make_flit(s, ti, d->id, DCIN_NET_DATA, DCIN_K_DATA, node, DCIN_IP_D2D_RN,
-                                  t->dst_node, t->dst_ip);
+    case DCIN_K_RSP_RETRY:
+      t->retries++;
+      if (t->is_read)
+        s->st.retries_rd++;
+      else
+        s->st.retries_wr++;
+      break;
+    case DCIN_K_RSP_PCREDIT: {
+      uint32_t g =
+          dcin_make_flit(s, ti, d->id, DCIN_NET_REQ, t->is_read ? DCIN_K_REQ_RD : DCIN_K_REQ_WR,
+                         node, DCIN_IP_D2D_RN, t->dst_node, t->dst_ip);
       if (g == DCIN_NIL) break;
-      s->flits[g].flit_id = (uint8_t)i;
-      s->flits[g].last = (uint8_t)(i == t->burst - 1);
-      s->flits[g].depart = s->cyc + (uint64_t)i * d->cfg->ip_scale;
-      dcin_enqueue(s, d, node, DCIN_IP_D2D_RN, g);
+      s->flits[g].old = 1;
+      dcin_list_push_front(s, &ip->inj[DCIN_NET_REQ], g);
+      dcin_ip_busy(d, node, ip, +1);
+      break;
     }
-    uint32_t b = dcin_make_flit(s, ti, d->id, DCIN_NET_RSP, DCIN_K_RSP_COMP, node, DCIN_IP_D2D_RN,
-                                0, DCIN_IP_D2D_SN);
-    if (b != DCIN_NIL) send_axi(s, d->id, ti, DCIN_B, b);
-    ip->wr_trk++;
-    ip->wdb += t->burst;
-    break;
-  }
-  case DCIN_K_DATA:
-    if (++t->data_rx_d2d == t->burst) {
+    case DCIN_K_RSP_DBID: {
       for (int i = 0; i < t->burst; i++) {
-        uint32_t r = dcin_make_flit(s, ti, d->id, DCIN_NET_DATA, DCIN_K_DATA, node, DCIN_IP_D2D_RN,
-                                    0, DCIN_IP_D2D_SN);
-        if (r == DCIN_NIL) break;
-        s->flits[r].flit_id = (uint8_t)i;
-        s->flits[r].last = (uint8_t)(i == t->burst - 1);
-        send_axi(s, d->id, ti, DCIN_R, r);
+        uint32_t g = dcin_make_flit(s, ti, d->id, DCIN_NET_DATA, DCIN_K_DATA, node, DCIN_IP_D2D_RN,
+                                    t->dst_node, t->dst_ip);
+        if (g == DCIN_NIL) break;
+        s->flits[g].flit_id = (uint8_t)i;
+        s->flits[g].last = (uint8_t)(i == t->burst - 1);
+        s->flits[g].depart = s->cyc + (uint64_t)i * d->cfg->ip_scale;
+        dcin_enqueue(s, d, node, DCIN_IP_D2D_RN, g);
       }
-      ip->rd_trk++;
-      ip->rdb += t->burst;
+      uint32_t b = dcin_make_flit(s, ti, d->id, DCIN_NET_RSP, DCIN_K_RSP_COMP, node, DCIN_IP_D2D_RN,
+                                  0, DCIN_IP_D2D_SN);
+      if (b != DCIN_NIL) send_axi(s, d->id, ti, DCIN_B, b);
+      ip->wr_trk++;
+      ip->wdb += t->burst;
+      break;
     }
-    break;
-  default:
-    if (!s->fault[0])
-      snprintf(s->fault, sizeof s->fault, "request %llu: D2D_RN got unexpected flit kind %d",
-               (unsigned long long)t->request_id, fl->kind);
+    case DCIN_K_DATA:
+      if (++t->data_rx_d2d == t->burst) {
+        for (int i = 0; i < t->burst; i++) {
+          uint32_t r = dcin_make_flit(s, ti, d->id, DCIN_NET_DATA, DCIN_K_DATA, node,
+                                      DCIN_IP_D2D_RN, 0, DCIN_IP_D2D_SN);
+          if (r == DCIN_NIL) break;
+          s->flits[r].flit_id = (uint8_t)i;
+          s->flits[r].last = (uint8_t)(i == t->burst - 1);
+          send_axi(s, d->id, ti, DCIN_R, r);
+        }
+        ip->rd_trk++;
+        ip->rdb += t->burst;
+      }
+      break;
+    default:
+      if (!s->fault[0])
+        snprintf(s->fault, sizeof s->fault, "request %llu: D2D_RN got unexpected flit kind %d",
+                 (unsigned long long)t->request_id, fl->kind);
   }
   dcin_flit_free(s, f);
 }

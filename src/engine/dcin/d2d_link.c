@@ -48,7 +48,8 @@ void dcin_axi_step(dcin_sim *s, dcin_axi *a) {
   uint64_t now = s->cyc;
   for (int ch = 0; ch < DCIN_NUM_AXI; ch++) {
     dcin_list *l = &a->chan[ch];
-    while (l->n && s->flits[l->head].arrive <= now) dcin_list_push(s, &a->rx[ch], dcin_list_pop(s, l));
+    while (l->n && s->flits[l->head].arrive <= now)
+      dcin_list_push(s, &a->rx[ch], dcin_list_pop(s, l));
   }
   for (int ch = 0; ch < DCIN_NUM_AXI; ch++) {
     dcin_list *p = &a->pend[ch];

@@ -33,7 +33,13 @@ enum { DCIN_IQ_EQ = 4, DCIN_NUM_IQ_DIRS = 5 };
 /* RB outputs */
 enum { DCIN_RB_EQ, DCIN_RB_P, DCIN_RB_N, DCIN_NUM_RB_OUT }; /* P/N: second-dimension lanes */
 /* EQ arbiter input ports */
-enum { DCIN_EQP_N, DCIN_EQP_P, DCIN_EQP_IQ, DCIN_EQP_RB, DCIN_NUM_EQ_PORTS }; /* arbiter order TU TD IQ RB */
+enum {
+  DCIN_EQP_N,
+  DCIN_EQP_P,
+  DCIN_EQP_IQ,
+  DCIN_EQP_RB,
+  DCIN_NUM_EQ_PORTS
+}; /* arbiter order TU TD IQ RB */
 
 /* IP slots of a node (every node has the four DMA/DDR channels; D2D nodes add two), in the
  * order of their names: the round-robin arbiters scan IPs in this order, as the reference does. */
@@ -54,7 +60,7 @@ enum { DCIN_SL_LINK, DCIN_SL_CP_IN, DCIN_SL_CP_OUT };
 enum {
   DCIN_K_REQ_RD,
   DCIN_K_REQ_WR,
-  DCIN_K_RSP_DBID,  /* priority order of RSP injection: DBID, Retry, Comp, Pcredit */
+  DCIN_K_RSP_DBID, /* priority order of RSP injection: DBID, Retry, Comp, Pcredit */
   DCIN_K_RSP_RETRY,
   DCIN_K_RSP_COMP,
   DCIN_K_RSP_PCREDIT,
@@ -72,18 +78,18 @@ enum { DCIN_AR, DCIN_R, DCIN_AW, DCIN_W, DCIN_B, DCIN_NUM_AXI };
 
 typedef struct dcin_cfg {
   int rows, cols, nodes;
-  int s_h, s_v;                  /* slices per link, horizontal / vertical */
-  int flit_bytes, burst;         /* bytes per flit, default flits per request */
-  int net_scale, ip_scale;       /* sim cycles per NoC / IP cycle */
-  int cycles_per_ns_int;         /* CYCLES_PER_NS for latency conversions (int(ns * f)) */
-  double cycles_per_ns;          /* sim cycles per ns */
+  int s_h, s_v;            /* slices per link, horizontal / vertical */
+  int flit_bytes, burst;   /* bytes per flit, default flits per request */
+  int net_scale, ip_scale; /* sim cycles per NoC / IP cycle */
+  int cycles_per_ns_int;   /* CYCLES_PER_NS for latency conversions (int(ns * f)) */
+  double cycles_per_ns;    /* sim cycles per ns */
   int iq_ch, eq_ch, l2h, h2l_h, h2l_l, arb_in; /* depths, flits */
-  int iq_out[DCIN_NUM_IQ_DIRS];  /* depths of inject queues TR TL TD TU EQ */
-  int rb_in, rb_out, eq_in;      /* depths */
-  int etag_cap[DCIN_NUM_LANES][3]; /* entries per lane and level [T0,T1,T2] */
+  int iq_out[DCIN_NUM_IQ_DIRS];                /* depths of inject queues TR TL TD TU EQ */
+  int rb_in, rb_out, eq_in;                    /* depths */
+  int etag_cap[DCIN_NUM_LANES][3];             /* entries per lane and level [T0,T1,T2] */
   bool etag_t1, etag_bothside;
-  int itag_th[2], itag_max[2];   /* [0] horizontal, [1] vertical; cycles / tags */
-  bool yx;                       /* routing: false XY, true YX */
+  int itag_th[2], itag_max[2]; /* [0] horizontal, [1] vertical; cycles / tags */
+  bool yx;                     /* routing: false XY, true YX */
   /* Validation only (tests set it after create; no file or adapter field reaches it): reproduce
    * quirks of the reference model so contended runs can be compared with it cycle for cycle:
    * E-Tag entries also released when the flit enters the FIFO, a flit wrapping into slice 0
@@ -92,19 +98,19 @@ typedef struct dcin_cfg {
    * positive-lane ejects, and IP work done only on cycles that are also NoC cycles. */
   bool crossring_compat;
   uint32_t ddr_r_lat, ddr_r_var, ddr_w_lat, l2m_r_lat, l2m_w_lat; /* sim cycles */
-  uint32_t sn_release, sn_proc, rn_proc; /* sim cycles */
+  uint32_t sn_release, sn_proc, rn_proc;                          /* sim cycles */
   double dma_rate, dma_cap, ddr_rate, ddr_cap; /* token buckets: flits/cycle, flits */
-  int rn_rd_trk, rn_wr_trk, rn_rdb, rn_wdb;     /* per physical gdma channel */
-  int sn_ro_trk, sn_share_trk, sn_wdb;          /* per physical ddr channel */
+  int rn_rd_trk, rn_wr_trk, rn_rdb, rn_wdb;    /* per physical gdma channel */
+  int sn_ro_trk, sn_share_trk, sn_wdb;         /* per physical ddr channel */
 } dcin_cfg;
 
 typedef struct dcin_lcfg {
-  uint32_t axi_lat[DCIN_NUM_AXI]; /* sim cycles */
-  double axi_rate, axi_cap;       /* flits per cycle, flits */
-  double rn_rate, rn_cap, sn_rate, sn_cap; /* D2D interface data buckets */
-  int rn_rd_trk, rn_wr_trk, rn_rdb, rn_wdb; /* D2D_RN */
+  uint32_t axi_lat[DCIN_NUM_AXI];              /* sim cycles */
+  double axi_rate, axi_cap;                    /* flits per cycle, flits */
+  double rn_rate, rn_cap, sn_rate, sn_cap;     /* D2D interface data buckets */
+  int rn_rd_trk, rn_wr_trk, rn_rdb, rn_wdb;    /* D2D_RN */
   int sn_ro_trk, sn_share_trk, sn_rdb, sn_wdb; /* D2D_SN */
-  int select;                     /* cs_d2d_select */
+  int select;                                  /* cs_d2d_select */
 } dcin_lcfg;
 
 /* ---- containers ---------------------------------------------------------------------------- */
@@ -112,8 +118,8 @@ typedef struct dcin_lcfg {
 /* Bounded FIFO of flit indices with a 1-entry pre register.  Moves into `pre` happen during the
  * cycle; pre -> FIFO happens at the end of the cycle (dcin_q_commit). */
 typedef struct dcin_q {
-  uint32_t *buf;   /* cap entries, from the sim arena */
-  uint32_t pre;    /* flit in the pre register or DCIN_NIL */
+  uint32_t *buf; /* cap entries, from the sim arena */
+  uint32_t pre;  /* flit in the pre register or DCIN_NIL */
   uint16_t head, n, cap;
 } dcin_q;
 
@@ -139,82 +145,82 @@ static inline bool dcin_q_can_put(const dcin_q *q) { return q->pre == DCIN_NIL &
 /* ---- flits and transactions ----------------------------------------------------------------- */
 
 typedef struct dcin_flit {
-  uint32_t txn;        /* transaction index */
-  uint32_t next;       /* link in a dcin_list */
-  uint64_t depart;     /* earliest sim cycle to leave the IP inject FIFO */
+  uint32_t txn;               /* transaction index */
+  uint32_t next;              /* link in a dcin_list */
+  uint64_t depart;            /* earliest sim cycle to leave the IP inject FIFO */
   int16_t src_node, dst_node; /* inside the die */
-  uint8_t die;         /* die the flit travels on */
-  uint8_t src_ip, dst_ip; /* DCIN_IP_* */
+  uint8_t die;                /* die the flit travels on */
+  uint8_t src_ip, dst_ip;     /* DCIN_IP_* */
   uint8_t net, kind, flit_id, last;
-  uint8_t etag;        /* DCIN_T0..T2 */
-  uint8_t used_entry;  /* entry level taken at eject, DCIN_T_NONE if none */
-  uint8_t in_t0_table; /* registered in the node's T0 table */
-  uint8_t itag;        /* carries an I-Tag request */
-  uint8_t axi;         /* AXI channel while on a D2D link */
-  uint8_t lane;        /* lane while on a ring */
-  uint8_t old;         /* REQ: re-sent after Pcredit (resources already held) */
-  uint16_t slot;       /* ring slot id taken at injection */
-  int16_t ecoord;      /* eject key on the current ring (see dcin_ring.ej) */
+  uint8_t etag;            /* DCIN_T0..T2 */
+  uint8_t used_entry;      /* entry level taken at eject, DCIN_T_NONE if none */
+  uint8_t in_t0_table;     /* registered in the node's T0 table */
+  uint8_t itag;            /* carries an I-Tag request */
+  uint8_t axi;             /* AXI channel while on a D2D link */
+  uint8_t lane;            /* lane while on a ring */
+  uint8_t old;             /* REQ: re-sent after Pcredit (resources already held) */
+  uint16_t slot;           /* ring slot id taken at injection */
+  int16_t ecoord;          /* eject key on the current ring (see dcin_ring.ej) */
   uint32_t wait_h, wait_v; /* inject waiting, cycles */
-  uint32_t eject_fail; /* failed eject attempts (circling) */
-  uint64_t arrive;     /* D2D link: delivery cycle */
+  uint32_t eject_fail;     /* failed eject attempts (circling) */
+  uint64_t arrive;         /* D2D link: delivery cycle */
 } dcin_flit;
 
 /* Transaction state: only what the protocol and the record need. */
 typedef struct dcin_txn {
   uint64_t request_id;
-  int32_t src_id, dst_id;   /* logical GDMA / DDR ids (-1 for internal injections) */
-  uint8_t is_read, cross;   /* cross: source and target on different dies */
+  int32_t src_id, dst_id; /* logical GDMA / DDR ids (-1 for internal injections) */
+  uint8_t is_read, cross; /* cross: source and target on different dies */
   uint16_t burst;
   uint8_t src_die, dst_die;
   int16_t src_node, dst_node;
-  uint8_t src_ip, dst_ip;   /* DCIN_IP_GDMA0/1, DCIN_IP_DDR0/1 */
-  int16_t link;             /* D2D connection used (index into sim links), -1 local */
-  uint8_t link_dir;         /* 0: a->b is the request direction, 1: b->a */
-  uint8_t state;            /* DCIN_TS_* */
-  uint8_t attr_old;         /* request was retried (holds RN resources) */
-  uint8_t gate;             /* 1 waiting for the driver's rsp, 2 rsp received */
-  uint8_t gate_kind;        /* what the rsp releases: DCIN_GATE_* */
+  uint8_t src_ip, dst_ip; /* DCIN_IP_GDMA0/1, DCIN_IP_DDR0/1 */
+  int16_t link;           /* D2D connection used (index into sim links), -1 local */
+  uint8_t link_dir;       /* 0: a->b is the request direction, 1: b->a */
+  uint8_t state;          /* DCIN_TS_* */
+  uint8_t attr_old;       /* request was retried (holds RN resources) */
+  uint8_t gate;           /* 1 waiting for the driver's rsp, 2 rsp received */
+  uint8_t gate_kind;      /* what the rsp releases: DCIN_GATE_* */
   uint8_t rn_released, done_req, done_final;
-  uint8_t d2d_sn_old;       /* the D2D_SN retried this request */
+  uint8_t d2d_sn_old;                           /* the D2D_SN retried this request */
   uint16_t data_rx_rn, data_rx_sn, data_rx_d2d; /* data flits received by GDMA / DDR / D2D */
-  uint16_t w_rx;            /* W beats received at the D2D_RN */
-  uint64_t gate_base;       /* cycle the gated action is timed from */
+  uint16_t w_rx;                                /* W beats received at the D2D_RN */
+  uint64_t gate_base;                           /* cycle the gated action is timed from */
   /* stamps (sim cycles; DCIN_NO_CYCLE when not reached) */
-  uint64_t t_inject;        /* driver inject (req) */
-  uint64_t t_reserve;       /* RN tracker reservation: transaction start */
-  uint64_t t_req_noc;       /* REQ enters the NoC (l2h -> IQ channel buffer) */
-  uint64_t t_sn_req;        /* final target received the REQ (first receipt) */
-  uint64_t t_req_done;      /* req phase completed */
-  uint64_t t_rsp_inject;    /* driver rsp inject */
-  uint64_t t_dbid_rn;       /* RN received DBID */
-  uint64_t t_data_noc;      /* first data flit entered the NoC (last leg) */
-  uint64_t t_wdata_gen;     /* write data created at the RN */
-  uint64_t t_data_done;     /* last data flit received (RN for reads, SN for writes) */
-  uint64_t t_wdata_d2d;     /* cross-die write: the local D2D_SN holds the whole burst */
-  uint64_t t_final;         /* final completion */
-  uint64_t t_cmd_end;       /* end of the cmd latency: SN receipt (R) / DBID at RN (W) */
+  uint64_t t_inject;     /* driver inject (req) */
+  uint64_t t_reserve;    /* RN tracker reservation: transaction start */
+  uint64_t t_req_noc;    /* REQ enters the NoC (l2h -> IQ channel buffer) */
+  uint64_t t_sn_req;     /* final target received the REQ (first receipt) */
+  uint64_t t_req_done;   /* req phase completed */
+  uint64_t t_rsp_inject; /* driver rsp inject */
+  uint64_t t_dbid_rn;    /* RN received DBID */
+  uint64_t t_data_noc;   /* first data flit entered the NoC (last leg) */
+  uint64_t t_wdata_gen;  /* write data created at the RN */
+  uint64_t t_data_done;  /* last data flit received (RN for reads, SN for writes) */
+  uint64_t t_wdata_d2d;  /* cross-die write: the local D2D_SN holds the whole burst */
+  uint64_t t_final;      /* final completion */
+  uint64_t t_cmd_end;    /* end of the cmd latency: SN receipt (R) / DBID at RN (W) */
   /* counters */
   uint32_t retries;
   uint32_t rn_rd_block, rn_wr_block, rn_rdb_block, rn_wdb_block;
   uint32_t sn_ro_block, sn_share_block, sn_wdb_block;
   uint32_t d2d_ro_block, d2d_share_block, d2d_wdb_block;
   uint32_t eject_fail;
-  uint32_t next_wait;       /* link in a tracker wait list (or the free list once recycled) */
-  uint16_t live;            /* flits that reference this transaction */
-  uint8_t described;        /* the driver took its record: the slot may be recycled */
-  uint8_t in_release;       /* queued for a delayed SN share-tracker release */
-  uint64_t release_at;      /* SN share tracker release cycle */
-  int16_t wait_node;        /* requester of the SN currently serving / refusing the txn */
+  uint32_t next_wait;  /* link in a tracker wait list (or the free list once recycled) */
+  uint16_t live;       /* flits that reference this transaction */
+  uint8_t described;   /* the driver took its record: the slot may be recycled */
+  uint8_t in_release;  /* queued for a delayed SN share-tracker release */
+  uint64_t release_at; /* SN share tracker release cycle */
+  int16_t wait_node;   /* requester of the SN currently serving / refusing the txn */
   uint8_t wait_ip;
-  uint8_t aw_ok;            /* D2D_RN accepted the AW (write tracker held) */
-  uint8_t addr_waited;      /* its AR/AW already counted a wait for a D2D_RN tracker */
+  uint8_t aw_ok;       /* D2D_RN accepted the AW (write tracker held) */
+  uint8_t addr_waited; /* its AR/AW already counted a wait for a D2D_RN tracker */
 } dcin_txn;
 
 enum {
-  DCIN_TS_QUEUED,   /* in the RN inject FIFO */
-  DCIN_TS_REQ,      /* request travelling / being served */
-  DCIN_TS_RETRIED,  /* refused, waiting for Pcredit */
+  DCIN_TS_QUEUED,  /* in the RN inject FIFO */
+  DCIN_TS_REQ,     /* request travelling / being served */
+  DCIN_TS_RETRIED, /* refused, waiting for Pcredit */
   DCIN_TS_DONE
 };
 enum { DCIN_GATE_NONE, DCIN_GATE_SN_READ, DCIN_GATE_SN_DBID, DCIN_GATE_D2D_DBID };
@@ -225,18 +231,18 @@ enum { DCIN_GATE_NONE, DCIN_GATE_SN_READ, DCIN_GATE_SN_DBID, DCIN_GATE_D2D_DBID 
  * p holds frame index (p - off) mod len, so advancing every flit one slice is off += 1.  Only the
  * few flits that must not move (a stalled train at the wrap) are shifted in the frame. */
 typedef struct dcin_ring {
-  uint32_t *slot;     /* len entries by frame index: flit or DCIN_NIL */
-  uint8_t *kind;      /* DCIN_SL_* per index */
-  uint8_t *lane;      /* lane per index */
-  int16_t *node;      /* node per index */
-  int16_t *ej;        /* CP_IN: coordinate a flit's ecoord must equal to leave here; else -1 */
-  uint8_t dim;        /* routing dimension of the ring's lanes: 0 first, 1 second */
+  uint32_t *slot; /* len entries by frame index: flit or DCIN_NIL */
+  uint8_t *kind;  /* DCIN_SL_* per index */
+  uint8_t *lane;  /* lane per index */
+  int16_t *node;  /* node per index */
+  int16_t *ej;    /* CP_IN: coordinate a flit's ecoord must equal to leave here; else -1 */
+  uint8_t dim;    /* routing dimension of the ring's lanes: 0 first, 1 second */
   uint16_t len;
-  uint16_t off;       /* rotation of the frame (position = frame index + off, mod len) */
+  uint16_t off;        /* rotation of the frame (position = frame index + off, mod len) */
   uint16_t *cp_in_pos; /* positions of the ring's CP_IN slices, descending */
   uint16_t n_cp_in;
-  uint32_t count;     /* flits on the ring */
-  uint64_t *occ;      /* bitmap of occupied slices, (len + 63) / 64 words */
+  uint32_t count; /* flits on the ring */
+  uint64_t *occ;  /* bitmap of occupied slices, (len + 63) / 64 words */
 } dcin_ring;
 
 /* Frame index of position p. */
@@ -245,7 +251,9 @@ static inline int dcin_ring_idx(const dcin_ring *g, int p) {
   return k < 0 ? k + g->len : k;
 }
 /* The flit at position p, or DCIN_NIL. */
-static inline uint32_t dcin_ring_at(const dcin_ring *g, int p) { return g->slot[dcin_ring_idx(g, p)]; }
+static inline uint32_t dcin_ring_at(const dcin_ring *g, int p) {
+  return g->slot[dcin_ring_idx(g, p)];
+}
 /* The only writers of ring slices (by position): they keep slot[], occ[] and count consistent. */
 static inline void dcin_ring_put(dcin_ring *g, int p, uint32_t f) {
   int i = dcin_ring_idx(g, p);
@@ -265,83 +273,86 @@ static inline uint32_t dcin_ring_take(dcin_ring *g, int p) {
 /* Per (die, network, node) queues of the node's cross station. */
 typedef struct dcin_node {
   dcin_q iq_ch[DCIN_NUM_IPS], iq_arb[DCIN_NUM_IPS]; /* inject channel buffer, arbiter input */
-  dcin_q iq_out[DCIN_NUM_IQ_DIRS];                 /* inject queues TR TL TD TU EQ */
-  dcin_q rb_in[2];                                 /* first-dimension lanes [pos, neg] */
-  dcin_q rb_out[DCIN_NUM_RB_OUT];                  /* EQ, second-dim pos, neg */
-  dcin_q eq_in[2];                                 /* second-dimension lanes [pos, neg] */
+  dcin_q iq_out[DCIN_NUM_IQ_DIRS];                  /* inject queues TR TL TD TU EQ */
+  dcin_q rb_in[2];                                  /* first-dimension lanes [pos, neg] */
+  dcin_q rb_out[DCIN_NUM_RB_OUT];                   /* EQ, second-dim pos, neg */
+  dcin_q eq_in[2];                                  /* second-dimension lanes [pos, neg] */
   dcin_q eq_arb[DCIN_NUM_EQ_PORTS];
   dcin_q eq_ch[DCIN_NUM_IPS];
-  uint8_t iq_rr[DCIN_NUM_IQ_DIRS];  /* round-robin pointers (IP index) per output */
-  uint8_t rb_rr[DCIN_NUM_RB_OUT];   /* per output, over the 4 inputs */
-  uint8_t eq_rr[DCIN_NUM_IPS];      /* per IP output, over the 4 ports */
+  uint8_t iq_rr[DCIN_NUM_IQ_DIRS]; /* round-robin pointers (IP index) per output */
+  uint8_t rb_rr[DCIN_NUM_RB_OUT];  /* per output, over the 4 inputs */
+  uint8_t eq_rr[DCIN_NUM_IPS];     /* per IP output, over the 4 ports */
   /* E-Tag */
-  int16_t ue[4][3];                 /* entries in use: [rb_in pos, rb_in neg, eq_in pos, eq_in neg][level] */
-  uint8_t rel_pending[4][3];        /* entries to release at the end of the next cycle */
-  uint8_t rel_now[4][3];            /* entries to release at the end of this cycle */
-  uint32_t t0_ptr[2];               /* T0 round-robin pointer (slot order) [first dim, second dim] */
+  int16_t ue[4][3]; /* entries in use: [rb_in pos, rb_in neg, eq_in pos, eq_in neg][level] */
+  uint8_t rel_pending[4][3]; /* entries to release at the end of the next cycle */
+  uint8_t rel_now[4][3];     /* entries to release at the end of this cycle */
+  uint32_t t0_ptr[2];        /* T0 round-robin pointer (slot order) [first dim, second dim] */
   /* I-Tag */
-  uint8_t itag_out[4];              /* tags outstanding per inject lane */
-  uint8_t itag_req[4];              /* crossring_compat: heads that reached the trigger, never cleared */
-  uint32_t busy;                    /* flits in this node's queues (skip idle nodes) */
-  uint16_t iq_n;                    /* flits waiting for IQ arbitration (channel buffers, arbiter inputs) */
-  uint16_t rb_n;                    /* flits waiting for the ring bridge (its inputs) */
-  uint16_t eq_n;                    /* flits waiting for EQ arbitration (EQ inputs, loop-back, RB to EQ, arbiter inputs) */
-  uint16_t cp_n;                    /* flits waiting for CP injection (first-dim IQ queues, RB outputs) */
-  uint8_t rel_any;                  /* E-Tag releases pending */
+  uint8_t itag_out[4]; /* tags outstanding per inject lane */
+  uint8_t itag_req[4]; /* crossring_compat: heads that reached the trigger, never cleared */
+  uint32_t busy;       /* flits in this node's queues (skip idle nodes) */
+  uint16_t iq_n;       /* flits waiting for IQ arbitration (channel buffers, arbiter inputs) */
+  uint16_t rb_n;       /* flits waiting for the ring bridge (its inputs) */
+  uint16_t
+      eq_n; /* flits waiting for EQ arbitration (EQ inputs, loop-back, RB to EQ, arbiter inputs) */
+  uint16_t cp_n;   /* flits waiting for CP injection (first-dim IQ queues, RB outputs) */
+  uint8_t rel_any; /* E-Tag releases pending */
 } dcin_node;
 
 /* Per (die, node, ip) interface state, and RN/SN resources. */
 typedef struct dcin_ip {
-  dcin_list inj[DCIN_NUM_NETS];     /* unbounded inject FIFOs (req, data) */
+  dcin_list inj[DCIN_NUM_NETS];       /* unbounded inject FIFOs (req, data) */
   dcin_list rsp_q[DCIN_NUM_RSP_PRIO]; /* RSP inject queues by priority */
   dcin_q l2h[DCIN_NUM_NETS];
   dcin_q h2l_h[DCIN_NUM_NETS], h2l_l[DCIN_NUM_NETS];
   /* RN */
-  int rd_trk, wr_trk, rdb, wdb;     /* free resources */
+  int rd_trk, wr_trk, rdb, wdb; /* free resources */
   /* SN */
   int ro_trk, share_trk, sn_wdb, sn_rdb;
-  dcin_list rd_wait, wr_wait;       /* txn indices (next_wait) refused, waiting for Pcredit */
+  dcin_list rd_wait, wr_wait; /* txn indices (next_wait) refused, waiting for Pcredit */
   /* token buckets (data only) */
   double tx_tok, rx_tok;
   uint64_t tx_last, rx_last;
   double rate, cap;
-  uint32_t busy;                    /* items queued here */
-  uint16_t h2l_n;                   /* flits in h2l_h / h2l_l (pre registers included) */
-  uint16_t eqch;                    /* flits for this IP in the node's EQ channel buffers */
+  uint32_t busy;  /* items queued here */
+  uint16_t h2l_n; /* flits in h2l_h / h2l_l (pre registers included) */
+  uint16_t eqch;  /* flits for this IP in the node's EQ channel buffers */
 } dcin_ip;
 
 typedef struct dcin_die {
   int id;
   dcin_cfg *cfg;
-  dcin_ring *rings[DCIN_NUM_NETS];  /* rows horizontal, then cols vertical */
+  dcin_ring *rings[DCIN_NUM_NETS]; /* rows horizontal, then cols vertical */
   int nrings;
-  dcin_node *nodes[DCIN_NUM_NETS];  /* nodes entries per network */
-  dcin_ip *ips;                     /* nodes * DCIN_NUM_IPS */
+  dcin_node *nodes[DCIN_NUM_NETS]; /* nodes entries per network */
+  dcin_ip *ips;                    /* nodes * DCIN_NUM_IPS */
   /* ring geometry: index of CP_IN / CP_OUT per (node, lane) */
-  uint16_t *cp_in, *cp_out;         /* [node * 4 + lane] */
-  int16_t *ring_of;                 /* [node * 4 + lane] ring index */
+  uint16_t *cp_in, *cp_out; /* [node * 4 + lane] */
+  int16_t *ring_of;         /* [node * 4 + lane] ring index */
   /* T0 tables: per network, per node, per dim: bitset over ring slots */
-  uint64_t *t0_bits;                /* [net][node][dim][words] */
+  uint64_t *t0_bits; /* [net][node][dim][words] */
   int t0_words;
   /* I-Tag reservations: per network per ring per slot: reserver (node*4+lane) or -1 */
-  int16_t *itag_slot;               /* [net][ring][slot] */
+  int16_t *itag_slot; /* [net][ring][slot] */
   int itag_stride;
-  dcin_q **pending;                 /* queues whose pre register was filled (commit list) */
+  dcin_q **pending; /* queues whose pre register was filled (commit list) */
   uint32_t npending, cap_pending;
-  uint32_t *ipbusy;                 /* [node]: sum of the node's dcin_ip.busy */
-  uint32_t *eqch;                   /* [node]: flits in the node's EQ channel buffers, all nets */
-  uint32_t rel_nodes;               /* (net, node) pairs with E-Tag releases pending */
-  dcin_list sn_release;             /* txns with a pending share-tracker release */
+  uint32_t *ipbusy;     /* [node]: sum of the node's dcin_ip.busy */
+  uint32_t *eqch;       /* [node]: flits in the node's EQ channel buffers, all nets */
+  uint32_t rel_nodes;   /* (net, node) pairs with E-Tag releases pending */
+  dcin_list sn_release; /* txns with a pending share-tracker release */
 } dcin_die;
 
-/* ---- D2D -------------------------------------------------------------------------------------- */
+/* ---- D2D --------------------------------------------------------------------------------------
+ */
 
 /* One direction of one connection: the five AXI channels as delay lines. */
 typedef struct dcin_axi {
   int src_die, src_node, dst_die, dst_node;
-  dcin_list chan[DCIN_NUM_AXI];     /* flits in flight, in order; arrive stamp each */
-  dcin_list pend[DCIN_NUM_AXI];     /* waiting to enter (AR/AW/W from the D2D_SN, R/B from the D2D_RN) */
-  dcin_list rx[DCIN_NUM_AXI];       /* delivered, waiting for the peer interface */
+  dcin_list chan[DCIN_NUM_AXI]; /* flits in flight, in order; arrive stamp each */
+  dcin_list
+      pend[DCIN_NUM_AXI];     /* waiting to enter (AR/AW/W from the D2D_SN, R/B from the D2D_RN) */
+  dcin_list rx[DCIN_NUM_AXI]; /* delivered, waiting for the peer interface */
   double tok[DCIN_NUM_AXI];
   uint64_t last[DCIN_NUM_AXI];
   uint32_t busy;
@@ -363,39 +374,39 @@ typedef struct dcin_sim {
   dcin_lcfg lcfg;
   int ndies;
   dcin_die dies[CS_TOPO_MAX_DIES];
-  int nlinks;                       /* connections */
+  int nlinks; /* connections */
   cs_d2d_link links[CS_TOPO_MAX_LINKS];
-  dcin_axi *axi;                    /* 2 per connection: [2*i] a->b, [2*i+1] b->a */
+  dcin_axi *axi; /* 2 per connection: [2*i] a->b, [2*i+1] b->a */
   /* pools */
   dcin_flit *flits;
   uint32_t nflits, cap_flits, free_flit;
   dcin_txn *txns;
   uint32_t ntxns, cap_txns;
-  uint32_t free_txn;                /* recycled transaction slots (linked by next_wait) */
+  uint32_t free_txn; /* recycled transaction slots (linked by next_wait) */
   /* request_id -> txn index (open addressing) */
   uint64_t *map_keys;
   uint32_t *map_vals;
   uint32_t map_cap;
-  uint32_t *arena;                  /* backing store of every dcin_q */
+  uint32_t *arena; /* backing store of every dcin_q */
   size_t arena_used, arena_cap;
   /* logical GDMA per-endpoint transaction counters (channel alternation) */
   uint64_t *gdma_count;
   int num_endpoints;
   /* time */
-  uint64_t cyc;                     /* next sim cycle to simulate */
-  uint64_t tick_num, tick_den;      /* tick = floor(cyc * num / den) */
+  uint64_t cyc;                /* next sim cycle to simulate */
+  uint64_t tick_num, tick_den; /* tick = floor(cyc * num / den) */
   /* completions */
   cs_completion *comp;
   size_t comp_head, comp_n, comp_cap;
-  uint32_t active_txns;             /* injected and not final */
-  uint64_t rng;                     /* xorshift state for DDR latency variance */
+  uint32_t active_txns; /* injected and not final */
+  uint64_t rng;         /* xorshift state for DDR latency variance */
   dcin_stats st;
-  bool check_each_cycle;            /* tests: run the invariant checker every cycle */
+  bool check_each_cycle; /* tests: run the invariant checker every cycle */
   /* Validation: called at every stage a flit reaches (NULL in production).  what is one of
    * "CP_IN", "CP_OUT", "RB", "EQ", "EQ_CH", "IP_RX"; lane is -1 where it does not apply. */
   void (*trace)(void *ctx, uint64_t cyc, const dcin_flit *fl, const char *what, int node, int lane);
   void *trace_ctx;
-  char fault[256];                  /* first internal fault seen inside a cycle */
+  char fault[256]; /* first internal fault seen inside a cycle */
 } dcin_sim;
 
 /* ---- internal API (tests use these too) ------------------------------------------------------ */
@@ -482,8 +493,8 @@ void dcin_sn_gate_open(dcin_sim *s, uint32_t t);
 uint32_t dcin_make_flit(dcin_sim *s, uint32_t t, int die, int net, int kind, int src_node,
                         int src_ip, int dst_node, int dst_ip);
 /* An RSP departing 1 ns + SN processing after `base` (dcin_send_rsp: after now). */
-void dcin_send_rsp(dcin_sim *s, dcin_die *d, int node, int ip, uint32_t t, int kind,
-                   int dst_node, int dst_ip);
+void dcin_send_rsp(dcin_sim *s, dcin_die *d, int node, int ip, uint32_t t, int kind, int dst_node,
+                   int dst_ip);
 void dcin_send_rsp_at(dcin_sim *s, dcin_die *d, int node, int ip, uint32_t t, int kind,
                       int dst_node, int dst_ip, uint64_t base);
 void dcin_enqueue(dcin_sim *s, dcin_die *d, int node, int ip, uint32_t f);
@@ -518,8 +529,8 @@ static inline void dcin_put(dcin_die *d, dcin_q *q, uint32_t f) {
   d->pending[d->npending++] = q;
 }
 
-#define DCIN_TRACE(s, f, what, node, lane)                                     \
-  do {                                                                         \
+#define DCIN_TRACE(s, f, what, node, lane)                                                  \
+  do {                                                                                      \
     if ((s)->trace) (s)->trace((s)->trace_ctx, (s)->cyc, &(s)->flits[f], what, node, lane); \
   } while (0)
 

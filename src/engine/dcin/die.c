@@ -42,13 +42,15 @@ int dcin_die_init(dcin_sim *s, dcin_die *d, int id, cs_err *err) {
         rc |= dcin_arena_take(s, &nd->iq_arb[i], c->arb_in);
         rc |= dcin_arena_take(s, &nd->eq_ch[i], c->eq_ch);
       }
-      for (int i = 0; i < DCIN_NUM_IQ_DIRS; i++) rc |= dcin_arena_take(s, &nd->iq_out[i], c->iq_out[i]);
+      for (int i = 0; i < DCIN_NUM_IQ_DIRS; i++)
+        rc |= dcin_arena_take(s, &nd->iq_out[i], c->iq_out[i]);
       for (int i = 0; i < 2; i++) {
         rc |= dcin_arena_take(s, &nd->rb_in[i], c->rb_in);
         rc |= dcin_arena_take(s, &nd->eq_in[i], c->eq_in);
       }
       for (int i = 0; i < DCIN_NUM_RB_OUT; i++) rc |= dcin_arena_take(s, &nd->rb_out[i], c->rb_out);
-      for (int i = 0; i < DCIN_NUM_EQ_PORTS; i++) rc |= dcin_arena_take(s, &nd->eq_arb[i], c->arb_in);
+      for (int i = 0; i < DCIN_NUM_EQ_PORTS; i++)
+        rc |= dcin_arena_take(s, &nd->eq_arb[i], c->arb_in);
       if (rc) return cs_err_set(err, CS_EINTERNAL, "queue arena too small");
     }
   }
@@ -57,7 +59,7 @@ int dcin_die_init(dcin_sim *s, dcin_die *d, int id, cs_err *err) {
   d->eqch = calloc((size_t)c->nodes, sizeof *d->eqch);
   /* every queue can be listed at most once (its pre holds one flit) */
   d->cap_pending = (uint32_t)(c->nodes * (DCIN_NUM_NETS * (3 * DCIN_NUM_IPS + DCIN_NUM_IQ_DIRS + 4 +
-                                                          DCIN_NUM_RB_OUT + DCIN_NUM_EQ_PORTS) +
+                                                           DCIN_NUM_RB_OUT + DCIN_NUM_EQ_PORTS) +
                                           DCIN_NUM_IPS * DCIN_NUM_NETS * 3));
   d->pending = malloc(sizeof *d->pending * d->cap_pending);
   if (!d->ipbusy || !d->eqch || !d->pending) return cs_err_set(err, CS_ENOMEM, "die %d", id);
@@ -75,25 +77,26 @@ int dcin_die_init(dcin_sim *s, dcin_die *d, int id, cs_err *err) {
       for (int p = 0; p < DCIN_NUM_RSP_PRIO; p++) ip->rsp_q[p].head = ip->rsp_q[p].tail = DCIN_NIL;
       ip->rd_wait.head = ip->rd_wait.tail = ip->wr_wait.head = ip->wr_wait.tail = DCIN_NIL;
       switch (i) {
-      case DCIN_IP_GDMA0:
-      case DCIN_IP_GDMA1:
-        ip->rd_trk = c->rn_rd_trk, ip->wr_trk = c->rn_wr_trk, ip->rdb = c->rn_rdb, ip->wdb = c->rn_wdb;
-        ip->rate = c->dma_rate, ip->cap = c->dma_cap;
-        break;
-      case DCIN_IP_DDR0:
-      case DCIN_IP_DDR1:
-        ip->ro_trk = c->sn_ro_trk, ip->share_trk = c->sn_share_trk, ip->sn_wdb = c->sn_wdb;
-        ip->rate = c->ddr_rate, ip->cap = c->ddr_cap;
-        break;
-      case DCIN_IP_D2D_RN:
-        ip->rd_trk = s->lcfg.rn_rd_trk, ip->wr_trk = s->lcfg.rn_wr_trk;
-        ip->rdb = s->lcfg.rn_rdb, ip->wdb = s->lcfg.rn_wdb;
-        ip->rate = s->lcfg.rn_rate, ip->cap = s->lcfg.rn_cap;
-        break;
-      default:
-        ip->ro_trk = s->lcfg.sn_ro_trk, ip->share_trk = s->lcfg.sn_share_trk;
-        ip->sn_wdb = s->lcfg.sn_wdb, ip->sn_rdb = s->lcfg.sn_rdb;
-        ip->rate = s->lcfg.sn_rate, ip->cap = s->lcfg.sn_cap;
+        case DCIN_IP_GDMA0:
+        case DCIN_IP_GDMA1:
+          ip->rd_trk = c->rn_rd_trk, ip->wr_trk = c->rn_wr_trk, ip->rdb = c->rn_rdb,
+          ip->wdb = c->rn_wdb;
+          ip->rate = c->dma_rate, ip->cap = c->dma_cap;
+          break;
+        case DCIN_IP_DDR0:
+        case DCIN_IP_DDR1:
+          ip->ro_trk = c->sn_ro_trk, ip->share_trk = c->sn_share_trk, ip->sn_wdb = c->sn_wdb;
+          ip->rate = c->ddr_rate, ip->cap = c->ddr_cap;
+          break;
+        case DCIN_IP_D2D_RN:
+          ip->rd_trk = s->lcfg.rn_rd_trk, ip->wr_trk = s->lcfg.rn_wr_trk;
+          ip->rdb = s->lcfg.rn_rdb, ip->wdb = s->lcfg.rn_wdb;
+          ip->rate = s->lcfg.rn_rate, ip->cap = s->lcfg.rn_cap;
+          break;
+        default:
+          ip->ro_trk = s->lcfg.sn_ro_trk, ip->share_trk = s->lcfg.sn_share_trk;
+          ip->sn_wdb = s->lcfg.sn_wdb, ip->sn_rdb = s->lcfg.sn_rdb;
+          ip->rate = s->lcfg.sn_rate, ip->cap = s->lcfg.sn_cap;
       }
       ip->tx_tok = ip->rx_tok = ip->cap;
     }

@@ -132,8 +132,8 @@ static uint64_t tick_of(const dcin_sim *s, uint64_t c) { return c * s->tick_num 
 int dcin_inject_phys(dcin_sim *s, uint64_t id, int src_die, int src_node, int src_ip, int dst_die,
                      int dst_node, int dst_ip, bool is_read, int burst, cs_err *err) {
   const dcin_cfg *c = &s->cfg;
-  if (src_die < 0 || src_die >= s->ndies || dst_die < 0 || dst_die >= s->ndies ||
-      src_node < 0 || src_node >= c->nodes || dst_node < 0 || dst_node >= c->nodes)
+  if (src_die < 0 || src_die >= s->ndies || dst_die < 0 || dst_die >= s->ndies || src_node < 0 ||
+      src_node >= c->nodes || dst_node < 0 || dst_node >= c->nodes)
     return cs_err_set(err, CS_EINVAL, "request %llu: place die%d:%d -> die%d:%d outside the chip",
                       (unsigned long long)id, src_die, src_node, dst_die, dst_node);
   if ((src_ip != DCIN_IP_GDMA0 && src_ip != DCIN_IP_GDMA1) ||
@@ -278,7 +278,8 @@ void dcin_cycle(dcin_sim *s) {
   if (s->check_each_cycle && !s->fault[0]) {
     cs_err e;
     cs_err_clear(&e);
-    if (dcin_check(s, &e)) snprintf(s->fault, sizeof s->fault, "cycle %llu: %.200s", (unsigned long long)s->cyc, e.msg);
+    if (dcin_check(s, &e))
+      snprintf(s->fault, sizeof s->fault, "cycle %llu: %.200s", (unsigned long long)s->cyc, e.msg);
   }
   s->cyc++;
 }
@@ -366,10 +367,9 @@ static int op_inject(void *engine, const cs_inject *in, cs_err *err) {
                         (unsigned long long)in->request_id);
     const dcin_txn *x = &s->txns[t];
     if (in->src_id != x->dst_id || in->dst_id != x->src_id)
-      return cs_err_set(err, CS_ECONSTRAINT,
-                        "C10: rsp of request %llu goes %d->%d, the req went %d->%d",
-                        (unsigned long long)in->request_id, in->src_id, in->dst_id, x->src_id,
-                        x->dst_id);
+      return cs_err_set(
+          err, CS_ECONSTRAINT, "C10: rsp of request %llu goes %d->%d, the req went %d->%d",
+          (unsigned long long)in->request_id, in->src_id, in->dst_id, x->src_id, x->dst_id);
     return dcin_rsp(s, t, err);
   }
   if (in->packet_type != CS_PKT_REQ)
@@ -425,7 +425,6 @@ static size_t op_poll(void *engine, cs_completion *out, size_t cap) {
 }
 
 static uint64_t op_now(const void *engine) { return ((const dcin_engine *)engine)->now_tick; }
-
 
 void dcin_describe_txn(const dcin_sim *s, uint32_t t, cs_txn_record *rec);
 /* Record cycles are NoC cycles (model.h): sim cycles / NETWORK_SCALE; 0 = not reached. */

@@ -28,7 +28,8 @@ bool dcin_itag_can_inject(dcin_sim *s, dcin_die *d, int net, int node, int lane,
   int dim = (lane == DCIN_TR || lane == DCIN_TL) ? 0 : 1;
   if (dcin_ring_at(g, idx) != DCIN_NIL) {
     uint32_t wait = dim == 0 ? fl->wait_h : fl->wait_v;
-    if (*tag < 0 && wait > (uint32_t)d->cfg->itag_th[dim] && nd->itag_out[lane] < d->cfg->itag_max[dim] &&
+    if (*tag < 0 && wait > (uint32_t)d->cfg->itag_th[dim] &&
+        nd->itag_out[lane] < d->cfg->itag_max[dim] &&
         !(d->cfg->crossring_compat && nd->itag_req[lane])) {
       *tag = (int16_t)me;
       nd->itag_out[lane]++;

@@ -5,7 +5,6 @@
  */
 #include "dcin_int.h"
 
-
 void dcin_eq_step(dcin_sim *s, dcin_die *d, int net, int node) {
   const dcin_cfg *c = d->cfg;
   int lane_p = c->yx ? DCIN_TR : DCIN_TD, lane_n = c->yx ? DCIN_TL : DCIN_TU;
@@ -13,8 +12,7 @@ void dcin_eq_step(dcin_sim *s, dcin_die *d, int net, int node) {
   dcin_q *src[DCIN_NUM_EQ_PORTS] = {&nd->eq_in[0], &nd->eq_in[1], &nd->iq_out[DCIN_IQ_EQ],
                                     &nd->rb_out[DCIN_RB_EQ]};
   /* port order of the arbiter: second-dim neg, pos, IQ, RB */
-  static const int port_of[DCIN_NUM_EQ_PORTS] = {DCIN_EQP_P, DCIN_EQP_N, DCIN_EQP_IQ,
-                                                 DCIN_EQP_RB};
+  static const int port_of[DCIN_NUM_EQ_PORTS] = {DCIN_EQP_P, DCIN_EQP_N, DCIN_EQP_IQ, DCIN_EQP_RB};
   for (int i = 0; i < DCIN_NUM_EQ_PORTS; i++) {
     dcin_q *a = &nd->eq_arb[port_of[i]];
     if (!src[i]->n || !dcin_q_can_put(a)) continue;

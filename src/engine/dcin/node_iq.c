@@ -20,7 +20,9 @@ static bool bucket_take(dcin_ip *ip, double *tok, uint64_t *last, uint64_t now) 
   return false;
 }
 
-bool dcin_rx_bucket(dcin_ip *ip, uint64_t now) { return bucket_take(ip, &ip->rx_tok, &ip->rx_last, now); }
+bool dcin_rx_bucket(dcin_ip *ip, uint64_t now) {
+  return bucket_take(ip, &ip->rx_tok, &ip->rx_last, now);
+}
 
 static void inject_to_l2h(dcin_sim *s, dcin_die *d, int node, int ipi, dcin_ip *ip, int net) {
   dcin_q *l2h = &ip->l2h[net];
@@ -149,8 +151,9 @@ void dcin_cp_inject(dcin_sim *s, dcin_die *d, int net, int node) {
     dcin_q *q = inject_source(c, nd, lane);
     if (!q->n) continue;
     uint32_t f = dcin_q_front(q);
-    if (c->crossring_compat && (pdim == 0 ? s->flits[f].wait_h : s->flits[f].wait_v) ==
-                                   (uint32_t)c->itag_th[pdim] && nd->itag_req[lane] < 255)
+    if (c->crossring_compat &&
+        (pdim == 0 ? s->flits[f].wait_h : s->flits[f].wait_v) == (uint32_t)c->itag_th[pdim] &&
+        nd->itag_req[lane] < 255)
       nd->itag_req[lane]++;
     if (dcin_itag_can_inject(s, d, net, node, lane, f)) {
       dcin_q_pop(q);

@@ -108,78 +108,78 @@ void dcin_rn_receive(dcin_sim *s, dcin_die *d, int node, int ipi, uint32_t f) {
   dcin_ip *ip = dcin_ipp(d, node, ipi);
   const dcin_cfg *c = d->cfg;
   switch (fl->kind) {
-  case DCIN_K_RSP_DBID: {
-    t->t_dbid_rn = s->cyc;
-    t->t_cmd_end = s->cyc;
-    t->t_wdata_gen = s->cyc;
-    int tn, tip;
-    first_target(s, t, &tn, &tip);
-    for (int i = 0; i < t->burst; i++) {
-      uint32_t g = dcin_make_flit(s, ti, d->id, DCIN_NET_DATA, DCIN_K_DATA, node, ipi, tn, tip);
-      if (g == DCIN_NIL) break;
-      s->flits[g].flit_id = (uint8_t)i;
-      s->flits[g].last = (uint8_t)(i == t->burst - 1);
-      s->flits[g].depart = s->cyc + c->ddr_w_lat + (uint64_t)i * c->ip_scale + c->rn_proc;
-      dcin_enqueue(s, d, node, ipi, g);
+    case DCIN_K_RSP_DBID: {
+      t->t_dbid_rn = s->cyc;
+      t->t_cmd_end = s->cyc;
+      t->t_wdata_gen = s->cyc;
+      int tn, tip;
+      first_target(s, t, &tn, &tip);
+      for (int i = 0; i < t->burst; i++) {
+        uint32_t g = dcin_make_flit(s, ti, d->id, DCIN_NET_DATA, DCIN_K_DATA, node, ipi, tn, tip);
+        if (g == DCIN_NIL) break;
+        s->flits[g].flit_id = (uint8_t)i;
+        s->flits[g].last = (uint8_t)(i == t->burst - 1);
+        s->flits[g].depart = s->cyc + c->ddr_w_lat + (uint64_t)i * c->ip_scale + c->rn_proc;
+        dcin_enqueue(s, d, node, ipi, g);
+      }
+      if (!t->cross) rn_release(t, ip);
+      break;
     }
-    if (!t->cross) rn_release(t, ip);
-    break;
-  }
-  case DCIN_K_RSP_RETRY:
-    t->retries++;
-    t->state = DCIN_TS_RETRIED;
-    if (t->is_read)
-      s->st.retries_rd++;
-    else
-      s->st.retries_wr++;
-    break;
-  case DCIN_K_RSP_PCREDIT: {
-    int tn, tip;
-    first_target(s, t, &tn, &tip);
-    uint32_t g = dcin_make_flit(s, ti, d->id, DCIN_NET_REQ,
-                                t->is_read ? DCIN_K_REQ_RD : DCIN_K_REQ_WR, node, ipi, tn, tip);
-    if (g == DCIN_NIL) break;
-    s->flits[g].old = 1;
-    s->flits[g].depart = 0;
-    dcin_ip *x = dcin_ipp(d, node, ipi);
-    dcin_list_push_front(s, &x->inj[DCIN_NET_REQ], g);
-    dcin_ip_busy(d, node, x, +1);
-    t->state = DCIN_TS_REQ;
-    break;
-  }
-  case DCIN_K_RSP_COMP:
-    rn_release(t, ip);
-    dcin_final_done(s, ti);
-    break;
-  case DCIN_K_DATA:
-    if (++t->data_rx_rn == t->burst) {
-      t->t_data_done = s->cyc;
+    case DCIN_K_RSP_RETRY:
+      t->retries++;
+      t->state = DCIN_TS_RETRIED;
+      if (t->is_read)
+        s->st.retries_rd++;
+      else
+        s->st.retries_wr++;
+      break;
+    case DCIN_K_RSP_PCREDIT: {
+      int tn, tip;
+      first_target(s, t, &tn, &tip);
+      uint32_t g = dcin_make_flit(s, ti, d->id, DCIN_NET_REQ,
+                                  t->is_read ? DCIN_K_REQ_RD : DCIN_K_REQ_WR, node, ipi, tn, tip);
+      if (g == DCIN_NIL) break;
+      s->flits[g].old = 1;
+      s->flits[g].depart = 0;
+      dcin_ip *x = dcin_ipp(d, node, ipi);
+      dcin_list_push_front(s, &x->inj[DCIN_NET_REQ], g);
+      dcin_ip_busy(d, node, x, +1);
+      t->state = DCIN_TS_REQ;
+      break;
+    }
+    case DCIN_K_RSP_COMP:
       rn_release(t, ip);
       dcin_final_done(s, ti);
-    }
-    break;
-  default:
-    if (!s->fault[0])
-      snprintf(s->fault, sizeof s->fault, "request %llu: RN got unexpected flit kind %d",
-               (unsigned long long)t->request_id, fl->kind);
+      break;
+    case DCIN_K_DATA:
+      if (++t->data_rx_rn == t->burst) {
+        t->t_data_done = s->cyc;
+        rn_release(t, ip);
+        dcin_final_done(s, ti);
+      }
+      break;
+    default:
+      if (!s->fault[0])
+        snprintf(s->fault, sizeof s->fault, "request %llu: RN got unexpected flit kind %d",
+                 (unsigned long long)t->request_id, fl->kind);
   }
   dcin_flit_free(s, f);
 }
 
 void dcin_ip_receive(dcin_sim *s, dcin_die *d, int node, int ip, uint32_t f) {
   switch (ip) {
-  case DCIN_IP_GDMA0:
-  case DCIN_IP_GDMA1:
-    dcin_rn_receive(s, d, node, ip, f);
-    break;
-  case DCIN_IP_DDR0:
-  case DCIN_IP_DDR1:
-    dcin_sn_receive(s, d, node, ip, f);
-    break;
-  case DCIN_IP_D2D_SN:
-    dcin_d2d_sn_receive(s, d, node, f);
-    break;
-  default:
-    dcin_d2d_rn_receive(s, d, node, f);
+    case DCIN_IP_GDMA0:
+    case DCIN_IP_GDMA1:
+      dcin_rn_receive(s, d, node, ip, f);
+      break;
+    case DCIN_IP_DDR0:
+    case DCIN_IP_DDR1:
+      dcin_sn_receive(s, d, node, ip, f);
+      break;
+    case DCIN_IP_D2D_SN:
+      dcin_d2d_sn_receive(s, d, node, f);
+      break;
+    default:
+      dcin_d2d_rn_receive(s, d, node, f);
   }
 }

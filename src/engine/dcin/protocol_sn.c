@@ -161,8 +161,7 @@ static void wake_write(dcin_sim *s, dcin_die *d, int node, int ipi, dcin_ip *ip,
     uint32_t w = dcin_wait_pop(s, &ip->wr_wait);
     (*trk)--;
     *wdb -= s->txns[w].burst;
-    dcin_send_rsp(s, d, node, ipi, w, DCIN_K_RSP_PCREDIT, s->txns[w].wait_node,
-                  s->txns[w].wait_ip);
+    dcin_send_rsp(s, d, node, ipi, w, DCIN_K_RSP_PCREDIT, s->txns[w].wait_node, s->txns[w].wait_ip);
   }
 }
 
@@ -170,8 +169,7 @@ static void wake_read(dcin_sim *s, dcin_die *d, int node, int ipi, dcin_ip *ip) 
   while (ip->rd_wait.n && ip->ro_trk > 0) {
     uint32_t w = dcin_wait_pop(s, &ip->rd_wait);
     ip->ro_trk--;
-    dcin_send_rsp(s, d, node, ipi, w, DCIN_K_RSP_PCREDIT, s->txns[w].wait_node,
-                  s->txns[w].wait_ip);
+    dcin_send_rsp(s, d, node, ipi, w, DCIN_K_RSP_PCREDIT, s->txns[w].wait_node, s->txns[w].wait_ip);
   }
 }
 

@@ -32,10 +32,12 @@ static void lay_lane(dcin_ring *g, int *idx, const int *nodes, int n, int s, int
     d->cp_in[node * 4 + lane] = (uint16_t)*idx;
     g->kind[*idx] = DCIN_SL_CP_IN, g->lane[*idx] = (uint8_t)lane, g->node[(*idx)++] = (int16_t)node;
     d->cp_out[node * 4 + lane] = (uint16_t)*idx;
-    g->kind[*idx] = DCIN_SL_CP_OUT, g->lane[*idx] = (uint8_t)lane, g->node[(*idx)++] = (int16_t)node;
+    g->kind[*idx] = DCIN_SL_CP_OUT, g->lane[*idx] = (uint8_t)lane,
+    g->node[(*idx)++] = (int16_t)node;
     if (k < n - 1)
       for (int j = 0; j < s; j++)
-        g->kind[*idx] = DCIN_SL_LINK, g->lane[*idx] = (uint8_t)lane, g->node[(*idx)++] = (int16_t)node;
+        g->kind[*idx] = DCIN_SL_LINK, g->lane[*idx] = (uint8_t)lane,
+        g->node[(*idx)++] = (int16_t)node;
   }
 }
 
@@ -88,8 +90,8 @@ int dcin_ring_build(dcin_sim *s, dcin_die *d, cs_err *err) {
       if (g->kind[i] == DCIN_SL_CP_IN) g->cp_in_pos[g->n_cp_in++] = (uint16_t)i;
     for (int i = 0; i < len; i++)
       g->ej[i] = g->kind[i] != DCIN_SL_CP_IN ? -1
-                 : g->dim == 1           ? g->node[i]
-                                         : (int16_t)dcin_eject_key(c, g->node[i], 0);
+                 : g->dim == 1               ? g->node[i]
+                                             : (int16_t)dcin_eject_key(c, g->node[i], 0);
     for (int k = 0; k < n; k++) {
       d->ring_of[nodes[k] * 4 + (horiz ? DCIN_TR : DCIN_TD)] = (int16_t)r;
       d->ring_of[nodes[k] * 4 + (horiz ? DCIN_TL : DCIN_TU)] = (int16_t)r;
@@ -190,7 +192,8 @@ static void ring_cycle(dcin_sim *s, dcin_die *d, int net, dcin_ring *g) {
       if (wraps && d->cfg->crossring_compat && p == 0) continue; /* traced above */
       bool st = false;
       for (int k = 0; k < run && !st; k++) st = stalled[k] == f;
-      if (!st) DCIN_TRACE(s, f, g->kind[p] == DCIN_SL_CP_IN ? "CP_IN" : "CP_OUT", g->node[p], g->lane[p]);
+      if (!st)
+        DCIN_TRACE(s, f, g->kind[p] == DCIN_SL_CP_IN ? "CP_IN" : "CP_OUT", g->node[p], g->lane[p]);
     }
   }
 }
