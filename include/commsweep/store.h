@@ -195,7 +195,10 @@ const char *cs_store_status_name(int status);
 
 /* ---- the writer lock ---------------------------------------------------------------------- */
 
-/* Takes "<path>.lock" (O_EXCL), holding "pid host start sweep".  A lock left by a dead process
+/* The lock file of a store: its canonical path (symlinks and relative paths resolved) plus
+ * ".lock".  cap should be at least 2 * PATH_MAX. */
+void cs_store_lock_path(const char *path, char *buf, size_t cap);
+/* Takes the lock file (O_EXCL), holding "pid host start sweep".  A lock left by a dead process
  * on this host is taken over; any other held lock is CS_EBUSY naming its holder.  break_lock
  * removes any existing lock first. */
 int cs_store_lock(const char *path, const char *sweep_name, bool break_lock, cs_err *err);

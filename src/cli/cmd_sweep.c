@@ -80,7 +80,7 @@ static int parse(int argc, char **argv, cs_sweep_options *o, bool *help) {
  * this process holds it, then die of the signal as usual.  Rows already written stay; the
  * next run of the sweep finishes the rest.  The lock path is the process's only signal-time
  * state, set once before the sweep starts; the handler uses async-signal-safe calls only. */
-static char lock_path_for_signal[4096];
+static char lock_path_for_signal[8192];
 
 static void release_lock_and_die(int sig) {
   char want[32], got[32];
@@ -103,7 +103,7 @@ static void release_lock_and_die(int sig) {
 }
 
 static void release_lock_on_signal(const char *out_path) {
-  snprintf(lock_path_for_signal, sizeof lock_path_for_signal, "%s.lock", out_path);
+  cs_store_lock_path(out_path, lock_path_for_signal, sizeof lock_path_for_signal);
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = release_lock_and_die;

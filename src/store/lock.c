@@ -1,8 +1,10 @@
-/* The writer lock: "<file>.lock", created with O_EXCL, holding "pid=<pid> host=<host>
+/* The writer lock: "<file>.lock" next to the file's canonical path, created with O_EXCL, holding "pid=<pid> host=<host>
  * started=<utc> sweep=<name>".  At most one sweep writes a store at a time; a second one fails
  * with the holder named.  A lock whose holder was on this host and is gone (kill -9) is stale and
  * is taken over; a lock from another host cannot be checked and needs --break-lock. */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -13,7 +15,34 @@
 
 #include "commsweep/store.h"
 
-static void lock_path(const char *path, char *buf, size_t cap) { snprintf(buf, cap, "%s.lock", path); }
+/* "<canonical path>.lock": the same lock whatever path (relative, via a symlink) names the
+ * file.  A file that does not exist yet is named by its canonical directory. */
+void cs_store_lock_path(const char *path, char *buf, size_t cap) {
+  char real[PATH_MAX], dir[PATH_MAX];
+  const char *base = "";
+  size_t n = strlen(path);
+  if (!realpath(path, real)) {
+    const char *slash = strrchr(path, '/');
+    base = slash ? slash + 1 : path;
+    size_t dlen = slash ? (size_t)(slash - path) : 0;
+    if (dlen >= sizeof dir) dlen = sizeof dir - 1;
+    memcpy(dir, slash ? path : ".", slash ? dlen : 1);
+    dir[slash ? dlen : 1] = '\0';
+    if (slash == path) strcpy(dir, "/");
+    if (!realpath(dir, real)) {
+      if (n + 6 > cap) n = cap - 6;
+      memcpy(buf, path, n);
+      memcpy(buf + n, ".lock", 6);
+      return;
+    }
+    if (strcmp(real, "/") != 0 && strlen(real) + 1 < sizeof real) strcat(real, "/");
+  }
+  size_t r = strlen(real), b = strlen(base);
+  if (r + b + 6 > cap) r = b = 0; /* cannot happen with cap >= 2 * PATH_MAX */
+  memcpy(buf, real, r);
+  memcpy(buf + r, base, b);
+  memcpy(buf + r + b, ".lock", 6);
+}
 
 static bool read_holder(const char *lpath, char *buf, size_t cap) {
   FILE *f = fopen(lpath, "r");
@@ -26,8 +55,8 @@ static bool read_holder(const char *lpath, char *buf, size_t cap) {
 }
 
 bool cs_store_lock_holder(const char *path, char *buf, size_t cap) {
-  char lpath[4096];
-  lock_path(path, lpath, sizeof lpath);
+  char lpath[2 * PATH_MAX];
+  cs_store_lock_path(path, lpath, sizeof lpath);
   buf[0] = '\0';
   return read_holder(lpath, buf, cap);
 }
@@ -57,8 +86,8 @@ static bool stale(const char *holder) {
 }
 
 int cs_store_lock(const char *path, const char *sweep_name, bool break_lock, cs_err *err) {
-  char lpath[4096], holder[512], host[256] = "";
-  lock_path(path, lpath, sizeof lpath);
+  char lpath[2 * PATH_MAX], holder[512], host[256] = "";
+  cs_store_lock_path(path, lpath, sizeof lpath);
   if (break_lock) unlink(lpath);
   gethostname(host, sizeof host - 1);
   for (int attempt = 0; attempt < 2; attempt++) {
@@ -94,7 +123,7 @@ int cs_store_lock(const char *path, const char *sweep_name, bool break_lock, cs_
 }
 
 void cs_store_unlock(const char *path) {
-  char lpath[4096];
-  lock_path(path, lpath, sizeof lpath);
+  char lpath[2 * PATH_MAX];
+  cs_store_lock_path(path, lpath, sizeof lpath);
   unlink(lpath);
 }
