@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <stddef.h>
@@ -152,8 +153,11 @@ int cs_store_open(const char *path, cs_store_mode mode, cs_store **out, cs_err *
    * h5py session) has the file open, so the writer does not take it. */
   hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
   if (st->writable) H5Pset_file_locking(fapl, false, true);
+  struct stat link;
   if (!exists && mode == CS_STORE_READ) {
     rc = cs_err_set(err, CS_ENOTFOUND, "no such file");
+  } else if (!exists && lstat(path, &link) == 0) {
+    rc = cs_err_set(err, CS_EINVAL, "a symbolic link to a missing file");
   } else if (!exists) {
     st->file = H5Fcreate(path, H5F_ACC_EXCL, H5P_DEFAULT, fapl);
     rc = st->file < 0 ? cs_store_h5_error(err, CS_EIO, "cannot create it") : create_layout(st, err);
