@@ -6,8 +6,8 @@
  * grant and sends a request (carrying its counters) before it runs the current range, so the
  * next grant is waiting when it finishes.  Rank 0 answers requests from the front of the list
  * (guided ranges: about remaining cost / (4 x ranks), at most MAX_BATCH items, at least one) and
- * between answers runs single items from the back, the cheapest, so it is never away long.  An
- * empty range means stop.  Which rank runs an item never changes what is written: row and
+ * between answers runs single items from the back, the cheapest, so it is never away long (on
+ * up to RANK0_WORKS_UP_TO ranks; beyond, it only dispatches).  An empty range means stop.  Which rank runs an item never changes what is written: row and
  * slice are fixed in the item.
  */
 #include <stdio.h>
@@ -19,6 +19,9 @@
 
 enum { TAG_REQ = 7101, TAG_GRANT = 7102 };
 #define MAX_BATCH 64
+/* Beyond this many ranks rank 0 only dispatches: a request then never waits behind one of its
+ * own jobs, and one worker's share is small anyway. */
+#define RANK0_WORKS_UP_TO 16
 
 typedef struct counters {
   uint64_t ran, failed, io_errors;
@@ -72,6 +75,7 @@ static void dispatch(MPI_Comm comm, int size, dispatcher *d, runner *r,
   for (size_t i = 0; i < n; i++) remaining += items[i].cost;
   const double total = remaining;
   int active = size - 1;
+  const bool works = size <= RANK0_WORKS_UP_TO;
   double last_print = MPI_Wtime();
   while (active > 0 || front < back) {
     while (active > 0) {
@@ -79,7 +83,7 @@ static void dispatch(MPI_Comm comm, int size, dispatcher *d, runner *r,
       MPI_Status status;
       MPI_Iprobe(MPI_ANY_SOURCE, TAG_REQ, comm, &flag, &status);
       if (!flag) {
-        if (front < back) break; /* nobody waiting: work */
+        if (works && front < back) break; /* nobody waiting: work */
         idle_pause();
         if (progress && progress_s > 0 && MPI_Wtime() - last_print >= progress_s) break;
         continue;
@@ -99,7 +103,7 @@ static void dispatch(MPI_Comm comm, int size, dispatcher *d, runner *r,
       MPI_Isend(d->grant[w], 2, MPI_UINT64_T, w, TAG_GRANT, comm, &d->sreq[w]);
       if (k == 0) active--;
     }
-    if (front < back) {
+    if ((works || active == 0) && front < back) {
       back--;
       remaining -= items[back].cost;
       run_item(r, &items[back]);
