@@ -3,7 +3,7 @@
  *   /jobs     one row per job: cache key, the job's inputs as columns and as canonical JSON, and
  *             the /txlog slice reserved for it.  Written only in the structural step.
  *   /results  one row per job, same index as /jobs: status, EngineResult columns, error message,
- *             the slice of /txlog actually written, and a checksum.
+ *             the slice of /txlog actually written, and two checksums (row, slice).
  *   /txlog    the transaction records of every job, each job's records contiguous.
  *
  * Crash safety rests on one invariant: the file's structure (datasets, extents, chunk index,
