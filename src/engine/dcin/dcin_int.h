@@ -131,12 +131,13 @@ typedef struct dcin_list {
 static inline uint32_t dcin_q_front(const dcin_q *q) { return q->n ? q->buf[q->head] : DCIN_NIL; }
 static inline uint32_t dcin_q_pop(dcin_q *q) {
   uint32_t f = q->buf[q->head];
-  q->head = (uint16_t)((q->head + 1) % q->cap);
+  q->head = (uint16_t)(q->head + 1 == q->cap ? 0 : q->head + 1); /* no division on the hot path */
   q->n--;
   return f;
 }
 static inline void dcin_q_push(dcin_q *q, uint32_t f) {
-  q->buf[(q->head + q->n) % q->cap] = f;
+  unsigned i = (unsigned)q->head + q->n;
+  q->buf[i >= q->cap ? i - q->cap : i] = f;
   q->n++;
 }
 /* pre free and FIFO not full: a flit may be placed into pre this cycle */
@@ -329,6 +330,8 @@ typedef struct dcin_die {
   /* ring geometry: index of CP_IN / CP_OUT per (node, lane) */
   uint16_t *cp_in, *cp_out; /* [node * 4 + lane] */
   int16_t *ring_of;         /* [node * 4 + lane] ring index */
+  uint8_t *first_lane;      /* [src * nodes + dst] dcin_first_lane, built once (no division) */
+  int16_t *ekey;            /* [node * 2 + dim] dcin_eject_key */
   /* T0 tables: per network, per node, per dim: bitset over ring slots */
   uint64_t *t0_bits; /* [net][node][dim][words] */
   int t0_words;
@@ -339,7 +342,8 @@ typedef struct dcin_die {
   uint32_t npending, cap_pending;
   uint32_t *ipbusy;     /* [node]: sum of the node's dcin_ip.busy */
   uint32_t *eqch;       /* [node]: flits in the node's EQ channel buffers, all nets */
-  uint32_t rel_nodes;   /* (net, node) pairs with E-Tag releases pending */
+  dcin_node **rel_list; /* the (net, node) queues with rel_any set, each once */
+  uint32_t nrel;
   dcin_list sn_release; /* txns with a pending share-tracker release */
 } dcin_die;
 
@@ -394,6 +398,7 @@ typedef struct dcin_sim {
   int num_endpoints;
   /* time */
   uint64_t cyc;                /* next sim cycle to simulate */
+  uint64_t netcyc1, netcyc_of; /* cache: cyc / net_scale + 1 for cyc == netcyc_of (I-Tag) */
   uint64_t tick_num, tick_den; /* tick = floor(cyc * num / den) */
   /* completions */
   cs_completion *comp;
@@ -464,7 +469,7 @@ int dcin_eject_key(const dcin_cfg *c, int node, int dim);
 /* etag.c */
 bool dcin_etag_try(dcin_sim *s, dcin_die *d, int net, int node, int fifo, int lane, uint32_t f);
 void dcin_etag_fail(dcin_sim *s, dcin_die *d, int net, int node, int fifo, int lane, uint32_t f);
-void dcin_etag_release(dcin_node *nd, int fifo, int level);
+void dcin_etag_release(dcin_die *d, dcin_node *nd, int fifo, int level);
 void dcin_etag_commit(dcin_node *nd);
 
 /* itag.c */

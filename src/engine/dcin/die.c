@@ -62,7 +62,8 @@ int dcin_die_init(dcin_sim *s, dcin_die *d, int id, cs_err *err) {
                                                            DCIN_NUM_RB_OUT + DCIN_NUM_EQ_PORTS) +
                                           DCIN_NUM_IPS * DCIN_NUM_NETS * 3));
   d->pending = malloc(sizeof *d->pending * d->cap_pending);
-  if (!d->ipbusy || !d->eqch || !d->pending) return cs_err_set(err, CS_ENOMEM, "die %d", id);
+  d->rel_list = malloc(sizeof *d->rel_list * (size_t)c->nodes * DCIN_NUM_NETS);
+  if (!d->ipbusy || !d->eqch || !d->pending || !d->rel_list) return cs_err_set(err, CS_ENOMEM, "die %d", id);
   if (!d->ips) return cs_err_set(err, CS_ENOMEM, "die %d IP interfaces", id);
   for (int n = 0; n < c->nodes; n++)
     for (int i = 0; i < DCIN_NUM_IPS; i++) {
@@ -124,9 +125,12 @@ void dcin_die_free(dcin_die *d) {
   free(d->ipbusy);
   free(d->eqch);
   free(d->pending);
+  free(d->rel_list);
   free(d->cp_in);
   free(d->cp_out);
   free(d->ring_of);
+  free(d->first_lane);
+  free(d->ekey);
   free(d->t0_bits);
   free(d->itag_slot);
 }

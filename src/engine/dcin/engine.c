@@ -46,6 +46,7 @@ int dcin_sim_create(const cs_die_params *die, const cs_layout *layout, const cs_
   s->layout = *layout;
   s->free_flit = DCIN_NIL;
   s->free_txn = DCIN_NIL;
+  s->netcyc_of = DCIN_NO_CYCLE;
   int rc = dcin_cfg_build(die, ad, &s->cfg, err);
   if (!rc) rc = dcin_lcfg_build(layout, &s->cfg, &s->lcfg, err);
   if (rc) goto fail;

@@ -88,9 +88,10 @@ void dcin_etag_fail(dcin_sim *s, dcin_die *d, int net, int node, int fifo, int l
   fl->etag = (uint8_t)to;
 }
 
-void dcin_etag_release(dcin_node *nd, int fifo, int level) {
+void dcin_etag_release(dcin_die *d, dcin_node *nd, int fifo, int level) {
   if (level < DCIN_T_NONE) {
     nd->rel_pending[fifo][level]++;
+    if (!nd->rel_any) d->rel_list[d->nrel++] = nd;
     nd->rel_any = 1;
   }
 }

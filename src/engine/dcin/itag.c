@@ -11,9 +11,13 @@ static int16_t *tag_at(dcin_die *d, int net, int ring, uint32_t slot) {
 
 /* Slot ids rotate one position per NoC cycle; the ring has advanced netcyc + 1 times by the time
  * flits inject in NoC cycle netcyc (the reference advances first thing in every cycle). */
-static uint32_t slot_id(const dcin_sim *s, const dcin_die *d, const dcin_ring *g, int idx) {
-  uint64_t netcyc = s->cyc / (uint64_t)d->cfg->net_scale + 1;
-  return (uint32_t)(((uint64_t)idx + g->len - netcyc % g->len) % g->len);
+static uint32_t slot_id(dcin_sim *s, const dcin_die *d, const dcin_ring *g, int idx) {
+  if (s->netcyc_of != s->cyc) {
+    s->netcyc1 = s->cyc / (uint64_t)d->cfg->net_scale + 1;
+    s->netcyc_of = s->cyc;
+  }
+  uint32_t k = (uint32_t)idx + g->len - (uint32_t)(s->netcyc1 % g->len);
+  return k >= g->len ? k - g->len : k;
 }
 
 bool dcin_itag_can_inject(dcin_sim *s, dcin_die *d, int net, int node, int lane, uint32_t f) {
@@ -69,7 +73,7 @@ void dcin_itag_on_inject(dcin_sim *s, dcin_die *d, int net, int node, int lane, 
   fl->slot = (uint16_t)sl;
   fl->etag = DCIN_T2;
   fl->lane = (uint8_t)lane;
-  fl->ecoord = (int16_t)dcin_eject_key(d->cfg, fl->dst_node, g->dim);
+  fl->ecoord = d->ekey[fl->dst_node * 2 + g->dim];
   dcin_ring_put(g, idx, f);
   DCIN_TRACE(s, f, "CP_OUT", node, lane);
 }

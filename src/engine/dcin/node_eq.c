@@ -19,8 +19,7 @@ void dcin_eq_step(dcin_sim *s, dcin_die *d, int net, int node) {
     uint32_t f = dcin_q_pop(src[i]);
     dcin_flit *fl = &s->flits[f];
     if (i < 2) {
-      dcin_etag_release(nd, dcin_etag_fifo(c, i == 0 ? lane_p : lane_n), fl->used_entry);
-      d->rel_nodes++;
+      dcin_etag_release(d, nd, dcin_etag_fifo(c, i == 0 ? lane_p : lane_n), fl->used_entry);
       fl->used_entry = DCIN_T_NONE;
       fl->etag = DCIN_T2;
     }
@@ -111,13 +110,11 @@ void dcin_commit(dcin_sim *s, dcin_die *d) {
     }
   }
   d->npending = keep;
-  if (!d->rel_nodes) return;
-  d->rel_nodes = 0;
-  for (int net = 0; net < DCIN_NUM_NETS; net++)
-    for (int node = 0; node < d->cfg->nodes; node++) {
-      dcin_node *nd = &d->nodes[net][node];
-      if (!nd->rel_any) continue;
-      dcin_etag_commit(nd);
-      if (nd->rel_any) d->rel_nodes++;
-    }
+  keep = 0;
+  for (uint32_t i = 0; i < d->nrel; i++) {
+    dcin_node *nd = d->rel_list[i];
+    dcin_etag_commit(nd);
+    if (nd->rel_any) d->rel_list[keep++] = nd;
+  }
+  d->nrel = keep;
 }

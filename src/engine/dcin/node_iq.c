@@ -106,7 +106,7 @@ void dcin_iq_step(dcin_sim *s, dcin_die *d, int net) {
       want[ipi] = -1;
       if (nd->iq_arb[ipi].n) {
         const dcin_flit *fl = &s->flits[dcin_q_front(&nd->iq_arb[ipi])];
-        want[ipi] = dcin_first_lane(c, fl->src_node, fl->dst_node);
+        want[ipi] = d->first_lane[fl->src_node * c->nodes + fl->dst_node];
         dirs |= 1u << want[ipi];
       }
     }

@@ -23,8 +23,7 @@ bool dcin_eject_to_node(dcin_sim *s, dcin_die *d, int net, int node, int lane, u
     nd->eq_n++;
   DCIN_TRACE(s, f, dim == 0 ? "RB" : "EQ", node, lane);
   if (c->crossring_compat) { /* the reference also frees the entry as the flit enters the FIFO */
-    dcin_etag_release(nd, fifo, s->flits[f].used_entry);
-    d->rel_nodes++;
+    dcin_etag_release(d, nd, fifo, s->flits[f].used_entry);
   }
   s->flits[f].lane = (uint8_t)lane;
   return true;
@@ -66,8 +65,7 @@ void dcin_rb_step(dcin_sim *s, dcin_die *d, int net, int node) {
       uint32_t f = dcin_q_pop(in[i]);
       dcin_flit *fl = &s->flits[f];
       if (i < 2) {
-        dcin_etag_release(nd, dcin_etag_fifo(c, fl->lane), fl->used_entry);
-        d->rel_nodes++;
+        dcin_etag_release(d, nd, dcin_etag_fifo(c, fl->lane), fl->used_entry);
         fl->used_entry = DCIN_T_NONE;
       }
       fl->etag = DCIN_T2;
