@@ -274,6 +274,31 @@ START_TEST(txn_records_round_trip) {
 }
 END_TEST
 
+START_TEST(one_lock_whatever_path_names_the_file) {
+  cs_err err;
+  FILE *f = fopen(path, "w");
+  fclose(f);
+  char link[600], rel[600], a[8192], b[8192];
+  snprintf(link, sizeof link, "%s/alias.h5", dir);
+  ck_assert_int_eq(symlink(path, link), 0);
+  snprintf(rel, sizeof rel, "%s/./s.h5", dir);
+  cs_store_lock_path(link, a, sizeof a);
+  cs_store_lock_path(rel, b, sizeof b);
+  ck_assert_str_eq(a, b);
+  ck_assert_int_eq(cs_store_lock(link, "via-link", false, &err), 0);
+  ck_assert_int_eq(cs_store_lock(path, "direct", false, &err), CS_EBUSY);
+  cs_store_unlock(rel);
+  ck_assert_int_eq(cs_store_lock(path, "direct", false, &err), 0);
+  cs_store_unlock(path);
+  unlink(link);
+  /* a file not created yet is named by its directory */
+  char fresh[600];
+  snprintf(fresh, sizeof fresh, "%s/later.h5", dir);
+  cs_store_lock_path(fresh, a, sizeof a);
+  ck_assert_ptr_nonnull(strstr(a, "/later.h5.lock"));
+}
+END_TEST
+
 static Suite *store_suite(void) {
   Suite *s = suite_create("store");
   TCase *core = tcase_create("core");
@@ -289,6 +314,7 @@ static Suite *store_suite(void) {
   TCase *lock = tcase_create("lock");
   tcase_add_checked_fixture(lock, setup, teardown);
   tcase_add_test(lock, second_writer_is_refused_and_stale_lock_taken_over);
+  tcase_add_test(lock, one_lock_whatever_path_names_the_file);
   suite_add_tcase(s, lock);
   return s;
 }
