@@ -131,6 +131,7 @@ void dcin_die_free(dcin_die *d) {
   free(d->ring_of);
   free(d->first_lane);
   free(d->ekey);
+  free(d->scoord);
   free(d->t0_bits);
   free(d->itag_slot);
 }

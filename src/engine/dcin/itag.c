@@ -11,7 +11,7 @@ static int16_t *tag_at(dcin_die *d, int net, int ring, uint32_t slot) {
 
 /* Slot ids rotate one position per NoC cycle; the ring has advanced netcyc + 1 times by the time
  * flits inject in NoC cycle netcyc (the reference advances first thing in every cycle). */
-static uint32_t slot_id(dcin_sim *s, const dcin_die *d, const dcin_ring *g, int idx) {
+DCIN_INLINE uint32_t slot_id(dcin_sim *s, const dcin_die *d, const dcin_ring *g, int idx) {
   if (s->netcyc_of != s->cyc) {
     s->netcyc1 = s->cyc / (uint64_t)d->cfg->net_scale + 1;
     s->netcyc_of = s->cyc;
@@ -20,25 +20,39 @@ static uint32_t slot_id(dcin_sim *s, const dcin_die *d, const dcin_ring *g, int 
   return k >= g->len ? k - g->len : k;
 }
 
-bool dcin_itag_can_inject(dcin_sim *s, dcin_die *d, int net, int node, int lane, uint32_t f) {
-  int r = d->ring_of[node * 4 + lane];
-  dcin_ring *g = &d->rings[net][r];
-  int idx = d->cp_out[node * 4 + lane];
-  uint32_t sl = slot_id(s, d, g, idx);
-  int16_t *tag = tag_at(d, net, r, sl);
-  int me = node * 4 + lane;
+/* The CP_OUT of (node, lane) in this cycle: its ring, slice, passing slot and that slot's tag. */
+typedef struct cp_out_at {
+  int r, idx, me;
+  dcin_ring *g;
+  uint32_t sl;
+  int16_t *tag;
+} cp_out_at;
+
+DCIN_INLINE cp_out_at cp_out_of(dcin_sim *s, dcin_die *d, int net, int node, int lane) {
+  cp_out_at a;
+  a.me = node * 4 + lane;
+  a.r = d->ring_of[a.me];
+  a.g = &d->rings[net][a.r];
+  a.idx = d->cp_out[a.me];
+  a.sl = slot_id(s, d, a.g, a.idx);
+  a.tag = tag_at(d, net, a.r, a.sl);
+  return a;
+}
+
+DCIN_INLINE bool can_inject(dcin_sim *s, dcin_die *d, int net, int node, int lane, uint32_t f,
+                       const cp_out_at *a) {
   dcin_node *nd = &d->nodes[net][node];
   dcin_flit *fl = &s->flits[f];
   int dim = (lane == DCIN_TR || lane == DCIN_TL) ? 0 : 1;
-  if (dcin_ring_at(g, idx) != DCIN_NIL) {
+  if (dcin_ring_at(a->g, a->idx) != DCIN_NIL) {
     uint32_t wait = dim == 0 ? fl->wait_h : fl->wait_v;
-    if (*tag < 0 && wait > (uint32_t)d->cfg->itag_th[dim] &&
+    if (*a->tag < 0 && wait > (uint32_t)d->cfg->itag_th[dim] &&
         nd->itag_out[lane] < d->cfg->itag_max[dim] &&
         !(d->cfg->crossring_compat && nd->itag_req[lane])) {
-      *tag = (int16_t)me;
+      *a->tag = (int16_t)a->me;
       nd->itag_out[lane]++;
-      fl->itag = (uint8_t)(1 + (sl & 0x7f)); /* remembers the slot loosely; see on_inject */
-      fl->slot = (uint16_t)sl;
+      fl->itag = (uint8_t)(1 + (a->sl & 0x7f)); /* remembers the slot loosely; see on_inject */
+      fl->slot = (uint16_t)a->sl;
       if (dim == 0)
         s->st.itag_h++;
       else
@@ -46,34 +60,46 @@ bool dcin_itag_can_inject(dcin_sim *s, dcin_die *d, int net, int node, int lane,
     }
     return false;
   }
-  return *tag < 0 || *tag == me;
+  return *a->tag < 0 || *a->tag == a->me;
 }
 
-void dcin_itag_on_inject(dcin_sim *s, dcin_die *d, int net, int node, int lane, uint32_t f) {
-  int r = d->ring_of[node * 4 + lane];
-  dcin_ring *g = &d->rings[net][r];
-  int idx = d->cp_out[node * 4 + lane];
-  uint32_t sl = slot_id(s, d, g, idx);
-  int me = node * 4 + lane;
+DCIN_INLINE void on_inject(dcin_sim *s, dcin_die *d, int net, int node, int lane, uint32_t f,
+                      const cp_out_at *a) {
   dcin_node *nd = &d->nodes[net][node];
   dcin_flit *fl = &s->flits[f];
-  int16_t *tag = tag_at(d, net, r, sl);
-  if (*tag == me) {
-    *tag = -1;
+  if (*a->tag == a->me) {
+    *a->tag = -1;
     nd->itag_out[lane]--;
   } else if (fl->itag) {
     /* the tagged flit found another free slot: drop its reservation */
-    int16_t *old = tag_at(d, net, r, fl->slot);
-    if (*old == me) {
+    int16_t *old = tag_at(d, net, a->r, fl->slot);
+    if (*old == a->me) {
       *old = -1;
       nd->itag_out[lane]--;
     }
   }
   fl->itag = 0;
-  fl->slot = (uint16_t)sl;
+  fl->slot = (uint16_t)a->sl;
   fl->etag = DCIN_T2;
   fl->lane = (uint8_t)lane;
-  fl->ecoord = d->ekey[fl->dst_node * 2 + g->dim];
-  dcin_ring_put(g, idx, f);
+  fl->ecoord = d->ekey[fl->dst_node * 2 + a->g->dim];
+  dcin_ring_put(a->g, a->idx, f);
   DCIN_TRACE(s, f, "CP_OUT", node, lane);
+}
+
+bool dcin_itag_can_inject(dcin_sim *s, dcin_die *d, int net, int node, int lane, uint32_t f) {
+  cp_out_at a = cp_out_of(s, d, net, node, lane);
+  return can_inject(s, d, net, node, lane, f, &a);
+}
+
+void dcin_itag_on_inject(dcin_sim *s, dcin_die *d, int net, int node, int lane, uint32_t f) {
+  cp_out_at a = cp_out_of(s, d, net, node, lane);
+  on_inject(s, d, net, node, lane, f, &a);
+}
+
+bool dcin_itag_inject(dcin_sim *s, dcin_die *d, int net, int node, int lane, uint32_t f) {
+  cp_out_at a = cp_out_of(s, d, net, node, lane);
+  if (!can_inject(s, d, net, node, lane, f, &a)) return false;
+  on_inject(s, d, net, node, lane, f, &a);
+  return true;
 }

@@ -155,11 +155,10 @@ void dcin_cp_inject(dcin_sim *s, dcin_die *d, int net, int node) {
         (pdim == 0 ? s->flits[f].wait_h : s->flits[f].wait_v) == (uint32_t)c->itag_th[pdim] &&
         nd->itag_req[lane] < 255)
       nd->itag_req[lane]++;
-    if (dcin_itag_can_inject(s, d, net, node, lane, f)) {
+    if (dcin_itag_inject(s, d, net, node, lane, f)) { /* on the ring now */
       dcin_q_pop(q);
       nd->busy--;
       nd->cp_n--;
-      dcin_itag_on_inject(s, d, net, node, lane, f);
       continue;
     }
     for (int i = 0; i < q->n; i++) {

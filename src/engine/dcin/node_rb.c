@@ -29,11 +29,6 @@ bool dcin_eject_to_node(dcin_sim *s, dcin_die *d, int net, int node, int lane, u
   return true;
 }
 
-/* Second-dimension coordinate of a node (row in XY, column in YX). */
-static int second_coord(const dcin_cfg *c, int node) {
-  return c->yx ? node % c->cols : node / c->cols;
-}
-
 void dcin_rb_step(dcin_sim *s, dcin_die *d, int net, int node) {
   const dcin_cfg *c = d->cfg;
   int lane_p = c->yx ? DCIN_TR : DCIN_TD, lane_n = c->yx ? DCIN_TL : DCIN_TU;
@@ -41,16 +36,15 @@ void dcin_rb_step(dcin_sim *s, dcin_die *d, int net, int node) {
   dcin_q *in[4] = {&nd->rb_in[1], &nd->rb_in[0], &nd->iq_out[lane_n], &nd->iq_out[lane_p]};
   int want[4];
   bool any = false;
+  int a = d->scoord[node]; /* second-dimension coordinate of this node */
   for (int i = 0; i < 4; i++) {
     want[i] = -1;
     if (!in[i]->n) continue;
     const dcin_flit *fl = &s->flits[dcin_q_front(in[i])];
-    if (fl->dst_node == node) {
+    if (fl->dst_node == node)
       want[i] = DCIN_RB_EQ;
-    } else {
-      int a = second_coord(c, node), b = second_coord(c, fl->dst_node);
-      want[i] = b > a ? DCIN_RB_P : DCIN_RB_N;
-    }
+    else
+      want[i] = d->scoord[fl->dst_node] > a ? DCIN_RB_P : DCIN_RB_N;
     any = true;
   }
   if (!any) return;

@@ -47,11 +47,14 @@ int dcin_ring_build(dcin_sim *s, dcin_die *d, cs_err *err) {
   int nodes4 = c->nodes * 4;
   d->first_lane = malloc((size_t)c->nodes * c->nodes);
   d->ekey = malloc(sizeof *d->ekey * 2 * (size_t)c->nodes);
-  if (!d->first_lane || !d->ekey) return cs_err_set(err, CS_ENOMEM, "routing tables");
+  d->scoord = malloc(sizeof *d->scoord * (size_t)c->nodes);
+  if (!d->first_lane || !d->ekey || !d->scoord)
+    return cs_err_set(err, CS_ENOMEM, "routing tables");
   for (int a = 0; a < c->nodes; a++) {
     for (int b = 0; b < c->nodes; b++)
       d->first_lane[a * c->nodes + b] = (uint8_t)dcin_first_lane(c, a, b);
     for (int dim = 0; dim < 2; dim++) d->ekey[a * 2 + dim] = (int16_t)dcin_eject_key(c, a, dim);
+    d->scoord[a] = (int16_t)(c->yx ? a % c->cols : a / c->cols);
   }
   d->cp_in = calloc((size_t)nodes4, sizeof *d->cp_in);
   d->cp_out = calloc((size_t)nodes4, sizeof *d->cp_out);
