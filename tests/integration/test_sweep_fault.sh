@@ -9,7 +9,7 @@ set -euo pipefail
 . "$(dirname "$0")/sweep_env.sh"
 
 $PY "$HERE/sweep_make.py" "$DEMO" fault.json fault dcin \
-  '[{"field":"spec.msg_size_bytes","values":[65536,131072,262144,524288]},
+  '[{"field":"spec.msg_size_bytes","values":[131072,262144,524288,1048576]},
     {"field":"spec.participants","values":[[0,1,2,3],[0,5,20,25,30,35,10,15]]},
     {"field":"adapter.mst_wr_outstanding","values":[16,64]},
     {"field":"adapter.burst_length","values":[2,4]}]'
@@ -24,7 +24,7 @@ timeout 600 mpirun -np 3 "$CS_BIN" sweep fault.json --out killed.h5 --progress 0
   > killed.out 2> killed.err &
 MPIRUN=$!
 done_count() { { grep -o '\] [0-9]*/' killed.err 2>/dev/null || true; } | tail -1 | tr -dc 0-9; }
-for _ in $(seq 600); do
+for _ in $(seq 2400); do
   d=$(done_count); [ -n "$d" ] && [ "$d" -ge 5 ] && break
   kill -0 "$MPIRUN" 2>/dev/null || break; sleep 0.05
 done
