@@ -11,14 +11,24 @@ now() { date +%s.%N; }
 P4='[0,1,2,3]'
 P8='[0,5,20,25,30,35,10,15]'
 AXES_OUT='{"field":"adapter.mst_wr_outstanding","values":[16,64]}'
-$PY "$HERE/sweep_make.py" "$DEMO" big.json cache-dcin dcin \
-  "[{\"field\":\"spec.msg_size_bytes\",\"values\":[1048576,2097152]},
-    {\"field\":\"spec.participants\",\"values\":[$P4,$P8]}, $AXES_OUT]"
-$PY "$HERE/sweep_make.py" "$DEMO" big3.json cache-dcin dcin \
-  "[{\"field\":\"spec.msg_size_bytes\",\"values\":[1048576,2097152,65536]},
-    {\"field\":\"spec.participants\",\"values\":[$P4,$P8]}, $AXES_OUT]"
+make_big() { # SCALE NAME.json EXTRA_SIZE...: 8 dcin jobs of 1 and 2 MiB x SCALE (+ extra sizes)
+  local scale=$1 out=$2; shift 2
+  local sizes=$((1048576 * scale)),$((2097152 * scale))
+  for extra in "$@"; do sizes=$sizes,$extra; done
+  $PY "$HERE/sweep_make.py" "$DEMO" "$out" cache-dcin dcin \
+    "[{\"field\":\"spec.msg_size_bytes\",\"values\":[$sizes]},
+      {\"field\":\"spec.participants\",\"values\":[$P4,$P8]}, $AXES_OUT]"
+}
 
-t0=$(now); timeout 600 "$CS_BIN" sweep big.json --out cache.h5 --quiet | tee run1.txt; t1=$(now)
+# "a sweep whose first run takes several seconds": grow the messages until it does (the engine
+# may be faster on another machine or in a later version)
+for scale in 1 2 4 8; do
+  make_big "$scale" big.json
+  make_big "$scale" big3.json 65536
+  rm -f cache.h5
+  t0=$(now); timeout 900 "$CS_BIN" sweep big.json --out cache.h5 --quiet | tee run1.txt; t1=$(now)
+  awk -v a="$t0" -v b="$t1" 'BEGIN {exit !(b - a >= 3)}' && break
+done
 timeout 60 "$CS_BIN" sweep big.json --out cache.h5 --quiet | tee run2.txt; t2=$(now)
 expect run1.txt "ran 8 (0 failed)" cache.h5
 expect run2.txt "ran 0 (0 failed) .*cached 8" cache.h5
@@ -32,7 +42,7 @@ print(f"first run {first:.3f} s, cached rerun {second:.4f} s: {first / second:.0
 if sanitized:
     print("sanitizer build: speed not asserted")
 else:
-    assert first >= 1.0, "the first run should take seconds; make the sweep bigger"
+    assert first >= 1.0, "the first run should take seconds"
     assert first / second >= 100, "a cached rerun must be at least 100x faster"
 PY
 
