@@ -88,25 +88,28 @@ static int unpack(cs_sweep *sw, const char *data, size_t len) {
   return CS_OK;
 }
 
-/* Gathers the packed blocks of ranks 1.. into rank 0's sweep. */
+/* Gathers the packed blocks of ranks 1.. into rank 0's sweep.  CS_EBUSY (on every rank) when
+ * they are too big for one MPI message: rank 0 then expands them itself. */
 static int gather(MPI_Comm comm, int rank, int size, cs_sweep *sw, const buf *mine) {
-  int len = (int)mine->len, ok = 1;
+  int len = mine->len > INT_MAX ? -1 : (int)mine->len, ok = 1;
   int *lens = rank == 0 ? calloc((size_t)size, sizeof *lens) : NULL;
   int *displ = rank == 0 ? calloc((size_t)size, sizeof *displ) : NULL;
   MPI_Gather(&len, 1, MPI_INT, lens, 1, MPI_INT, 0, comm);
   char *all = NULL;
   long long total = 0;
-  if (rank == 0) {
+  if (rank == 0 && (!lens || !displ)) {
+    ok = 0;
+  } else if (rank == 0) {
     for (int r = 0; r < size; r++) {
-      displ[r] = (int)total;
-      total += lens[r];
+      displ[r] = total <= INT_MAX ? (int)total : 0;
+      total += lens[r] < 0 ? (long long)INT_MAX + 1 : lens[r];
     }
-    ok = total <= INT_MAX && (all = malloc(total ? (size_t)total : 1)) != NULL;
+    ok = total > INT_MAX ? -1 : (all = malloc(total ? (size_t)total : 1)) != NULL;
   }
   MPI_Bcast(&ok, 1, MPI_INT, 0, comm);
-  int rc = ok ? CS_OK : CS_ENOMEM;
-  if (ok) MPI_Gatherv(mine->data, len, MPI_BYTE, all, lens, displ, MPI_BYTE, 0, comm);
-  if (ok && rank == 0) rc = unpack(sw, all + lens[0], (size_t)(total - lens[0]));
+  int rc = ok == 1 ? CS_OK : ok < 0 ? CS_EBUSY : CS_ENOMEM;
+  if (ok == 1) MPI_Gatherv(mine->data, len, MPI_BYTE, all, lens, displ, MPI_BYTE, 0, comm);
+  if (ok == 1 && rank == 0) rc = unpack(sw, all + lens[0], (size_t)(total - lens[0]));
   free(all);
   free(lens);
   free(displ);
@@ -136,6 +139,8 @@ int cs_sweep_load_mpi(const char *path, MPI_Comm comm, cs_sweep *out, cs_err *er
   MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MIN, comm);
   if (!worst) {
     int grc = gather(comm, rank, size, out, &mine);
+    if (grc == CS_EBUSY && rank == 0) grc = cs_sweep_expand_range(&def, hi, n, out, err);
+    else if (grc == CS_EBUSY) grc = CS_OK;
     MPI_Bcast(&grc, 1, MPI_INT, 0, comm);
     if (grc) rc = cs_err_set(err, grc, "sweep file '%s': gathering %zu jobs on rank 0: %s", path,
                              n, cs_strerror(grc));
