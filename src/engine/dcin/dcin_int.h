@@ -233,7 +233,16 @@ enum { DCIN_GATE_NONE, DCIN_GATE_SN_READ, DCIN_GATE_SN_DBID, DCIN_GATE_D2D_DBID 
 
 /* A ring in a rotating frame: slot[] and occ[] are indexed by frame index; the slice at position
  * p holds frame index (p - off) mod len, so advancing every flit one slice is off += 1.  Only the
- * few flits that must not move (a stalled train at the wrap) are shifted in the frame. */
+ * few flits that must not move (a stalled train at the wrap) are shifted in the frame.
+ *
+ * Eject buckets: a flit at frame index i reaches position P when off == (P - i) mod len, so the
+ * off value at which it next stands on a CP_IN whose ej equals its ecoord is fixed while it rides
+ * (its "key"; a frame shift adds one).  Every occupied frame index is chained (dnext) into the
+ * bucket dhead[key]; a cycle eject-checks only bucket[off] instead of every CP_IN.
+ *
+ *   ndist[eidx[e] * len + p]: slices from position p to the first CP_IN at or after it (cyclic)
+ *   whose ej is e, DCIN_NO_KEY if none; eidx maps an ecoord to its row (ne rows, -1 if absent). */
+#define DCIN_NO_KEY UINT16_MAX
 typedef struct dcin_ring {
   uint32_t *slot; /* len entries by frame index: flit or DCIN_NIL */
   uint8_t *kind;  /* DCIN_SL_* per index */
@@ -243,10 +252,19 @@ typedef struct dcin_ring {
   uint8_t dim;    /* routing dimension of the ring's lanes: 0 first, 1 second */
   uint16_t len;
   uint16_t off;        /* rotation of the frame (position = frame index + off, mod len) */
-  uint16_t *cp_in_pos; /* positions of the ring's CP_IN slices, descending */
+  uint16_t *cp_in_pos; /* positions of the ring's CP_IN slices, descending (geometry only) */
   uint16_t n_cp_in;
   uint32_t count; /* flits on the ring */
   uint64_t *occ;  /* bitmap of occupied slices, (len + 63) / 64 words */
+  /* eject buckets (per network) */
+  dcin_flit *const *flits; /* &sim->flits (the pool moves when it grows) */
+  uint16_t *dkey;          /* by frame index: key of the flit there, DCIN_NO_KEY none */
+  uint16_t *dnext;         /* by frame index: next frame index in its bucket, DCIN_NO_KEY last */
+  uint16_t *dhead;         /* by off value: first frame index of the bucket, DCIN_NO_KEY empty */
+  /* eject geometry (shared by the networks) */
+  uint16_t *ndist; /* [ne][len] (see above) */
+  int16_t *eidx;   /* [ecoord], necoord entries */
+  int necoord;
 } dcin_ring;
 
 /* Frame index of position p. */
@@ -258,16 +276,50 @@ static inline int dcin_ring_idx(const dcin_ring *g, int p) {
 static inline uint32_t dcin_ring_at(const dcin_ring *g, int p) {
   return g->slot[dcin_ring_idx(g, p)];
 }
-/* The only writers of ring slices (by position): they keep slot[], occ[] and count consistent. */
+/* Files frame index i (whose flit stands at position p) under the off value at which it reaches
+ * its next eject CP_IN at least `from` slices ahead (from is 0 or 1). */
+static inline void dcin_ring_key(dcin_ring *g, int i, int p, int from) {
+  int e = (*g->flits)[g->slot[i]].ecoord;
+  int row = e >= 0 && e < g->necoord ? g->eidx[e] : -1;
+  uint16_t key = DCIN_NO_KEY;
+  if (row >= 0) {
+    int q = p + from;
+    if (q >= g->len) q -= g->len;
+    uint16_t k = g->ndist[row * g->len + q];
+    if (k != DCIN_NO_KEY) {
+      int v = g->off + from + k; /* < 3 len */
+      while (v >= g->len) v -= g->len;
+      key = (uint16_t)v;
+    }
+  }
+  g->dkey[i] = key;
+  if (key != DCIN_NO_KEY) {
+    g->dnext[i] = g->dhead[key];
+    g->dhead[key] = (uint16_t)i;
+  }
+}
+/* Takes frame index i out of its bucket. */
+static inline void dcin_ring_unkey(dcin_ring *g, int i) {
+  uint16_t key = g->dkey[i];
+  if (key == DCIN_NO_KEY) return;
+  uint16_t *pp = &g->dhead[key];
+  while (*pp != i) pp = &g->dnext[*pp];
+  *pp = g->dnext[i];
+  g->dkey[i] = DCIN_NO_KEY;
+}
+/* The only writers of ring slices (by position): they keep slot[], occ[], count and the eject
+ * buckets consistent. */
 static inline void dcin_ring_put(dcin_ring *g, int p, uint32_t f) {
   int i = dcin_ring_idx(g, p);
   g->slot[i] = f;
   g->occ[i >> 6] |= 1ull << (i & 63);
   g->count++;
+  dcin_ring_key(g, i, p, 0);
 }
 static inline uint32_t dcin_ring_take(dcin_ring *g, int p) {
   int i = dcin_ring_idx(g, p);
   uint32_t f = g->slot[i];
+  dcin_ring_unkey(g, i);
   g->slot[i] = DCIN_NIL;
   g->occ[i >> 6] &= ~(1ull << (i & 63));
   g->count--;

@@ -113,11 +113,14 @@ void dcin_die_free(dcin_die *d) {
       free(d->rings[0][r].node);
       free(d->rings[0][r].ej);
       free(d->rings[0][r].cp_in_pos);
+      free(d->rings[0][r].ndist);
+      free(d->rings[0][r].eidx);
     }
   }
   for (int net = 0; net < DCIN_NUM_NETS; net++) {
     if (d->rings[net])
-      for (int r = 0; r < d->nrings; r++) free(d->rings[net][r].slot), free(d->rings[net][r].occ);
+      for (int r = 0; r < d->nrings; r++) free(d->rings[net][r].slot), free(d->rings[net][r].occ),
+        free(d->rings[net][r].dkey);
     free(d->rings[net]);
     free(d->nodes[net]);
   }

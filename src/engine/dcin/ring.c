@@ -103,6 +103,29 @@ int dcin_ring_build(dcin_sim *s, dcin_die *d, cs_err *err) {
       g->ej[i] = g->kind[i] != DCIN_SL_CP_IN ? -1
                  : g->dim == 1               ? g->node[i]
                                              : (int16_t)dcin_eject_key(c, g->node[i], 0);
+    /* eject geometry: distance to the next CP_IN of each ej value */
+    int ne = 0, nrow = 0;
+    for (int i = 0; i < len; i++)
+      if (g->ej[i] + 1 > ne) ne = g->ej[i] + 1;
+    g->necoord = ne;
+    g->eidx = malloc(sizeof(int16_t) * (size_t)(ne ? ne : 1));
+    g->ndist = malloc(sizeof(uint16_t) * (size_t)len * (size_t)(n * 2));
+    if (!g->eidx || !g->ndist) {
+      free(nodes);
+      return cs_err_set(err, CS_ENOMEM, "rings");
+    }
+    for (int e = 0; e < ne; e++) g->eidx[e] = -1;
+    for (int i = 0; i < len; i++) {
+      int e = g->ej[i];
+      if (e < 0 || g->eidx[e] >= 0) continue;
+      g->eidx[e] = (int16_t)nrow;
+      uint16_t *row = &g->ndist[(size_t)nrow++ * len];
+      int next = -1;
+      for (int j = 2 * len - 1; j >= 0; j--) {
+        if (g->ej[j % len] == e) next = j;
+        if (j < len) row[j] = next < 0 ? DCIN_NO_KEY : (uint16_t)(next - j);
+      }
+    }
     for (int k = 0; k < n; k++) {
       d->ring_of[nodes[k] * 4 + (horiz ? DCIN_TR : DCIN_TD)] = (int16_t)r;
       d->ring_of[nodes[k] * 4 + (horiz ? DCIN_TL : DCIN_TU)] = (int16_t)r;
@@ -111,13 +134,18 @@ int dcin_ring_build(dcin_sim *s, dcin_die *d, cs_err *err) {
       dcin_ring *x = &d->rings[net][r];
       x->len = g->len, x->kind = g->kind, x->lane = g->lane, x->node = g->node;
       x->ej = g->ej, x->dim = g->dim, x->cp_in_pos = g->cp_in_pos, x->n_cp_in = g->n_cp_in;
+      x->ndist = g->ndist, x->eidx = g->eidx, x->necoord = g->necoord;
+      x->flits = &s->flits;
       x->slot = malloc(sizeof(uint32_t) * (size_t)len);
       x->occ = calloc((size_t)(len + 63) / 64, sizeof(uint64_t));
-      if (!x->slot || !x->occ) {
+      x->dkey = malloc(sizeof(uint16_t) * 3 * (size_t)len); /* dkey, dnext, dhead */
+      if (!x->slot || !x->occ || !x->dkey) {
         free(nodes);
         return cs_err_set(err, CS_ENOMEM, "rings");
       }
+      x->dnext = x->dkey + len, x->dhead = x->dkey + 2 * len;
       for (int i = 0; i < len; i++) x->slot[i] = DCIN_NIL;
+      for (int i = 0; i < 3 * len; i++) x->dkey[i] = DCIN_NO_KEY;
     }
   }
   free(nodes);
@@ -127,7 +155,6 @@ int dcin_ring_build(dcin_sim *s, dcin_die *d, cs_err *err) {
   d->itag_slot = malloc(sizeof(int16_t) * (size_t)DCIN_NUM_NETS * d->nrings * maxlen);
   if (!d->t0_bits || !d->itag_slot) return cs_err_set(err, CS_ENOMEM, "tag tables");
   for (size_t i = 0; i < (size_t)DCIN_NUM_NETS * d->nrings * maxlen; i++) d->itag_slot[i] = -1;
-  (void)s;
   return 0;
 }
 
@@ -161,10 +188,24 @@ static void ring_cycle(dcin_sim *s, dcin_die *d, int net, dcin_ring *g) {
   int len = g->len, last = len - 1;
   bool stall = dcin_ring_at(g, last) != DCIN_NIL && dcin_ring_at(g, 0) != DCIN_NIL;
   bool wraps = !stall && dcin_ring_at(g, last) != DCIN_NIL;
-  for (int k = 0; k < g->n_cp_in; k++) {
-    int p = g->cp_in_pos[k];
-    uint32_t f = dcin_ring_at(g, p);
-    if (f != DCIN_NIL && g->ej[p] == s->flits[f].ecoord) try_eject(s, d, net, g, p, f);
+  /* the flits standing on their eject CP_IN now: bucket[off], visited from the highest
+   * position down as the reference's scan does */
+  if (g->dhead[g->off] != DCIN_NO_KEY) {
+    uint16_t due_i[512], due_p[512];
+    int nd = 0;
+    for (int i = g->dhead[g->off]; i != DCIN_NO_KEY; i = g->dnext[i]) {
+      int p = i + g->off, k = nd++;
+      if (p >= len) p -= len;
+      while (k > 0 && due_p[k - 1] < p) due_p[k] = due_p[k - 1], due_i[k] = due_i[k - 1], k--;
+      due_p[k] = (uint16_t)p, due_i[k] = (uint16_t)i;
+    }
+    for (int k = 0; k < nd; k++) {
+      int i = due_i[k], p = due_p[k];
+      uint32_t f = g->slot[i];
+      if (g->ej[p] == s->flits[f].ecoord && try_eject(s, d, net, g, p, f)) continue;
+      dcin_ring_unkey(g, i); /* still riding: file it under its next eject CP_IN */
+      dcin_ring_key(g, i, p, 1);
+    }
   }
   uint32_t stalled[512];
   int run = 0;
@@ -177,10 +218,20 @@ static void ring_cycle(dcin_sim *s, dcin_die *d, int net, dcin_ring *g) {
     for (int p = lo; p <= last; p++) {
       int i = dcin_ring_idx(g, p), k = i == 0 ? len - 1 : i - 1;
       uint32_t f = g->slot[i];
+      uint16_t key = g->dkey[i];
+      dcin_ring_unkey(g, i);
       g->slot[i] = DCIN_NIL;
       g->occ[i >> 6] &= ~(1ull << (i & 63));
       g->slot[k] = f;
       g->occ[k >> 6] |= 1ull << (k & 63);
+      /* one frame index lower: it reaches its eject CP_IN one rotation later */
+      g->dkey[k] = key;
+      if (key != DCIN_NO_KEY) {
+        key = (uint16_t)(key + 1 == len ? 0 : key + 1);
+        g->dkey[k] = key;
+        g->dnext[k] = g->dhead[key];
+        g->dhead[key] = (uint16_t)k;
+      }
       stalled[run++] = f;
     }
   }
