@@ -586,6 +586,13 @@ static inline int dcin_etag_fifo(const dcin_cfg *c, int lane) {
   return dcin_lane_dim(c, lane) * 2 + (lane == DCIN_TL || lane == DCIN_TU);
 }
 
+/* Round robin over the set bits of a non-zero mask: the first at or after rr, else the lowest
+ * (the same as scanning rr, rr + 1, ... modulo the number of inputs, for rr below it). */
+static inline int dcin_rr_pick(unsigned mask, unsigned rr) {
+  unsigned hi = mask >> rr << rr;
+  return __builtin_ctz(hi ? hi : mask);
+}
+
 /* Fills q's pre register and lists q for the end-of-cycle commit. */
 static inline void dcin_put(dcin_die *d, dcin_q *q, uint32_t f) {
   q->pre = f;

@@ -25,13 +25,13 @@ void dcin_eq_step(dcin_sim *s, dcin_die *d, int net, int node) {
     }
     dcin_put(d, a, f);
   }
-  int want[DCIN_NUM_EQ_PORTS];
-  unsigned ips = 0; /* IP channels somebody requests */
+  unsigned want[DCIN_NUM_IPS] = {0}; /* per IP channel: the ports whose head requests it */
+  unsigned ips = 0;                   /* IP channels somebody requests */
   for (int p = 0; p < DCIN_NUM_EQ_PORTS; p++) {
-    want[p] = -1;
     if (nd->eq_arb[p].n) {
-      want[p] = s->flits[dcin_q_front(&nd->eq_arb[p])].dst_ip;
-      ips |= 1u << want[p];
+      int ip = s->flits[dcin_q_front(&nd->eq_arb[p])].dst_ip;
+      want[ip] |= 1u << p;
+      ips |= 1u << ip;
     }
   }
   if (!ips) return;
@@ -42,19 +42,14 @@ void dcin_eq_step(dcin_sim *s, dcin_die *d, int net, int node) {
     ips &= ~(1u << ipi);
     dcin_q *out = &nd->eq_ch[ipi];
     if (!dcin_q_can_put(out)) continue;
-    for (int k = 0; k < DCIN_NUM_EQ_PORTS; k++) {
-      int p = (rr[ipi] + k) % DCIN_NUM_EQ_PORTS;
-      if (want[p] != ipi) continue;
-      uint32_t g = dcin_q_pop(&nd->eq_arb[p]);
-      dcin_put(d, out, g);
-      nd->eq_n--;
-      dcin_ipp(d, node, ipi)->eqch++;
-      DCIN_TRACE(s, g, "EQ_CH", node, -1);
-      d->eqch[node]++;
-      want[p] = -1;
-      rr[ipi] = (uint8_t)((p + 1) % DCIN_NUM_EQ_PORTS);
-      break;
-    }
+    int p = dcin_rr_pick(want[ipi], rr[ipi]);
+    uint32_t g = dcin_q_pop(&nd->eq_arb[p]);
+    dcin_put(d, out, g);
+    nd->eq_n--;
+    dcin_ipp(d, node, ipi)->eqch++;
+    DCIN_TRACE(s, g, "EQ_CH", node, -1);
+    d->eqch[node]++;
+    rr[ipi] = (uint8_t)((p + 1) & 3);
   }
 }
 

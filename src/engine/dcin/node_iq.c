@@ -98,16 +98,16 @@ void dcin_iq_step(dcin_sim *s, dcin_die *d, int net) {
   for (int node = 0; node < c->nodes; node++) {
     dcin_node *nd = &d->nodes[net][node];
     if (!nd->iq_n) continue;
-    int want[DCIN_NUM_IPS];
-    unsigned dirs = 0; /* directions somebody requests */
+    unsigned want[DCIN_NUM_IQ_DIRS] = {0}; /* per direction: the IPs whose head requests it */
+    unsigned dirs = 0;                      /* directions somebody requests */
     for (int ipi = 0; ipi < DCIN_NUM_IPS; ipi++) {
       if (nd->iq_ch[ipi].n && dcin_q_can_put(&nd->iq_arb[ipi]))
         dcin_put(d, &nd->iq_arb[ipi], dcin_q_pop(&nd->iq_ch[ipi]));
-      want[ipi] = -1;
       if (nd->iq_arb[ipi].n) {
         const dcin_flit *fl = &s->flits[dcin_q_front(&nd->iq_arb[ipi])];
-        want[ipi] = d->first_lane[fl->src_node * c->nodes + fl->dst_node];
-        dirs |= 1u << want[ipi];
+        int dir = d->first_lane[fl->src_node * c->nodes + fl->dst_node];
+        want[dir] |= 1u << ipi;
+        dirs |= 1u << dir;
       }
     }
     for (int dir = 0; dirs; dir++) {
@@ -115,21 +115,16 @@ void dcin_iq_step(dcin_sim *s, dcin_die *d, int net) {
       dirs &= ~(1u << dir);
       dcin_q *out = &nd->iq_out[dir];
       if (!dcin_q_can_put(out)) continue;
-      for (int k = 0; k < DCIN_NUM_IPS; k++) {
-        int ipi = (nd->iq_rr[dir] + k) % DCIN_NUM_IPS;
-        if (want[ipi] != dir) continue;
-        dcin_put(d, out, dcin_q_pop(&nd->iq_arb[ipi]));
-        nd->iq_n--;
-        if (dir == DCIN_IQ_EQ)
-          nd->eq_n++;
-        else if (dcin_lane_dim(c, dir) == 0)
-          nd->cp_n++;
-        else
-          nd->rb_n++;
-        want[ipi] = -1;
-        nd->iq_rr[dir] = (uint8_t)((ipi + 1) % DCIN_NUM_IPS);
-        break;
-      }
+      int ipi = dcin_rr_pick(want[dir], nd->iq_rr[dir]);
+      dcin_put(d, out, dcin_q_pop(&nd->iq_arb[ipi]));
+      nd->iq_n--;
+      if (dir == DCIN_IQ_EQ)
+        nd->eq_n++;
+      else if (dcin_lane_dim(c, dir) == 0)
+        nd->cp_n++;
+      else
+        nd->rb_n++;
+      nd->iq_rr[dir] = (uint8_t)(ipi + 1 == DCIN_NUM_IPS ? 0 : ipi + 1);
     }
   }
 }

@@ -34,17 +34,14 @@ void dcin_rb_step(dcin_sim *s, dcin_die *d, int net, int node) {
   int lane_p = c->yx ? DCIN_TR : DCIN_TD, lane_n = c->yx ? DCIN_TL : DCIN_TU;
   dcin_node *nd = &d->nodes[net][node];
   dcin_q *in[4] = {&nd->rb_in[1], &nd->rb_in[0], &nd->iq_out[lane_n], &nd->iq_out[lane_p]};
-  int want[4];
+  unsigned want[DCIN_NUM_RB_OUT] = {0}; /* per output: the inputs whose head requests it */
   bool any = false;
   int a = d->scoord[node]; /* second-dimension coordinate of this node */
   for (int i = 0; i < 4; i++) {
-    want[i] = -1;
     if (!in[i]->n) continue;
     const dcin_flit *fl = &s->flits[dcin_q_front(in[i])];
-    if (fl->dst_node == node)
-      want[i] = DCIN_RB_EQ;
-    else
-      want[i] = d->scoord[fl->dst_node] > a ? DCIN_RB_P : DCIN_RB_N;
+    int o = fl->dst_node == node ? DCIN_RB_EQ : d->scoord[fl->dst_node] > a ? DCIN_RB_P : DCIN_RB_N;
+    want[o] |= 1u << i;
     any = true;
   }
   if (!any) return;
@@ -52,26 +49,21 @@ void dcin_rb_step(dcin_sim *s, dcin_die *d, int net, int node) {
   uint8_t *rr = c->crossring_compat ? d->nodes[0][node].rb_rr : nd->rb_rr;
   for (int o = 0; o < DCIN_NUM_RB_OUT; o++) {
     dcin_q *out = &nd->rb_out[o];
-    if (!dcin_q_can_put(out)) continue;
-    for (int k = 0; k < 4; k++) {
-      int i = (rr[o] + k) % 4;
-      if (want[i] != o) continue;
-      uint32_t f = dcin_q_pop(in[i]);
-      dcin_flit *fl = &s->flits[f];
-      if (i < 2) {
-        dcin_etag_release(d, nd, dcin_etag_fifo(c, fl->lane), fl->used_entry);
-        fl->used_entry = DCIN_T_NONE;
-      }
-      fl->etag = DCIN_T2;
-      dcin_put(d, out, f);
-      nd->rb_n--;
-      if (o == DCIN_RB_EQ)
-        nd->eq_n++;
-      else
-        nd->cp_n++;
-      want[i] = -1;
-      rr[o] = (uint8_t)((i + 1) % 4);
-      break;
+    if (!want[o] || !dcin_q_can_put(out)) continue;
+    int i = dcin_rr_pick(want[o], rr[o]);
+    uint32_t f = dcin_q_pop(in[i]);
+    dcin_flit *fl = &s->flits[f];
+    if (i < 2) {
+      dcin_etag_release(d, nd, dcin_etag_fifo(c, fl->lane), fl->used_entry);
+      fl->used_entry = DCIN_T_NONE;
     }
+    fl->etag = DCIN_T2;
+    dcin_put(d, out, f);
+    nd->rb_n--;
+    if (o == DCIN_RB_EQ)
+      nd->eq_n++;
+    else
+      nd->cp_n++;
+    rr[o] = (uint8_t)((i + 1) & 3);
   }
 }
