@@ -342,6 +342,7 @@ typedef struct dcin_node {
   int16_t ue[4][3]; /* entries in use: [rb_in pos, rb_in neg, eq_in pos, eq_in neg][level] */
   uint8_t rel_pending[4][3]; /* entries to release at the end of the next cycle */
   uint8_t rel_now[4][3];     /* entries to release at the end of this cycle */
+  uint16_t rel_pmask, rel_nmask; /* bit fifo * 3 + level: non-zero entries of rel_pending/now */
   uint32_t t0_ptr[2];        /* T0 round-robin pointer (slot order) [first dim, second dim] */
   /* I-Tag */
   uint8_t itag_out[4]; /* tags outstanding per inject lane */

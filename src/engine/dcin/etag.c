@@ -91,6 +91,7 @@ void dcin_etag_fail(dcin_sim *s, dcin_die *d, int net, int node, int fifo, int l
 void dcin_etag_release(dcin_die *d, dcin_node *nd, int fifo, int level) {
   if (level < DCIN_T_NONE) {
     nd->rel_pending[fifo][level]++;
+    nd->rel_pmask |= (uint16_t)(1u << (fifo * 3 + level));
     if (!nd->rel_any) d->rel_list[d->nrel++] = nd;
     nd->rel_any = 1;
   }
@@ -99,13 +100,18 @@ void dcin_etag_release(dcin_die *d, dcin_node *nd, int fifo, int level) {
 /* End of cycle: entries whose flit left last cycle become free; this cycle's become due next. */
 void dcin_etag_commit(dcin_node *nd) {
   int16_t *ue = &nd->ue[0][0];
-  const uint8_t *now = &nd->rel_now[0][0];
-  for (int i = 0; i < 12; i++) ue[i] = (int16_t)(ue[i] - now[i]);
-  memcpy(nd->rel_now, nd->rel_pending, sizeof nd->rel_now);
-  memset(nd->rel_pending, 0, sizeof nd->rel_pending);
-  uint64_t a;
-  uint32_t b;
-  memcpy(&a, &nd->rel_now[0][0], 8);
-  memcpy(&b, &nd->rel_now[0][0] + 8, 4);
-  nd->rel_any = (uint8_t)((a | b) != 0);
+  uint8_t *now = &nd->rel_now[0][0], *pend = &nd->rel_pending[0][0];
+  for (unsigned m = nd->rel_nmask; m; m &= m - 1) {
+    int i = __builtin_ctz(m);
+    ue[i] = (int16_t)(ue[i] - now[i]);
+    now[i] = 0;
+  }
+  for (unsigned m = nd->rel_pmask; m; m &= m - 1) {
+    int i = __builtin_ctz(m);
+    now[i] = pend[i];
+    pend[i] = 0;
+  }
+  nd->rel_nmask = nd->rel_pmask;
+  nd->rel_pmask = 0;
+  nd->rel_any = nd->rel_nmask != 0;
 }
