@@ -22,6 +22,10 @@ enum { TAG_REQ = 7101, TAG_GRANT = 7102 };
 /* Beyond this many ranks rank 0 only dispatches: a request then never waits behind one of its
  * own jobs, and one worker's share is small anyway. */
 #define RANK0_WORKS_UP_TO 16
+/* Between its own jobs rank 0 looks for requests at most this often: with
+ * mpi_yield_when_idle (oversubscribed hosts) an empty MPI_Iprobe yields the CPU, which on a busy
+ * host costs up to a scheduler time slice (measured 0.2-0.8 ms per probe). */
+#define PROBE_INTERVAL_S 0.005
 
 typedef struct counters {
   uint64_t ran, failed, io_errors;
@@ -67,6 +71,26 @@ typedef struct dispatcher {
   MPI_Request *sreq;  /* grant in flight to each worker */
 } dispatcher;
 
+/* Answers worker w's request (already probed): its counters in, the next range out. */
+static void answer(MPI_Comm comm, int size, dispatcher *d, int w, const cs_sweep_item *items,
+                   size_t *front, size_t back, double *remaining, int *active) {
+  MPI_Recv(&d->seen[w], 3, MPI_UINT64_T, w, TAG_REQ, comm, MPI_STATUS_IGNORE);
+  MPI_Wait(&d->sreq[w], MPI_STATUS_IGNORE);
+  /* At least two items while there are plenty: the worker's next request then arrives while it
+   * still has work, so rank 0 finishing one of its own jobs first costs it nothing. */
+  size_t k = 0, min_k = back - *front >= 4 * (size_t)size ? 2 : 1;
+  double target = *remaining / (4.0 * size), cost = 0;
+  while (*front + k < back && k < MAX_BATCH &&
+         (k < min_k || cost + items[*front + k].cost <= target))
+    cost += items[*front + k++].cost;
+  d->grant[w][0] = *front;
+  d->grant[w][1] = *front + k;
+  *front += k;
+  *remaining -= cost;
+  MPI_Isend(d->grant[w], 2, MPI_UINT64_T, w, TAG_GRANT, comm, &d->sreq[w]);
+  if (k == 0) (*active)--;
+}
+
 static void dispatch(MPI_Comm comm, int size, dispatcher *d, runner *r,
                      const cs_sweep_item *items, size_t n, double progress_s,
                      cs_sweep_progress_fn progress, void *ctx) {
@@ -76,32 +100,27 @@ static void dispatch(MPI_Comm comm, int size, dispatcher *d, runner *r,
   const double total = remaining;
   int active = size - 1;
   const bool works = size <= RANK0_WORKS_UP_TO;
-  double last_print = MPI_Wtime();
+  double last_print = MPI_Wtime(), last_probe = 0;
+  /* Every worker asks at once on arrival: serve those first, before rank 0's own first job. */
+  for (int first = 1; first < size; first++) {
+    MPI_Status status;
+    MPI_Probe(MPI_ANY_SOURCE, TAG_REQ, comm, &status);
+    answer(comm, size, d, status.MPI_SOURCE, items, &front, back, &remaining, &active);
+  }
   while (active > 0 || front < back) {
     while (active > 0) {
       int flag = 0;
       MPI_Status status;
+      if (works && front < back && MPI_Wtime() - last_probe < PROBE_INTERVAL_S) break;
       MPI_Iprobe(MPI_ANY_SOURCE, TAG_REQ, comm, &flag, &status);
+      last_probe = MPI_Wtime();
       if (!flag) {
         if (works && front < back) break; /* nobody waiting: work */
         idle_pause();
         if (progress && progress_s > 0 && MPI_Wtime() - last_print >= progress_s) break;
         continue;
       }
-      int w = status.MPI_SOURCE;
-      MPI_Recv(&d->seen[w], 3, MPI_UINT64_T, w, TAG_REQ, comm, MPI_STATUS_IGNORE);
-      MPI_Wait(&d->sreq[w], MPI_STATUS_IGNORE);
-      size_t k = 0;
-      double target = remaining / (4.0 * size), cost = 0;
-      while (front + k < back && k < MAX_BATCH &&
-             (k == 0 || cost + items[front + k].cost <= target))
-        cost += items[front + k++].cost;
-      d->grant[w][0] = front;
-      d->grant[w][1] = front + k;
-      front += k;
-      remaining -= cost;
-      MPI_Isend(d->grant[w], 2, MPI_UINT64_T, w, TAG_GRANT, comm, &d->sreq[w]);
-      if (k == 0) active--;
+      answer(comm, size, d, status.MPI_SOURCE, items, &front, back, &remaining, &active);
     }
     if ((works || active == 0) && front < back) {
       back--;
