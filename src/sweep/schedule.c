@@ -4,10 +4,11 @@
  * range [begin, end) of it: 16 bytes, always sent eagerly, never waiting for the receiver's
  * progress.  A worker keeps exactly one request outstanding: it posts the receive for its next
  * grant and sends a request (carrying its counters) before it runs the current range, so the
- * next grant is waiting when it finishes.  Rank 0 answers requests from the front of the list
- * (guided ranges: about remaining cost / (4 x ranks), at most MAX_BATCH items, at least one) and
- * between answers runs single items from the back, the cheapest, so it is never away long (on
- * up to RANK0_WORKS_UP_TO ranks; beyond, it only dispatches).  An empty range means stop.  Which rank runs an item never changes what is written: row and
+ * next grant is waiting when it finishes.  Rank 0 first answers every worker's opening request,
+ * then answers requests from the front of the list (guided ranges: about remaining cost /
+ * (4 x ranks), at most MAX_BATCH items, at least two while plenty remain) and between answers
+ * runs single items from the back, the cheapest, so it is never away long (on up to
+ * RANK0_WORKS_UP_TO ranks; beyond, it only dispatches).  An empty range means stop.  Which rank runs an item never changes what is written: row and
  * slice are fixed in the item.
  */
 #include <stdio.h>
