@@ -8,8 +8,8 @@
  * then answers requests from the front of the list (guided ranges: about remaining cost /
  * (4 x ranks), at most MAX_BATCH items, at least two while plenty remain) and between answers
  * runs single items from the back, the cheapest, so it is never away long (on up to
- * RANK0_WORKS_UP_TO ranks; beyond, it only dispatches).  An empty range means stop.  Which rank runs an item never changes what is written: row and
- * slice are fixed in the item.
+ * RANK0_WORKS_UP_TO ranks; beyond, it only dispatches).  An empty range means stop.  Which rank
+ * runs an item never changes what is written: row and slice are fixed in the item.
  */
 #include <stdio.h>
 #include <stdlib.h>
