@@ -3,6 +3,7 @@
  * (3) a 16 MiB ring AllReduce over 8 participants on two dies through the L1 expansion and the L2
  * driver.  Built and run by scripts/bench_dcin.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -176,12 +177,20 @@ static int bench_allreduce(void) {
   return rc ? 1 : 0;
 }
 
-int main(void) {
+/* bench_dcin [isolated|ring1|ring2|allreduce ...]: the named workloads only (all by default),
+ * e.g. to profile one of them under callgrind. */
+int main(int argc, char **argv) {
   int one_die[8] = {0, 2, 5, 7, 10, 12, 15, 17};
   int two_dies[8] = {0, 5, 10, 15, 20, 25, 30, 35};
-  int rc = bench_isolated();
-  rc |= bench_ring_step("1die", 1, one_die);
-  rc |= bench_ring_step("2die", 2, two_dies);
-  rc |= bench_allreduce();
+  bool all = argc < 2, want[4] = {all, all, all, all};
+  static const char *names[4] = {"isolated", "ring1", "ring2", "allreduce"};
+  for (int i = 1; i < argc; i++)
+    for (int k = 0; k < 4; k++)
+      if (!strcmp(argv[i], names[k])) want[k] = true;
+  int rc = 0;
+  if (want[0]) rc |= bench_isolated();
+  if (want[1]) rc |= bench_ring_step("1die", 1, one_die);
+  if (want[2]) rc |= bench_ring_step("2die", 2, two_dies);
+  if (want[3]) rc |= bench_allreduce();
   return rc;
 }

@@ -77,7 +77,27 @@ int dcin_check(const dcin_sim *s, cs_err *err) {
         if (!rc && n != g->count)
           rc = cs_err_set(err, CS_EINTERNAL, "die %d net %d ring %d: %u flits, count %u", di, net,
                           r, n, g->count);
+        /* eject buckets: every keyed occupied frame index once, in the bucket of its key */
+        uint32_t keyed = 0, filed = 0;
+        for (int i = 0; i < g->len && !rc; i++) {
+          if (g->slot[i] == DCIN_NIL && g->dkey[i] != DCIN_NO_KEY)
+            rc = cs_err_set(err, CS_EINTERNAL, "die %d net %d ring %d: empty index %d keyed", di,
+                            net, r, i);
+          keyed += g->dkey[i] != DCIN_NO_KEY;
+          for (int j = g->dhead[i]; j != DCIN_NO_KEY && !rc; j = g->dnext[j], filed++)
+            if (g->dkey[j] != i || filed > (uint32_t)g->len)
+              rc = cs_err_set(err, CS_EINTERNAL, "die %d net %d ring %d: index %d in bucket %d",
+                              di, net, r, j, i);
+        }
+        if (!rc && keyed != filed)
+          rc = cs_err_set(err, CS_EINTERNAL, "die %d net %d ring %d: %u keyed, %u filed", di,
+                          net, r, keyed, filed);
       }
+      uint32_t nq = 0;
+      for (int node = 0; node < c->nodes; node++) nq += d->nodes[net][node].busy;
+      if (!rc && nq != d->nq[net])
+        rc = cs_err_set(err, CS_EINTERNAL, "die %d net %d: nodes hold %u, nq %u", di, net, nq,
+                        d->nq[net]);
       for (int node = 0; node < c->nodes && !rc; node++) {
         const dcin_node *nd = &d->nodes[net][node];
         uint32_t held = 0;

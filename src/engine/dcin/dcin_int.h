@@ -398,6 +398,7 @@ typedef struct dcin_die {
   dcin_q **pending; /* queues whose pre register was filled (commit list) */
   uint32_t npending, cap_pending;
   uint32_t *ipbusy;     /* [node]: sum of the node's dcin_ip.busy */
+  uint32_t nq[DCIN_NUM_NETS]; /* per network: sum of dcin_node.busy (skip idle networks) */
   uint32_t *eqch;       /* [node]: flits in the node's EQ channel buffers, all nets */
   dcin_node **rel_list; /* the (net, node) queues with rel_any set, each once */
   uint32_t nrel;

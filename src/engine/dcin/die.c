@@ -146,8 +146,9 @@ void dcin_die_step(dcin_sim *s, dcin_die *d, bool ip_cycle, bool net_cycle) {
   dcin_ip_inject(s, d, ip_cycle, net_cycle);
   if (net_cycle) {
     for (int net = 0; net < DCIN_NUM_NETS; net++) {
-      dcin_iq_step(s, d, net);
+      if (d->nq[net]) dcin_iq_step(s, d, net);
       dcin_rings_move(s, d, net);
+      if (!d->nq[net]) continue; /* nothing in any node of this network (ejects included) */
       /* ring bridge, eject and CP injection touch only the node's own queues and the slots at
        * its own CP_OUTs, so one pass per node gives the same result as one pass per stage */
       for (int node = 0; node < d->cfg->nodes; node++) {

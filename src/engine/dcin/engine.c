@@ -206,11 +206,11 @@ static bool any_moving(const dcin_sim *s) {
   for (int i = 0; i < s->ndies; i++) {
     const dcin_die *d = &s->dies[i];
     for (int net = 0; net < DCIN_NUM_NETS; net++) {
+      if (d->nq[net]) return true;
       for (int r = 0; r < d->nrings; r++)
         if (d->rings[net][r].count) return true;
-      for (int n = 0; n < s->cfg.nodes; n++)
-        if (d->nodes[net][n].busy || d->nodes[net][n].rel_any) return true;
     }
+    if (d->nrel) return true; /* exactly the nodes with rel_any set */
   }
   for (int i = 0; i < 2 * s->nlinks; i++) {
     const dcin_axi *a = &s->axi[i];

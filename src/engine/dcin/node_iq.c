@@ -68,6 +68,7 @@ static void l2h_to_iq(dcin_sim *s, dcin_die *d, int node, int ipi, dcin_ip *ip, 
   uint32_t f = dcin_q_pop(l2h);
   dcin_put(d, ch, f);
   nd->busy++;
+  d->nq[net]++;
   nd->iq_n++;
   dcin_ip_busy(d, node, ip, -1);
   dcin_flit *fl = &s->flits[f];
@@ -153,6 +154,7 @@ void dcin_cp_inject(dcin_sim *s, dcin_die *d, int net, int node) {
     if (dcin_itag_inject(s, d, net, node, lane, f)) { /* on the ring now */
       dcin_q_pop(q);
       nd->busy--;
+      d->nq[net]--;
       nd->cp_n--;
       continue;
     }

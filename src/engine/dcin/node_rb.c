@@ -17,6 +17,7 @@ bool dcin_eject_to_node(dcin_sim *s, dcin_die *d, int net, int node, int lane, u
   if (!dcin_etag_try(s, d, net, node, fifo, lane, f)) return false;
   dcin_put(d, q, f);
   nd->busy++;
+  d->nq[net]++;
   if (dim == 0)
     nd->rb_n++;
   else

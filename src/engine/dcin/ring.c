@@ -105,8 +105,8 @@ int dcin_ring_build(dcin_sim *s, dcin_die *d, cs_err *err) {
                                              : (int16_t)dcin_eject_key(c, g->node[i], 0);
     /* eject geometry: distance to the next CP_IN of each ej value */
     int ne = 0, nrow = 0;
-    for (int i = 0; i < len; i++)
-      if (g->ej[i] + 1 > ne) ne = g->ej[i] + 1;
+    for (int k = 0; k < g->n_cp_in; k++)
+      if (g->ej[g->cp_in_pos[k]] + 1 > ne) ne = g->ej[g->cp_in_pos[k]] + 1;
     g->necoord = ne;
     g->eidx = malloc(sizeof(int16_t) * (size_t)(ne ? ne : 1));
     g->ndist = malloc(sizeof(uint16_t) * (size_t)len * (size_t)(n * 2));
@@ -115,16 +115,21 @@ int dcin_ring_build(dcin_sim *s, dcin_die *d, cs_err *err) {
       return cs_err_set(err, CS_ENOMEM, "rings");
     }
     for (int e = 0; e < ne; e++) g->eidx[e] = -1;
-    for (int i = 0; i < len; i++) {
-      int e = g->ej[i];
-      if (e < 0 || g->eidx[e] >= 0) continue;
+    for (int k = g->n_cp_in - 1; k >= 0; k--) { /* ascending positions */
+      int e = g->ej[g->cp_in_pos[k]];
+      if (g->eidx[e] >= 0) continue;
       g->eidx[e] = (int16_t)nrow;
       uint16_t *row = &g->ndist[(size_t)nrow++ * len];
-      int next = -1;
-      for (int j = 2 * len - 1; j >= 0; j--) {
-        if (g->ej[j % len] == e) next = j;
-        if (j < len) row[j] = next < 0 ? DCIN_NO_KEY : (uint16_t)(next - j);
+      /* walk down from the last slice; past the lowest match the next one is it plus len */
+      int next = g->cp_in_pos[k] + len, hi = len - 1;
+      for (int t = 0; t < g->n_cp_in; t++) {
+        int q = g->cp_in_pos[t];
+        for (int p = hi; p > q; p--) row[p] = (uint16_t)(next - p);
+        if (g->ej[q] == e) next = q;
+        row[q] = (uint16_t)(next - q);
+        hi = q - 1;
       }
+      for (int p = hi; p >= 0; p--) row[p] = (uint16_t)(next - p);
     }
     for (int k = 0; k < n; k++) {
       d->ring_of[nodes[k] * 4 + (horiz ? DCIN_TR : DCIN_TD)] = (int16_t)r;
