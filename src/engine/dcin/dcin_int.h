@@ -389,6 +389,7 @@ typedef struct dcin_die {
   uint8_t *first_lane;      /* [src * nodes + dst] dcin_first_lane, built once (no division) */
   int16_t *ekey;            /* [node * 2 + dim] dcin_eject_key */
   int16_t *scoord;          /* [node] second-dimension coordinate (row in XY, column in YX) */
+  size_t cp_src[DCIN_NUM_LANES]; /* offset in dcin_node of the queue each lane injects from */
   /* T0 tables: per network, per node, per dim: bitset over ring slots */
   uint64_t *t0_bits; /* [net][node][dim][words] */
   int t0_words;
@@ -533,8 +534,6 @@ void dcin_etag_commit(dcin_node *nd);
 /* itag.c */
 bool dcin_itag_can_inject(dcin_sim *s, dcin_die *d, int net, int node, int lane, uint32_t f);
 void dcin_itag_on_inject(dcin_sim *s, dcin_die *d, int net, int node, int lane, uint32_t f);
-/* can_inject, then on_inject if it may: puts the flit on the ring and returns true, or false. */
-bool dcin_itag_inject(dcin_sim *s, dcin_die *d, int net, int node, int lane, uint32_t f);
 
 /* node_iq.c / node_rb.c / node_eq.c */
 bool dcin_rx_bucket(dcin_ip *ip, uint64_t now); /* takes one rx token if available */

@@ -1,4 +1,4 @@
-/* I-Tag: a node whose inject-queue head has waited longer than the trigger reserves the passing
+/* I-Tag and CP injection: a node whose inject-queue head has waited longer than the trigger reserves the passing
  * slot of its CP_OUT; a reserved slot is usable only by its reserver, and using it (or injecting
  * the tagged flit elsewhere) releases the tag.  Invariant: per (node, lane) at most itag_max tags
  * are outstanding, and itag_slot[] names the reserver of every reserved slot.
@@ -97,9 +97,38 @@ void dcin_itag_on_inject(dcin_sim *s, dcin_die *d, int net, int node, int lane, 
   on_inject(s, d, net, node, lane, f, &a);
 }
 
-bool dcin_itag_inject(dcin_sim *s, dcin_die *d, int net, int node, int lane, uint32_t f) {
-  cp_out_at a = cp_out_of(s, d, net, node, lane);
-  if (!can_inject(s, d, net, node, lane, f, &a)) return false;
-  on_inject(s, d, net, node, lane, f, &a);
-  return true;
+/* CP injection of a node: the head of each lane's source queue (first-dimension lanes from the
+ * IQ, second-dimension lanes from the ring-bridge outputs) enters its CP_OUT slice if the I-Tag
+ * check lets it; otherwise every flit of that queue counts a wait cycle. */
+void dcin_cp_inject(dcin_sim *s, dcin_die *d, int net, int node) {
+  static const int order[DCIN_NUM_LANES] = {DCIN_TL, DCIN_TR, DCIN_TU, DCIN_TD};
+  const dcin_cfg *c = d->cfg;
+  dcin_node *nd = &d->nodes[net][node];
+  for (int k = 0; k < DCIN_NUM_LANES; k++) {
+    int lane = order[k];
+    int pdim = k >> 1; /* physical dimension: TL TR horizontal, TU TD vertical */
+    dcin_q *q = (dcin_q *)((char *)nd + d->cp_src[lane]);
+    if (!q->n) continue;
+    uint32_t f = dcin_q_front(q);
+    if (c->crossring_compat &&
+        (pdim == 0 ? s->flits[f].wait_h : s->flits[f].wait_v) == (uint32_t)c->itag_th[pdim] &&
+        nd->itag_req[lane] < 255)
+      nd->itag_req[lane]++;
+    cp_out_at a = cp_out_of(s, d, net, node, lane);
+    if (can_inject(s, d, net, node, lane, f, &a)) {
+      on_inject(s, d, net, node, lane, f, &a); /* on the ring now */
+      dcin_q_pop(q);
+      nd->busy--;
+      d->nq[net]--;
+      nd->cp_n--;
+      continue;
+    }
+    for (int i = 0, j = q->head; i < q->n; i++, j = j + 1 == q->cap ? 0 : j + 1) {
+      dcin_flit *w = &s->flits[q->buf[j]];
+      if (pdim == 0)
+        w->wait_h++;
+      else
+        w->wait_v++;
+    }
+  }
 }

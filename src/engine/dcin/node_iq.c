@@ -1,6 +1,6 @@
 /* Inject path of a node: IP inject FIFO -> l2h (IP clock) -> IQ channel buffer (NoC clock) ->
- * arbiter input -> IQ arbitration onto the inject queues {TR, TL, TD, TU, EQ} -> CP injection
- * onto the first-dimension ring (second-dimension lanes inject from the ring-bridge outputs).
+ * arbiter input -> IQ arbitration onto the inject queues {TR, TL, TD, TU, EQ}; the CP injection
+ * from them onto the ring is in itag.c, next to the I-Tag check it is made of.
  * Invariant: a flit moves at most one stage per cycle, always into an empty pre register of a
  * non-full FIFO, and nd->busy counts every flit held in the node's queues.
  */
@@ -126,44 +126,6 @@ void dcin_iq_step(dcin_sim *s, dcin_die *d, int net) {
       else
         nd->rb_n++;
       nd->iq_rr[dir] = (uint8_t)(ipi + 1 == DCIN_NUM_IPS ? 0 : ipi + 1);
-    }
-  }
-}
-
-/* Queue a lane injects from: first-dimension lanes from the IQ, second from the ring bridge. */
-static dcin_q *inject_source(const dcin_cfg *c, dcin_node *nd, int lane) {
-  if (dcin_lane_dim(c, lane) == 0) return &nd->iq_out[lane];
-  bool neg = lane == DCIN_TL || lane == DCIN_TU;
-  return &nd->rb_out[neg ? DCIN_RB_N : DCIN_RB_P];
-}
-
-void dcin_cp_inject(dcin_sim *s, dcin_die *d, int net, int node) {
-  static const int order[DCIN_NUM_LANES] = {DCIN_TL, DCIN_TR, DCIN_TU, DCIN_TD};
-  const dcin_cfg *c = d->cfg;
-  dcin_node *nd = &d->nodes[net][node];
-  for (int k = 0; k < DCIN_NUM_LANES; k++) {
-    int lane = order[k];
-    int pdim = (lane == DCIN_TR || lane == DCIN_TL) ? 0 : 1;
-    dcin_q *q = inject_source(c, nd, lane);
-    if (!q->n) continue;
-    uint32_t f = dcin_q_front(q);
-    if (c->crossring_compat &&
-        (pdim == 0 ? s->flits[f].wait_h : s->flits[f].wait_v) == (uint32_t)c->itag_th[pdim] &&
-        nd->itag_req[lane] < 255)
-      nd->itag_req[lane]++;
-    if (dcin_itag_inject(s, d, net, node, lane, f)) { /* on the ring now */
-      dcin_q_pop(q);
-      nd->busy--;
-      d->nq[net]--;
-      nd->cp_n--;
-      continue;
-    }
-    for (int i = 0; i < q->n; i++) {
-      dcin_flit *w = &s->flits[q->buf[(q->head + i) % q->cap]];
-      if (pdim == 0)
-        w->wait_h++;
-      else
-        w->wait_v++;
     }
   }
 }

@@ -56,6 +56,13 @@ int dcin_ring_build(dcin_sim *s, dcin_die *d, cs_err *err) {
     for (int dim = 0; dim < 2; dim++) d->ekey[a * 2 + dim] = (int16_t)dcin_eject_key(c, a, dim);
     d->scoord[a] = (int16_t)(c->yx ? a % c->cols : a / c->cols);
   }
+  /* first-dimension lanes inject from the IQ, second-dimension ones from the ring bridge */
+  for (int lane = 0; lane < DCIN_NUM_LANES; lane++)
+    d->cp_src[lane] = dcin_lane_dim(c, lane) == 0 ? offsetof(dcin_node, iq_out) +
+                                                        (size_t)lane * sizeof(dcin_q)
+                      : lane == DCIN_TL || lane == DCIN_TU
+                          ? offsetof(dcin_node, rb_out) + DCIN_RB_N * sizeof(dcin_q)
+                          : offsetof(dcin_node, rb_out) + DCIN_RB_P * sizeof(dcin_q);
   d->cp_in = calloc((size_t)nodes4, sizeof *d->cp_in);
   d->cp_out = calloc((size_t)nodes4, sizeof *d->cp_out);
   d->ring_of = calloc((size_t)nodes4, sizeof *d->ring_of);
