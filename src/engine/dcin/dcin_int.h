@@ -529,6 +529,8 @@ int dcin_eject_key(const dcin_cfg *c, int node, int dim);
 bool dcin_etag_try(dcin_sim *s, dcin_die *d, int net, int node, int fifo, int lane, uint32_t f);
 void dcin_etag_fail(dcin_sim *s, dcin_die *d, int net, int node, int fifo, int lane, uint32_t f);
 void dcin_etag_release(dcin_die *d, dcin_node *nd, int fifo, int level);
+/* dcin_eject_to_node, and dcin_etag_fail when it fails; true when the flit entered the node. */
+bool dcin_eject_try(dcin_sim *s, dcin_die *d, int net, int node, int lane, uint32_t f);
 void dcin_etag_commit(dcin_node *nd);
 
 /* itag.c */

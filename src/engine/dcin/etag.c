@@ -1,7 +1,9 @@
-/* E-Tag: entry pools of the four eject FIFOs of a node (ring-bridge inputs of the first
- * dimension, EQ inputs of the second), priority upgrade on a failed eject, and the T0
- * round-robin over ring slots.  Invariant: entries in use + entries pending release never exceed
- * a level's capacity, and an entry is returned one cycle after its flit left the FIFO.
+/* E-Tag and ring ejection: entry pools of the four eject FIFOs of a node (ring-bridge inputs of
+ * the first dimension, EQ inputs of the second), priority upgrade on a failed eject, and the T0
+ * round-robin over ring slots.  Invariants: entries in use + entries pending release never exceed
+ * a level's capacity, and an entry is returned one cycle after its flit left the FIFO; an eject
+ * needs a free pre register and an E-Tag entry of a level the flit may use, and a failed eject
+ * leaves the flit on the ring.
  */
 #include <string.h>
 
@@ -27,7 +29,8 @@ static bool t0_winner(dcin_die *d, int net, int node, int lane, const dcin_flit 
   return false;
 }
 
-bool dcin_etag_try(dcin_sim *s, dcin_die *d, int net, int node, int fifo, int lane, uint32_t f) {
+DCIN_INLINE bool etag_try(dcin_sim *s, dcin_die *d, int net, int node, int fifo, int lane,
+                          uint32_t f) {
   dcin_flit *fl = &s->flits[f];
   dcin_node *nd = &d->nodes[net][node];
   const int *cap = d->cfg->etag_cap[lane];
@@ -64,8 +67,40 @@ bool dcin_etag_try(dcin_sim *s, dcin_die *d, int net, int node, int fifo, int la
   return true;
 }
 
-void dcin_etag_fail(dcin_sim *s, dcin_die *d, int net, int node, int fifo, int lane, uint32_t f) {
-  (void)fifo;
+bool dcin_etag_try(dcin_sim *s, dcin_die *d, int net, int node, int fifo, int lane, uint32_t f) {
+  return etag_try(s, d, net, node, fifo, lane, f);
+}
+
+DCIN_INLINE bool eject_to_node(dcin_sim *s, dcin_die *d, int net, int node, int lane,
+                               uint32_t f) {
+  const dcin_cfg *c = d->cfg;
+  dcin_node *nd = &d->nodes[net][node];
+  bool neg = lane == DCIN_TL || lane == DCIN_TU;
+  int dim = dcin_lane_dim(c, lane);
+  dcin_q *q = dim == 0 ? &nd->rb_in[neg ? 1 : 0] : &nd->eq_in[neg ? 1 : 0];
+  if (q->pre != DCIN_NIL) return false;
+  int fifo = dcin_etag_fifo(c, lane);
+  if (!etag_try(s, d, net, node, fifo, lane, f)) return false;
+  dcin_put(d, q, f);
+  nd->busy++;
+  d->nq[net]++;
+  if (dim == 0)
+    nd->rb_n++;
+  else
+    nd->eq_n++;
+  DCIN_TRACE(s, f, dim == 0 ? "RB" : "EQ", node, lane);
+  if (c->crossring_compat) { /* the reference also frees the entry as the flit enters the FIFO */
+    dcin_etag_release(d, nd, fifo, s->flits[f].used_entry);
+  }
+  s->flits[f].lane = (uint8_t)lane;
+  return true;
+}
+
+bool dcin_eject_to_node(dcin_sim *s, dcin_die *d, int net, int node, int lane, uint32_t f) {
+  return eject_to_node(s, d, net, node, lane, f);
+}
+
+DCIN_INLINE void etag_fail(dcin_sim *s, dcin_die *d, int net, int node, int lane, uint32_t f) {
   dcin_flit *fl = &s->flits[f];
   fl->eject_fail++;
   s->txns[fl->txn].eject_fail++;
@@ -86,6 +121,19 @@ void dcin_etag_fail(dcin_sim *s, dcin_die *d, int net, int node, int fifo, int l
     fl->in_t0_table = 1;
   }
   fl->etag = (uint8_t)to;
+}
+
+void dcin_etag_fail(dcin_sim *s, dcin_die *d, int net, int node, int fifo, int lane, uint32_t f) {
+  (void)fifo;
+  etag_fail(s, d, net, node, lane, f);
+}
+
+/* The eject attempt of flit f at the CP_IN of (node, lane): true when it entered the node; a
+ * failure upgrades its E-Tag. */
+bool dcin_eject_try(dcin_sim *s, dcin_die *d, int net, int node, int lane, uint32_t f) {
+  if (eject_to_node(s, d, net, node, lane, f)) return true;
+  etag_fail(s, d, net, node, lane, f);
+  return false;
 }
 
 void dcin_etag_release(dcin_die *d, dcin_node *nd, int fifo, int level) {

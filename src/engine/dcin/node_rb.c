@@ -1,34 +1,9 @@
-/* Ring bridge and ring ejection.  A flit leaving a first-dimension lane (turn or arrival) enters
- * the RB input FIFO of its lane; the RB arbitrates {RB in neg, RB in pos, IQ second-dim neg, IQ
- * second-dim pos} onto {EQ, second-dim pos, second-dim neg}.  A flit leaving a second-dimension
- * lane enters the EQ input FIFO.  Invariant: an eject needs a free pre register and an E-Tag
- * entry of a level the flit may use; a failed eject leaves the flit on the ring.
+/* Ring bridge.  A flit leaving a first-dimension lane (turn or arrival) enters the RB input FIFO
+ * of its lane (dcin_eject_to_node, in etag.c with the E-Tag check it depends on); the RB
+ * arbitrates {RB in neg, RB in pos, IQ second-dim neg, IQ second-dim pos} onto {EQ, second-dim
+ * pos, second-dim neg}.  A flit leaving a second-dimension lane enters the EQ input FIFO.
  */
 #include "dcin_int.h"
-
-bool dcin_eject_to_node(dcin_sim *s, dcin_die *d, int net, int node, int lane, uint32_t f) {
-  const dcin_cfg *c = d->cfg;
-  dcin_node *nd = &d->nodes[net][node];
-  bool neg = lane == DCIN_TL || lane == DCIN_TU;
-  int dim = dcin_lane_dim(c, lane);
-  dcin_q *q = dim == 0 ? &nd->rb_in[neg ? 1 : 0] : &nd->eq_in[neg ? 1 : 0];
-  if (q->pre != DCIN_NIL) return false;
-  int fifo = dcin_etag_fifo(c, lane);
-  if (!dcin_etag_try(s, d, net, node, fifo, lane, f)) return false;
-  dcin_put(d, q, f);
-  nd->busy++;
-  d->nq[net]++;
-  if (dim == 0)
-    nd->rb_n++;
-  else
-    nd->eq_n++;
-  DCIN_TRACE(s, f, dim == 0 ? "RB" : "EQ", node, lane);
-  if (c->crossring_compat) { /* the reference also frees the entry as the flit enters the FIFO */
-    dcin_etag_release(d, nd, fifo, s->flits[f].used_entry);
-  }
-  s->flits[f].lane = (uint8_t)lane;
-  return true;
-}
 
 void dcin_rb_step(dcin_sim *s, dcin_die *d, int net, int node) {
   const dcin_cfg *c = d->cfg;

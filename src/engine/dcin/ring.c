@@ -179,13 +179,9 @@ int dcin_eject_key(const dcin_cfg *c, int node, int dim) {
 
 /* The eject attempt at a CP_IN: true when the flit left the ring (failures upgrade its E-Tag). */
 static bool try_eject(dcin_sim *s, dcin_die *d, int net, dcin_ring *g, int p, uint32_t f) {
-  int node = g->node[p], lane = g->lane[p];
-  if (dcin_eject_to_node(s, d, net, node, lane, f)) {
-    dcin_ring_take(g, p);
-    return true;
-  }
-  dcin_etag_fail(s, d, net, node, dcin_etag_fifo(d->cfg, lane), lane, f);
-  return false;
+  if (!dcin_eject_try(s, d, net, g->node[p], g->lane[p], f)) return false;
+  dcin_ring_take(g, p);
+  return true;
 }
 
 /* One cycle of one ring, equivalent to visiting the slices from the last down to 0 and moving each
