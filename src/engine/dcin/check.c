@@ -86,12 +86,12 @@ int dcin_check(const dcin_sim *s, cs_err *err) {
           keyed += g->dkey[i] != DCIN_NO_KEY;
           for (int j = g->dhead[i]; j != DCIN_NO_KEY && !rc; j = g->dnext[j], filed++)
             if (g->dkey[j] != i || filed > (uint32_t)g->len)
-              rc = cs_err_set(err, CS_EINTERNAL, "die %d net %d ring %d: index %d in bucket %d",
-                              di, net, r, j, i);
+              rc = cs_err_set(err, CS_EINTERNAL, "die %d net %d ring %d: index %d in bucket %d", di,
+                              net, r, j, i);
         }
         if (!rc && keyed != filed)
-          rc = cs_err_set(err, CS_EINTERNAL, "die %d net %d ring %d: %u keyed, %u filed", di,
-                          net, r, keyed, filed);
+          rc = cs_err_set(err, CS_EINTERNAL, "die %d net %d ring %d: %u keyed, %u filed", di, net,
+                          r, keyed, filed);
       }
       uint32_t nq = 0;
       for (int node = 0; node < c->nodes; node++) nq += d->nodes[net][node].busy;

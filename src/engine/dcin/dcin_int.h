@@ -340,10 +340,10 @@ typedef struct dcin_node {
   uint8_t eq_rr[DCIN_NUM_IPS];     /* per IP output, over the 4 ports */
   /* E-Tag */
   int16_t ue[4][3]; /* entries in use: [rb_in pos, rb_in neg, eq_in pos, eq_in neg][level] */
-  uint8_t rel_pending[4][3]; /* entries to release at the end of the next cycle */
-  uint8_t rel_now[4][3];     /* entries to release at the end of this cycle */
+  uint8_t rel_pending[4][3];     /* entries to release at the end of the next cycle */
+  uint8_t rel_now[4][3];         /* entries to release at the end of this cycle */
   uint16_t rel_pmask, rel_nmask; /* bit fifo * 3 + level: non-zero entries of rel_pending/now */
-  uint32_t t0_ptr[2];        /* T0 round-robin pointer (slot order) [first dim, second dim] */
+  uint32_t t0_ptr[2];            /* T0 round-robin pointer (slot order) [first dim, second dim] */
   /* I-Tag */
   uint8_t itag_out[4]; /* tags outstanding per inject lane */
   uint8_t itag_req[4]; /* crossring_compat: heads that reached the trigger, never cleared */
@@ -384,11 +384,11 @@ typedef struct dcin_die {
   dcin_node *nodes[DCIN_NUM_NETS]; /* nodes entries per network */
   dcin_ip *ips;                    /* nodes * DCIN_NUM_IPS */
   /* ring geometry: index of CP_IN / CP_OUT per (node, lane) */
-  uint16_t *cp_in, *cp_out; /* [node * 4 + lane] */
-  int16_t *ring_of;         /* [node * 4 + lane] ring index */
-  uint8_t *first_lane;      /* [src * nodes + dst] dcin_first_lane, built once (no division) */
-  int16_t *ekey;            /* [node * 2 + dim] dcin_eject_key */
-  int16_t *scoord;          /* [node] second-dimension coordinate (row in XY, column in YX) */
+  uint16_t *cp_in, *cp_out;      /* [node * 4 + lane] */
+  int16_t *ring_of;              /* [node * 4 + lane] ring index */
+  uint8_t *first_lane;           /* [src * nodes + dst] dcin_first_lane, built once (no division) */
+  int16_t *ekey;                 /* [node * 2 + dim] dcin_eject_key */
+  int16_t *scoord;               /* [node] second-dimension coordinate (row in XY, column in YX) */
   size_t cp_src[DCIN_NUM_LANES]; /* offset in dcin_node of the queue each lane injects from */
   /* T0 tables: per network, per node, per dim: bitset over ring slots */
   uint64_t *t0_bits; /* [net][node][dim][words] */
@@ -398,10 +398,10 @@ typedef struct dcin_die {
   int itag_stride;
   dcin_q **pending; /* queues whose pre register was filled (commit list) */
   uint32_t npending, cap_pending;
-  uint32_t *ipbusy;     /* [node]: sum of the node's dcin_ip.busy */
+  uint32_t *ipbusy;           /* [node]: sum of the node's dcin_ip.busy */
   uint32_t nq[DCIN_NUM_NETS]; /* per network: sum of dcin_node.busy (skip idle networks) */
-  uint32_t *eqch;       /* [node]: flits in the node's EQ channel buffers, all nets */
-  dcin_node **rel_list; /* the (net, node) queues with rel_any set, each once */
+  uint32_t *eqch;             /* [node]: flits in the node's EQ channel buffers, all nets */
+  dcin_node **rel_list;       /* the (net, node) queues with rel_any set, each once */
   uint32_t nrel;
   dcin_list sn_release; /* txns with a pending share-tracker release */
 } dcin_die;

@@ -63,7 +63,8 @@ int dcin_die_init(dcin_sim *s, dcin_die *d, int id, cs_err *err) {
                                           DCIN_NUM_IPS * DCIN_NUM_NETS * 3));
   d->pending = malloc(sizeof *d->pending * d->cap_pending);
   d->rel_list = malloc(sizeof *d->rel_list * (size_t)c->nodes * DCIN_NUM_NETS);
-  if (!d->ipbusy || !d->eqch || !d->pending || !d->rel_list) return cs_err_set(err, CS_ENOMEM, "die %d", id);
+  if (!d->ipbusy || !d->eqch || !d->pending || !d->rel_list)
+    return cs_err_set(err, CS_ENOMEM, "die %d", id);
   if (!d->ips) return cs_err_set(err, CS_ENOMEM, "die %d IP interfaces", id);
   for (int n = 0; n < c->nodes; n++)
     for (int i = 0; i < DCIN_NUM_IPS; i++) {
@@ -119,8 +120,8 @@ void dcin_die_free(dcin_die *d) {
   }
   for (int net = 0; net < DCIN_NUM_NETS; net++) {
     if (d->rings[net])
-      for (int r = 0; r < d->nrings; r++) free(d->rings[net][r].slot), free(d->rings[net][r].occ),
-        free(d->rings[net][r].dkey);
+      for (int r = 0; r < d->nrings; r++)
+        free(d->rings[net][r].slot), free(d->rings[net][r].occ), free(d->rings[net][r].dkey);
     free(d->rings[net]);
     free(d->nodes[net]);
   }

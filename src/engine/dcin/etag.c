@@ -71,8 +71,7 @@ bool dcin_etag_try(dcin_sim *s, dcin_die *d, int net, int node, int fifo, int la
   return etag_try(s, d, net, node, fifo, lane, f);
 }
 
-DCIN_INLINE bool eject_to_node(dcin_sim *s, dcin_die *d, int net, int node, int lane,
-                               uint32_t f) {
+DCIN_INLINE bool eject_to_node(dcin_sim *s, dcin_die *d, int net, int node, int lane, uint32_t f) {
   const dcin_cfg *c = d->cfg;
   dcin_node *nd = &d->nodes[net][node];
   bool neg = lane == DCIN_TL || lane == DCIN_TU;

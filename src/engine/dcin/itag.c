@@ -1,7 +1,7 @@
-/* I-Tag and CP injection: a node whose inject-queue head has waited longer than the trigger reserves the passing
- * slot of its CP_OUT; a reserved slot is usable only by its reserver, and using it (or injecting
- * the tagged flit elsewhere) releases the tag.  Invariant: per (node, lane) at most itag_max tags
- * are outstanding, and itag_slot[] names the reserver of every reserved slot.
+/* I-Tag and CP injection: a node whose inject-queue head has waited longer than the trigger
+ * reserves the passing slot of its CP_OUT; a reserved slot is usable only by its reserver, and
+ * using it (or injecting the tagged flit elsewhere) releases the tag.  Invariant: per (node, lane)
+ * at most itag_max tags are outstanding, and itag_slot[] names the reserver of every reserved slot.
  */
 #include "dcin_int.h"
 
@@ -40,7 +40,7 @@ DCIN_INLINE cp_out_at cp_out_of(dcin_sim *s, dcin_die *d, int net, int node, int
 }
 
 DCIN_INLINE bool can_inject(dcin_sim *s, dcin_die *d, int net, int node, int lane, uint32_t f,
-                       const cp_out_at *a) {
+                            const cp_out_at *a) {
   dcin_node *nd = &d->nodes[net][node];
   dcin_flit *fl = &s->flits[f];
   int dim = (lane == DCIN_TR || lane == DCIN_TL) ? 0 : 1;
@@ -64,7 +64,7 @@ DCIN_INLINE bool can_inject(dcin_sim *s, dcin_die *d, int net, int node, int lan
 }
 
 DCIN_INLINE void on_inject(dcin_sim *s, dcin_die *d, int net, int node, int lane, uint32_t f,
-                      const cp_out_at *a) {
+                           const cp_out_at *a) {
   dcin_node *nd = &d->nodes[net][node];
   dcin_flit *fl = &s->flits[f];
   if (*a->tag == a->me) {

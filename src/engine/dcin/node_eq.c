@@ -26,7 +26,7 @@ void dcin_eq_step(dcin_sim *s, dcin_die *d, int net, int node) {
     dcin_put(d, a, f);
   }
   unsigned want[DCIN_NUM_IPS] = {0}; /* per IP channel: the ports whose head requests it */
-  unsigned ips = 0;                   /* IP channels somebody requests */
+  unsigned ips = 0;                  /* IP channels somebody requests */
   for (int p = 0; p < DCIN_NUM_EQ_PORTS; p++) {
     if (nd->eq_arb[p].n) {
       int ip = s->flits[dcin_q_front(&nd->eq_arb[p])].dst_ip;

@@ -100,7 +100,7 @@ void dcin_iq_step(dcin_sim *s, dcin_die *d, int net) {
     dcin_node *nd = &d->nodes[net][node];
     if (!nd->iq_n) continue;
     unsigned want[DCIN_NUM_IQ_DIRS] = {0}; /* per direction: the IPs whose head requests it */
-    unsigned dirs = 0;                      /* directions somebody requests */
+    unsigned dirs = 0;                     /* directions somebody requests */
     for (int ipi = 0; ipi < DCIN_NUM_IPS; ipi++) {
       if (nd->iq_ch[ipi].n && dcin_q_can_put(&nd->iq_arb[ipi]))
         dcin_put(d, &nd->iq_arb[ipi], dcin_q_pop(&nd->iq_ch[ipi]));

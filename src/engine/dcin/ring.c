@@ -48,8 +48,7 @@ int dcin_ring_build(dcin_sim *s, dcin_die *d, cs_err *err) {
   d->first_lane = malloc((size_t)c->nodes * c->nodes);
   d->ekey = malloc(sizeof *d->ekey * 2 * (size_t)c->nodes);
   d->scoord = malloc(sizeof *d->scoord * (size_t)c->nodes);
-  if (!d->first_lane || !d->ekey || !d->scoord)
-    return cs_err_set(err, CS_ENOMEM, "routing tables");
+  if (!d->first_lane || !d->ekey || !d->scoord) return cs_err_set(err, CS_ENOMEM, "routing tables");
   for (int a = 0; a < c->nodes; a++) {
     for (int b = 0; b < c->nodes; b++)
       d->first_lane[a * c->nodes + b] = (uint8_t)dcin_first_lane(c, a, b);
@@ -58,8 +57,8 @@ int dcin_ring_build(dcin_sim *s, dcin_die *d, cs_err *err) {
   }
   /* first-dimension lanes inject from the IQ, second-dimension ones from the ring bridge */
   for (int lane = 0; lane < DCIN_NUM_LANES; lane++)
-    d->cp_src[lane] = dcin_lane_dim(c, lane) == 0 ? offsetof(dcin_node, iq_out) +
-                                                        (size_t)lane * sizeof(dcin_q)
+    d->cp_src[lane] = dcin_lane_dim(c, lane) == 0
+                          ? offsetof(dcin_node, iq_out) + (size_t)lane * sizeof(dcin_q)
                       : lane == DCIN_TL || lane == DCIN_TU
                           ? offsetof(dcin_node, rb_out) + DCIN_RB_N * sizeof(dcin_q)
                           : offsetof(dcin_node, rb_out) + DCIN_RB_P * sizeof(dcin_q);
