@@ -24,8 +24,13 @@ bool dcin_rx_bucket(dcin_ip *ip, uint64_t now) {
   return bucket_take(ip, &ip->rx_tok, &ip->rx_last, now);
 }
 
+_Static_assert(DCIN_NUM_RSP_PRIO == 4, "inject_to_l2h tests the four RSP queues by name");
+
 static void inject_to_l2h(dcin_sim *s, dcin_die *d, int node, int ipi, dcin_ip *ip, int net) {
   dcin_q *l2h = &ip->l2h[net];
+  if (net == DCIN_NET_RSP ? !(ip->rsp_q[0].n | ip->rsp_q[1].n | ip->rsp_q[2].n | ip->rsp_q[3].n)
+                          : !ip->inj[net].n)
+    return; /* nothing to send on this network */
   if (!dcin_q_can_put(l2h)) return;
   uint64_t now = s->cyc;
   uint32_t f = DCIN_NIL;
@@ -85,7 +90,7 @@ void dcin_ip_inject(dcin_sim *s, dcin_die *d, bool ip_cycle, bool net_cycle) {
     if (!d->ipbusy[node]) continue;
     for (int ipi = 0; ipi < DCIN_NUM_IPS; ipi++) {
       dcin_ip *ip = dcin_ipp(d, node, ipi);
-      if (!ip->busy) continue;
+      if (ip->busy == ip->h2l_n) continue; /* nothing on the inject side (busy counts both) */
       if (ip_cycle || dcin_ip_is_d2d(ipi))
         for (int net = 0; net < DCIN_NUM_NETS; net++) inject_to_l2h(s, d, node, ipi, ip, net);
       if (net_cycle)
