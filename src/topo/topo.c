@@ -3,6 +3,7 @@
  * unknown fields rejected, so a typo in a shipped or user file is caught at once. */
 #include "commsweep/topo.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -179,12 +180,6 @@ int cs_topo_layout_parse(const char *json, const char *source, cs_layout *out, c
   return rc;
 }
 
-static const char *find_file(const char *name) {
-  for (int i = 0; cs_topo_files[i].name; i++)
-    if (strcmp(cs_topo_files[i].name, name) == 0) return cs_topo_files[i].json;
-  return NULL;
-}
-
 /* Dies are the files whose JSON has "rows"; layouts those with "num_dies". */
 static void names_of(bool layouts, char *buf, size_t cap) {
   size_t used = 0;
@@ -200,28 +195,70 @@ static void names_of(bool layouts, char *buf, size_t cap) {
 void cs_topo_die_names(char *buf, size_t cap) { names_of(false, buf, cap); }
 void cs_topo_layout_names(char *buf, size_t cap) { names_of(true, buf, cap); }
 
-int cs_topo_die(const char *name, cs_die_params *out, cs_err *err) {
-  const char *json = find_file(name);
-  if (!json || !strstr(json, "\"rows\"")) {
-    char valid[256];
-    names_of(false, valid, sizeof valid);
-    return cs_err_set(err, CS_ENOTFOUND, "unknown die topology \"%s\" (shipped: %s)", name, valid);
+/* The shipped files are compile-time constants, so each is parsed once per process (the first
+ * time any is asked for) and every later lookup copies the parsed struct: a sweep looks the same
+ * topology up for every job.  Written once under pthread_once, read-only afterwards. */
+#define CS_TOPO_MAX_FILES 64
+
+typedef struct parsed_file {
+  const char *name;
+  bool is_layout;
+  int rc;          /* parse result; a shipped file that fails is reported on every lookup */
+  cs_err err;
+  cs_die_params die;
+  cs_layout layout;
+} parsed_file;
+
+static struct {
+  int count;
+  parsed_file files[CS_TOPO_MAX_FILES];
+} parsed;
+static pthread_once_t parsed_once = PTHREAD_ONCE_INIT;
+
+static void parse_shipped(void) {
+  for (int i = 0; cs_topo_files[i].name && i < CS_TOPO_MAX_FILES; i++) {
+    parsed_file *f = &parsed.files[parsed.count++];
+    char source[64];
+    f->name = cs_topo_files[i].name;
+    f->is_layout = strstr(cs_topo_files[i].json, "\"num_dies\"") != NULL;
+    cs_err_clear(&f->err);
+    snprintf(source, sizeof source, "%s '%s'", f->is_layout ? "dcin_layout" : "topology", f->name);
+    f->rc = f->is_layout ? cs_topo_layout_parse(cs_topo_files[i].json, source, &f->layout, &f->err)
+                         : cs_topo_die_parse(cs_topo_files[i].json, source, &f->die, &f->err);
   }
-  char source[64];
-  snprintf(source, sizeof source, "topology '%s'", name);
-  return cs_topo_die_parse(json, source, out, err);
+}
+
+static const parsed_file *lookup(const char *name, bool layout) {
+  pthread_once(&parsed_once, parse_shipped);
+  for (int i = 0; i < parsed.count; i++)
+    if (parsed.files[i].is_layout == layout && strcmp(parsed.files[i].name, name) == 0)
+      return &parsed.files[i];
+  return NULL;
+}
+
+static int failed_lookup(const parsed_file *f, const char *what, const char *name, bool layout,
+                         cs_err *err) {
+  if (f) {
+    if (err) *err = f->err;
+    return f->rc;
+  }
+  char valid[256];
+  names_of(layout, valid, sizeof valid);
+  return cs_err_set(err, CS_ENOTFOUND, "unknown %s \"%s\" (shipped: %s)", what, name, valid);
+}
+
+int cs_topo_die(const char *name, cs_die_params *out, cs_err *err) {
+  const parsed_file *f = lookup(name, false);
+  if (!f || f->rc) return failed_lookup(f, "die topology", name, false, err);
+  *out = f->die;
+  return CS_OK;
 }
 
 int cs_topo_layout(const char *name, cs_layout *out, cs_err *err) {
-  const char *json = find_file(name);
-  if (!json || !strstr(json, "\"num_dies\"")) {
-    char valid[256];
-    names_of(true, valid, sizeof valid);
-    return cs_err_set(err, CS_ENOTFOUND, "unknown dcin_layout \"%s\" (shipped: %s)", name, valid);
-  }
-  char source[64];
-  snprintf(source, sizeof source, "dcin_layout '%s'", name);
-  return cs_topo_layout_parse(json, source, out, err);
+  const parsed_file *f = lookup(name, true);
+  if (!f || f->rc) return failed_lookup(f, "dcin_layout", name, true, err);
+  *out = f->layout;
+  return CS_OK;
 }
 
 int cs_scheme_endpoints(const cs_die_params *die, int num_dies) {
