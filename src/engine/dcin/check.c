@@ -94,7 +94,12 @@ int dcin_check(const dcin_sim *s, cs_err *err) {
                           r, keyed, filed);
       }
       uint32_t nq = 0;
-      for (int node = 0; node < c->nodes; node++) nq += d->nodes[net][node].busy;
+      for (int node = 0; node < c->nodes; node++) {
+        nq += d->nodes[net][node].busy;
+        if (!rc && (d->busym[net][node >> 6] >> (node & 63) & 1) != (d->nodes[net][node].busy > 0))
+          rc =
+              cs_err_set(err, CS_EINTERNAL, "die %d net %d node %d: busy bit wrong", di, net, node);
+      }
       if (!rc && nq != d->nq[net])
         rc = cs_err_set(err, CS_EINTERNAL, "die %d net %d: nodes hold %u, nq %u", di, net, nq,
                         d->nq[net]);

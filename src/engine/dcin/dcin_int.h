@@ -398,10 +398,12 @@ typedef struct dcin_die {
   int itag_stride;
   dcin_q **pending; /* queues whose pre register was filled (commit list) */
   uint32_t npending, cap_pending;
-  uint32_t *ipbusy;           /* [node]: sum of the node's dcin_ip.busy */
-  uint32_t nq[DCIN_NUM_NETS]; /* per network: sum of dcin_node.busy (skip idle networks) */
-  uint32_t *eqch;             /* [node]: flits in the node's EQ channel buffers, all nets */
-  dcin_node **rel_list;       /* the (net, node) queues with rel_any set, each once */
+  uint32_t *ipbusy;               /* [node]: sum of the node's dcin_ip.busy */
+  uint32_t nq[DCIN_NUM_NETS];     /* per network: sum of dcin_node.busy (skip idle networks) */
+  uint64_t *busym[DCIN_NUM_NETS]; /* per network: bitset of the nodes with busy > 0, mwords words */
+  int mwords;
+  uint32_t *eqch;       /* [node]: flits in the node's EQ channel buffers, all nets */
+  dcin_node **rel_list; /* the (net, node) queues with rel_any set, each once */
   uint32_t nrel;
   dcin_list sn_release; /* txns with a pending share-tracker release */
 } dcin_die;
@@ -609,6 +611,15 @@ static inline void dcin_put(dcin_die *d, dcin_q *q, uint32_t f) {
 
 static inline dcin_ip *dcin_ipp(dcin_die *d, int node, int ip) {
   return &d->ips[node * DCIN_NUM_IPS + ip];
+}
+/* A flit entered / left one of the queues of (net, node). */
+static inline void dcin_node_hold(dcin_die *d, int net, int node, dcin_node *nd) {
+  if (!nd->busy++) d->busym[net][node >> 6] |= 1ull << (node & 63);
+  d->nq[net]++;
+}
+static inline void dcin_node_release(dcin_die *d, int net, int node, dcin_node *nd) {
+  if (!--nd->busy) d->busym[net][node >> 6] &= ~(1ull << (node & 63));
+  d->nq[net]--;
 }
 static inline void dcin_ip_busy(dcin_die *d, int node, dcin_ip *ip, int delta) {
   ip->busy = (uint32_t)((int)ip->busy + delta);

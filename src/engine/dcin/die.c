@@ -57,6 +57,10 @@ int dcin_die_init(dcin_sim *s, dcin_die *d, int id, cs_err *err) {
   d->ips = calloc((size_t)c->nodes * DCIN_NUM_IPS, sizeof(dcin_ip));
   d->ipbusy = calloc((size_t)c->nodes, sizeof *d->ipbusy);
   d->eqch = calloc((size_t)c->nodes, sizeof *d->eqch);
+  d->mwords = (c->nodes + 63) / 64;
+  d->busym[0] = calloc((size_t)d->mwords * DCIN_NUM_NETS, sizeof(uint64_t));
+  if (!d->busym[0]) return cs_err_set(err, CS_ENOMEM, "die %d node sets", id);
+  for (int net = 1; net < DCIN_NUM_NETS; net++) d->busym[net] = d->busym[0] + net * d->mwords;
   /* every queue can be listed at most once (its pre holds one flit) */
   d->cap_pending = (uint32_t)(c->nodes * (DCIN_NUM_NETS * (3 * DCIN_NUM_IPS + DCIN_NUM_IQ_DIRS + 4 +
                                                            DCIN_NUM_RB_OUT + DCIN_NUM_EQ_PORTS) +
@@ -128,6 +132,7 @@ void dcin_die_free(dcin_die *d) {
   free(d->ips);
   free(d->ipbusy);
   free(d->eqch);
+  free(d->busym[0]);
   free(d->pending);
   free(d->rel_list);
   free(d->cp_in);
@@ -152,13 +157,14 @@ void dcin_die_step(dcin_sim *s, dcin_die *d, bool ip_cycle, bool net_cycle) {
       if (!d->nq[net]) continue; /* nothing in any node of this network (ejects included) */
       /* ring bridge, eject and CP injection touch only the node's own queues and the slots at
        * its own CP_OUTs, so one pass per node gives the same result as one pass per stage */
-      for (int node = 0; node < d->cfg->nodes; node++) {
-        const dcin_node *nd = &d->nodes[net][node];
-        if (!nd->busy) continue;
-        if (nd->rb_n) dcin_rb_step(s, d, net, node);
-        if (nd->eq_n) dcin_eq_step(s, d, net, node);
-        if (nd->cp_n) dcin_cp_inject(s, d, net, node);
-      }
+      for (int w = 0; w < d->mwords; w++)
+        for (uint64_t m = d->busym[net][w]; m; m &= m - 1) { /* nodes holding flits, in order */
+          int node = w * 64 + __builtin_ctzll(m);
+          const dcin_node *nd = &d->nodes[net][node];
+          if (nd->rb_n) dcin_rb_step(s, d, net, node);
+          if (nd->eq_n) dcin_eq_step(s, d, net, node);
+          if (nd->cp_n) dcin_cp_inject(s, d, net, node);
+        }
     }
   }
   dcin_ip_eject(s, d, ip_cycle, net_cycle);

@@ -81,8 +81,7 @@ DCIN_INLINE bool eject_to_node(dcin_sim *s, dcin_die *d, int net, int node, int 
   int fifo = dcin_etag_fifo(c, lane);
   if (!etag_try(s, d, net, node, fifo, lane, f)) return false;
   dcin_put(d, q, f);
-  nd->busy++;
-  d->nq[net]++;
+  dcin_node_hold(d, net, node, nd);
   if (dim == 0)
     nd->rb_n++;
   else

@@ -118,8 +118,7 @@ void dcin_cp_inject(dcin_sim *s, dcin_die *d, int net, int node) {
     if (can_inject(s, d, net, node, lane, f, &a)) {
       on_inject(s, d, net, node, lane, f, &a); /* on the ring now */
       dcin_q_pop(q);
-      nd->busy--;
-      d->nq[net]--;
+      dcin_node_release(d, net, node, nd);
       nd->cp_n--;
       continue;
     }

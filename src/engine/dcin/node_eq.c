@@ -66,8 +66,7 @@ void dcin_ip_eject(dcin_sim *s, dcin_die *d, bool ip_cycle, bool net_cycle) {
           dcin_q *ch = &nd->eq_ch[ipi];
           if (ch->n && dcin_q_can_put(&ip->h2l_h[net])) {
             dcin_put(d, &ip->h2l_h[net], dcin_q_pop(ch));
-            nd->busy--;
-            d->nq[net]--;
+            dcin_node_release(d, net, node, nd);
             d->eqch[node]--;
             ip->eqch--;
             ip->h2l_n++;

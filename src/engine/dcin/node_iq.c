@@ -72,8 +72,7 @@ static void l2h_to_iq(dcin_sim *s, dcin_die *d, int node, int ipi, dcin_ip *ip, 
   if (!dcin_q_can_put(ch)) return;
   uint32_t f = dcin_q_pop(l2h);
   dcin_put(d, ch, f);
-  nd->busy++;
-  d->nq[net]++;
+  dcin_node_hold(d, net, node, nd);
   nd->iq_n++;
   dcin_ip_busy(d, node, ip, -1);
   dcin_flit *fl = &s->flits[f];
@@ -101,36 +100,38 @@ void dcin_ip_inject(dcin_sim *s, dcin_die *d, bool ip_cycle, bool net_cycle) {
 
 void dcin_iq_step(dcin_sim *s, dcin_die *d, int net) {
   const dcin_cfg *c = d->cfg;
-  for (int node = 0; node < c->nodes; node++) {
-    dcin_node *nd = &d->nodes[net][node];
-    if (!nd->iq_n) continue;
-    unsigned want[DCIN_NUM_IQ_DIRS] = {0}; /* per direction: the IPs whose head requests it */
-    unsigned dirs = 0;                     /* directions somebody requests */
-    for (int ipi = 0; ipi < DCIN_NUM_IPS; ipi++) {
-      if (nd->iq_ch[ipi].n && dcin_q_can_put(&nd->iq_arb[ipi]))
-        dcin_put(d, &nd->iq_arb[ipi], dcin_q_pop(&nd->iq_ch[ipi]));
-      if (nd->iq_arb[ipi].n) {
-        const dcin_flit *fl = &s->flits[dcin_q_front(&nd->iq_arb[ipi])];
-        int dir = d->first_lane[fl->src_node * c->nodes + fl->dst_node];
-        want[dir] |= 1u << ipi;
-        dirs |= 1u << dir;
+  for (int w = 0; w < d->mwords; w++)
+    for (uint64_t m = d->busym[net][w]; m; m &= m - 1) { /* nodes holding flits, in order */
+      int node = w * 64 + __builtin_ctzll(m);
+      dcin_node *nd = &d->nodes[net][node];
+      if (!nd->iq_n) continue;
+      unsigned want[DCIN_NUM_IQ_DIRS] = {0}; /* per direction: the IPs whose head requests it */
+      unsigned dirs = 0;                     /* directions somebody requests */
+      for (int ipi = 0; ipi < DCIN_NUM_IPS; ipi++) {
+        if (nd->iq_ch[ipi].n && dcin_q_can_put(&nd->iq_arb[ipi]))
+          dcin_put(d, &nd->iq_arb[ipi], dcin_q_pop(&nd->iq_ch[ipi]));
+        if (nd->iq_arb[ipi].n) {
+          const dcin_flit *fl = &s->flits[dcin_q_front(&nd->iq_arb[ipi])];
+          int dir = d->first_lane[fl->src_node * c->nodes + fl->dst_node];
+          want[dir] |= 1u << ipi;
+          dirs |= 1u << dir;
+        }
+      }
+      for (int dir = 0; dirs; dir++) {
+        if (!(dirs >> dir & 1)) continue;
+        dirs &= ~(1u << dir);
+        dcin_q *out = &nd->iq_out[dir];
+        if (!dcin_q_can_put(out)) continue;
+        int ipi = dcin_rr_pick(want[dir], nd->iq_rr[dir]);
+        dcin_put(d, out, dcin_q_pop(&nd->iq_arb[ipi]));
+        nd->iq_n--;
+        if (dir == DCIN_IQ_EQ)
+          nd->eq_n++;
+        else if (dcin_lane_dim(c, dir) == 0)
+          nd->cp_n++;
+        else
+          nd->rb_n++;
+        nd->iq_rr[dir] = (uint8_t)(ipi + 1 == DCIN_NUM_IPS ? 0 : ipi + 1);
       }
     }
-    for (int dir = 0; dirs; dir++) {
-      if (!(dirs >> dir & 1)) continue;
-      dirs &= ~(1u << dir);
-      dcin_q *out = &nd->iq_out[dir];
-      if (!dcin_q_can_put(out)) continue;
-      int ipi = dcin_rr_pick(want[dir], nd->iq_rr[dir]);
-      dcin_put(d, out, dcin_q_pop(&nd->iq_arb[ipi]));
-      nd->iq_n--;
-      if (dir == DCIN_IQ_EQ)
-        nd->eq_n++;
-      else if (dcin_lane_dim(c, dir) == 0)
-        nd->cp_n++;
-      else
-        nd->rb_n++;
-      nd->iq_rr[dir] = (uint8_t)(ipi + 1 == DCIN_NUM_IPS ? 0 : ipi + 1);
-    }
-  }
 }
