@@ -81,11 +81,20 @@ def plot_busbw(t, path):
     fig, axes = plt.subplots(1, len(prims), figsize=(4.5 * len(prims), 4), squeeze=False)
     for ax, prim in zip(axes[0], prims):
         sel = t["primitive"] == prim
+        engines = sorted(set(t["engine"][sel]))
+        styles = dict(zip(engines, ["-", "--", ":", "-."]))
         for n in sorted(set(t["num_participants"][sel])):
-            s = sel & (t["num_participants"] == n)
-            sizes = sorted(set(t["msg_size_bytes"][s]))
-            best = [t["bus_bw_gb_per_s"][s & (t["msg_size_bytes"] == m)].max() for m in sizes]
-            ax.plot(sizes, best, marker="o", label=f"N = {n}")
+            color = None
+            for eng in engines:  # one colour per N, one line style per engine
+                s = sel & (t["num_participants"] == n) & (t["engine"] == eng)
+                sizes = sorted(set(t["msg_size_bytes"][s]))
+                if not sizes:
+                    continue
+                best = [t["bus_bw_gb_per_s"][s & (t["msg_size_bytes"] == m)].max() for m in sizes]
+                label = f"N = {n}" + (f", {eng}" if len(engines) > 1 else "")
+                line, = ax.plot(sizes, best, marker="o", linestyle=styles[eng], color=color,
+                                label=label)
+                color = line.get_color()
         ax.set_xscale("log", base=2)
         ax.set_xlabel("message size (bytes)")
         ax.set_ylabel("bus bandwidth (GB/s)")
