@@ -187,6 +187,9 @@ int dcin_check(const dcin_sim *s, cs_err *err) {
         for (int net = 0; net < DCIN_NUM_NETS; net++) {
           const dcin_q *q = &d->nodes[net][node].eq_ch[i];
           e += q->n + (q->pre != DCIN_NIL);
+          if (!rc && ip->eqch_net[net] != q->n + (q->pre != DCIN_NIL))
+            rc = cs_err_set(err, CS_EINTERNAL, "die %d node %d ip %d net %d: eq_ch count %u", di,
+                            node, i, net, ip->eqch_net[net]);
           h += ip->h2l_h[net].n + (ip->h2l_h[net].pre != DCIN_NIL) + ip->h2l_l[net].n +
                (ip->h2l_l[net].pre != DCIN_NIL);
         }

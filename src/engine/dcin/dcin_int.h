@@ -371,9 +371,10 @@ typedef struct dcin_ip {
   double tx_tok, rx_tok;
   uint64_t tx_last, rx_last;
   double rate, cap;
-  uint32_t busy;  /* items queued here */
-  uint16_t h2l_n; /* flits in h2l_h / h2l_l (pre registers included) */
-  uint16_t eqch;  /* flits for this IP in the node's EQ channel buffers */
+  uint32_t busy;                    /* items queued here */
+  uint16_t h2l_n;                   /* flits in h2l_h / h2l_l (pre registers included) */
+  uint16_t eqch;                    /* flits for this IP in the node's EQ channel buffers */
+  uint16_t eqch_net[DCIN_NUM_NETS]; /* the same per network (pre registers included) */
 } dcin_ip;
 
 typedef struct dcin_die {

@@ -46,7 +46,9 @@ void dcin_eq_step(dcin_sim *s, dcin_die *d, int net, int node) {
     uint32_t g = dcin_q_pop(&nd->eq_arb[p]);
     dcin_put(d, out, g);
     nd->eq_n--;
-    dcin_ipp(d, node, ipi)->eqch++;
+    dcin_ip *to = dcin_ipp(d, node, ipi);
+    to->eqch++;
+    to->eqch_net[net]++;
     DCIN_TRACE(s, g, "EQ_CH", node, -1);
     d->eqch[node]++;
     rr[ipi] = (uint8_t)((p + 1) & 3);
@@ -64,8 +66,10 @@ void dcin_ip_eject(dcin_sim *s, dcin_die *d, bool ip_cycle, bool net_cycle) {
         for (int net = 0; net < DCIN_NUM_NETS; net++) {
           dcin_node *nd = &d->nodes[net][node];
           dcin_q *ch = &nd->eq_ch[ipi];
-          if (ch->n && dcin_q_can_put(&ip->h2l_h[net])) {
+          /* eqch_net first: it spares reading the node of a network with nothing for this IP */
+          if (ip->eqch_net[net] && ch->n && dcin_q_can_put(&ip->h2l_h[net])) {
             dcin_put(d, &ip->h2l_h[net], dcin_q_pop(ch));
+            ip->eqch_net[net]--;
             dcin_node_release(d, net, node, nd);
             d->eqch[node]--;
             ip->eqch--;
