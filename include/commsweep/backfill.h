@@ -30,6 +30,12 @@ typedef struct cs_trace_meta {
 void cs_backfill_trace_meta(const cs_txn_record *records, size_t n, int bw_bytes,
                             cs_trace_meta *out);
 
+/* The EngineResult as JSON: the tbl-cr-09 aggregates into `aggregates`, the engine identity and
+ * the summary counters into `trace_meta` (back_pressure, cross_die).  Used by `run` and
+ * `export` so both print the same shape. */
+struct cJSON;
+void cs_backfill_result_json(const cs_result *r, struct cJSON *aggregates, struct cJSON *trace_meta);
+
 /* One JSON object per line, CrossRing-log style field names; returns CS_EIO on a write error. */
 int cs_backfill_write_jsonl(FILE *f, const cs_txn_record *records, size_t n, cs_err *err);
 /* One record as a JSON object (no newline) into buf; returns bytes needed. */

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
 static int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return (x > y) - (x < y);
@@ -97,6 +99,31 @@ void cs_backfill_trace_meta(const cs_txn_record *records, size_t n, int bw_bytes
       out->pair_bytes[r->src_die][r->dst_die] += (uint64_t)r->burst_length * (uint64_t)bw_bytes;
     }
   }
+}
+
+void cs_backfill_result_json(const cs_result *r, cJSON *agg, cJSON *meta) {
+  cJSON_AddNumberToObject(agg, "total_time_us", r->total_time_us);
+  cJSON_AddNumberToObject(agg, "req_phase_us", r->req_phase_us);
+  cJSON_AddNumberToObject(agg, "rsp_phase_us", r->rsp_phase_us);
+  cJSON_AddNumberToObject(agg, "max_chip_latency_us", r->max_chip_latency_us);
+  cJSON_AddNumberToObject(agg, "straggler_ratio", r->straggler_ratio);
+  cJSON_AddNumberToObject(agg, "bus_bw_gb_per_s", r->bus_bw_gb_per_s);
+  cJSON_AddNumberToObject(agg, "total_comm_bytes", (double)r->total_comm_bytes);
+  cJSON_AddNumberToObject(agg, "algorithm_steps", r->algorithm_steps);
+  cJSON_AddStringToObject(meta, "engine", r->engine);
+  cJSON_AddNumberToObject(meta, "num_transactions", (double)r->num_transactions);
+  cJSON_AddNumberToObject(meta, "sim_cycles", (double)r->sim_cycles);
+  cJSON_AddNumberToObject(meta, "total_ticks", (double)r->total_ticks);
+  cJSON_AddNumberToObject(meta, "flit_hops", (double)r->flit_hops);
+  cJSON_AddNumberToObject(meta, "wall_time_s", r->wall_time_s);
+  cJSON *bp = cJSON_AddObjectToObject(meta, "back_pressure");
+  cJSON_AddNumberToObject(bp, "retry_count", (double)r->retries);
+  cJSON_AddNumberToObject(bp, "block_rn", (double)r->block_rn);
+  cJSON_AddNumberToObject(bp, "block_sn", (double)r->block_sn);
+  cJSON_AddNumberToObject(bp, "block_d2d", (double)r->block_d2d);
+  cJSON *d2d = cJSON_AddObjectToObject(meta, "cross_die");
+  cJSON_AddNumberToObject(d2d, "transactions", (double)r->cross_die_transactions);
+  cJSON_AddNumberToObject(d2d, "bytes", (double)r->cross_die_bytes);
 }
 
 size_t cs_backfill_record_json(const cs_txn_record *r, char *buf, size_t cap) {

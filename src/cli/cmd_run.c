@@ -96,36 +96,14 @@ static cJSON *result_json(const cs_job *job, const cs_job_output *out, const cha
   cJSON_AddNumberToObject(o, "msg_size_bytes", (double)job->spec.msg_size_bytes);
   cJSON_AddNumberToObject(o, "num_participants", job->spec.num_participants);
   cJSON *agg = cJSON_AddObjectToObject(o, "aggregates");
-  cJSON_AddNumberToObject(agg, "total_time_us", r->total_time_us);
-  cJSON_AddNumberToObject(agg, "req_phase_us", r->req_phase_us);
-  cJSON_AddNumberToObject(agg, "rsp_phase_us", r->rsp_phase_us);
-  cJSON_AddNumberToObject(agg, "max_chip_latency_us", r->max_chip_latency_us);
-  cJSON_AddNumberToObject(agg, "straggler_ratio", r->straggler_ratio);
-  cJSON_AddNumberToObject(agg, "bus_bw_gb_per_s", r->bus_bw_gb_per_s);
-  cJSON_AddNumberToObject(agg, "total_comm_bytes", (double)r->total_comm_bytes);
-  cJSON_AddNumberToObject(agg, "algorithm_steps", r->algorithm_steps);
   cJSON *meta = cJSON_AddObjectToObject(o, "trace_meta");
-  cJSON_AddStringToObject(meta, "engine", r->engine);
+  cs_backfill_result_json(r, agg, meta);
   cJSON_AddStringToObject(meta, "transaction_log_path", log ? log : "");
-  cJSON_AddNumberToObject(meta, "num_transactions", (double)r->num_transactions);
-  cJSON_AddNumberToObject(meta, "sim_cycles", (double)r->sim_cycles);
-  cJSON_AddNumberToObject(meta, "total_ticks", (double)r->total_ticks);
-  cJSON_AddNumberToObject(meta, "flit_hops", (double)r->flit_hops);
-  cJSON_AddNumberToObject(meta, "wall_time_s", r->wall_time_s);
-  cJSON *d2d = cJSON_AddObjectToObject(meta, "cross_die");
-  cJSON_AddNumberToObject(d2d, "transactions", (double)r->cross_die_transactions);
-  cJSON_AddNumberToObject(d2d, "bytes", (double)r->cross_die_bytes);
-  if (out->records) {
+  if (out->records) { /* the records give every counter and the die-pair traffic */
     cs_trace_meta t;
     cs_backfill_trace_meta(out->records, out->num_records, job->adapter.bw_bytes, &t);
-    cJSON_AddItemToObject(meta, "back_pressure", counters_json(&t));
+    cJSON_ReplaceItemInObjectCaseSensitive(meta, "back_pressure", counters_json(&t));
     cJSON_AddItemToObject(meta, "die_pairs", die_pairs_json(&t));
-  } else {
-    cJSON *bp = cJSON_AddObjectToObject(meta, "back_pressure");
-    cJSON_AddNumberToObject(bp, "retry_count", (double)r->retries);
-    cJSON_AddNumberToObject(bp, "block_rn", (double)r->block_rn);
-    cJSON_AddNumberToObject(bp, "block_sn", (double)r->block_sn);
-    cJSON_AddNumberToObject(bp, "block_d2d", (double)r->block_d2d);
   }
   cJSON *parts = cJSON_AddArrayToObject(meta, "participants");
   for (int i = 0; i < job->spec.num_participants; i++)

@@ -10,6 +10,18 @@
 
 #include "commsweep/topo.h"
 
+/* The frequency triple (C7) by field name. */
+typedef struct freq {
+  const char *key;
+  double v;
+} freq;
+
+static void frequency_triple(const cs_adapter_config *cfg, freq out[3]) {
+  out[0] = (freq){"driver_cycle_frequency_ghz", cfg->driver_cycle_frequency_ghz};
+  out[1] = (freq){"ip_frequency_ghz", cfg->ip_frequency_ghz};
+  out[2] = (freq){"noc_frequency_ghz", cfg->noc_frequency_ghz};
+}
+
 static int check_layout(const cs_adapter_config *cfg, cs_err *err) {
   cs_die_params die;
   cs_layout lay;
@@ -74,12 +86,8 @@ int cs_validate_adapter(const cs_adapter_config *cfg, cs_err *err) {
                       "C4: mst_wr_outstanding = %d: must be even (a logical GDMA drives two DMA "
                       "channels alternately)",
                       cfg->mst_wr_outstanding);
-  const struct {
-    const char *key;
-    double v;
-  } freqs[] = {{"driver_cycle_frequency_ghz", cfg->driver_cycle_frequency_ghz},
-               {"ip_frequency_ghz", cfg->ip_frequency_ghz},
-               {"noc_frequency_ghz", cfg->noc_frequency_ghz}};
+  freq freqs[3];
+  frequency_triple(cfg, freqs);
   for (int i = 0; i < 3; i++)
     if (!(freqs[i].v > 0) || !isfinite(freqs[i].v))
       return cs_err_set(err, CS_ECONSTRAINT, "C7: %s = %g: the frequency triple must be positive",
@@ -94,12 +102,8 @@ int cs_validate_adapter(const cs_adapter_config *cfg, cs_err *err) {
 static int check_chip_frequencies(const cs_spec *spec, const cs_adapter_config *cfg, cs_err *err) {
   cJSON *chip = cJSON_Parse(spec->chip_spec_summary);
   if (!chip) return CS_OK;
-  const struct {
-    const char *key;
-    double v;
-  } freqs[] = {{"driver_cycle_frequency_ghz", cfg->driver_cycle_frequency_ghz},
-               {"ip_frequency_ghz", cfg->ip_frequency_ghz},
-               {"noc_frequency_ghz", cfg->noc_frequency_ghz}};
+  freq freqs[3];
+  frequency_triple(cfg, freqs);
   int rc = CS_OK;
   for (int i = 0; i < 3 && !rc; i++) {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(chip, freqs[i].key);
