@@ -99,6 +99,30 @@ START_TEST(ring_move_should_stall_at_wrap_behind_slice_zero) {
 }
 END_TEST
 
+START_TEST(ring_move_should_keep_a_completely_full_ring_in_place) {
+  dcin_sim *s = make("5x4", "1die");
+  dcin_die *d = &s->dies[0];
+  dcin_ring *g = &d->rings[DCIN_NET_REQ][0];
+  uint32_t f[64];
+  ck_assert_int_le(g->len, 64);
+  for (int p = 0; p < g->len; p++) {
+    f[p] = loose_flit(s, 0, 3);
+    s->flits[f[p]].ecoord = -1; /* ejects nowhere: the ring stays full */
+    dcin_ring_put(g, p, f[p]);
+  }
+  /* every slice is taken, so no flit can move: the wrap stalls the whole ring */
+  for (int k = 0; k < 3; k++) {
+    dcin_rings_move(s, d, DCIN_NET_REQ);
+    for (int p = 0; p < g->len; p++) ck_assert_uint_eq(dcin_ring_at(g, p), f[p]);
+  }
+  for (int p = 0; p < g->len; p++) {
+    dcin_ring_take(g, p);
+    dcin_flit_free(s, f[p]);
+  }
+  dcin_sim_destroy(s);
+}
+END_TEST
+
 START_TEST(first_lane_should_follow_xy_or_yx) {
   dcin_sim *s = make("5x4", "1die");
   ck_assert_int_eq(dcin_first_lane(&s->cfg, 0, 19), DCIN_TR);
@@ -631,6 +655,7 @@ static Suite *suite(void) {
   tcase_set_timeout(tc, 30);
   tcase_add_test(tc, ring_move_should_advance_one_slice_per_cycle_and_loop_back);
   tcase_add_test(tc, ring_move_should_stall_at_wrap_behind_slice_zero);
+  tcase_add_test(tc, ring_move_should_keep_a_completely_full_ring_in_place);
   tcase_add_test(tc, first_lane_should_follow_xy_or_yx);
   suite_add_tcase(s, tc);
   tc = tcase_create("tags");

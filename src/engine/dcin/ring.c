@@ -221,15 +221,21 @@ static void ring_cycle(dcin_sim *s, dcin_die *d, int net, dcin_ring *g) {
      * ejects above, which the reference does before reaching lower slices) */
     int lo = last;
     while (lo > 0 && dcin_ring_at(g, lo - 1) != DCIN_NIL) lo--;
-    /* shift it back by one frame index, lowest first, so that after the rotation it stays */
+    /* shift it back by one frame index so that after the rotation it stays: lift the whole
+     * train first, then place it, so a train that fills the entire ring cannot overwrite itself */
+    uint16_t keys[512];
     for (int p = lo; p <= last; p++) {
-      int i = dcin_ring_idx(g, p), k = i == 0 ? len - 1 : i - 1;
-      uint32_t f = g->slot[i];
-      uint16_t key = g->dkey[i];
+      int i = dcin_ring_idx(g, p);
+      keys[run] = g->dkey[i];
+      stalled[run++] = g->slot[i];
       dcin_ring_unkey(g, i);
       g->slot[i] = DCIN_NIL;
       g->occ[i >> 6] &= ~(1ull << (i & 63));
-      g->slot[k] = f;
+    }
+    for (int r = 0; r < run; r++) {
+      int i = dcin_ring_idx(g, lo + r), k = i == 0 ? len - 1 : i - 1;
+      uint16_t key = keys[r];
+      g->slot[k] = stalled[r];
       g->occ[k >> 6] |= 1ull << (k & 63);
       /* one frame index lower: it reaches its eject CP_IN one rotation later */
       g->dkey[k] = key;
@@ -239,7 +245,6 @@ static void ring_cycle(dcin_sim *s, dcin_die *d, int net, dcin_ring *g) {
         g->dnext[k] = g->dhead[key];
         g->dhead[key] = (uint16_t)k;
       }
-      stalled[run++] = f;
     }
   }
   s->st.flit_hops += g->count - (uint32_t)run;
