@@ -14,6 +14,23 @@ static int cmp_double(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+static int cmp_i32(const void *a, const void *b) {
+  int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* Position of id in the ascending array, or -1. */
+static int sender_index(const int32_t *ids, int n, int32_t id) {
+  int lo = 0, hi = n - 1;
+  while (lo <= hi) {
+    int mid = lo + (hi - lo) / 2;
+    if (ids[mid] == id) return mid;
+    if (ids[mid] < id) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
+
 int cs_backfill(const cs_job *job, const cs_plan *plan, const cs_txn_record *records,
                 const cs_engine_stats *engine_stats, const char *engine_name, cs_result *out,
                 cs_err *err) {
@@ -23,6 +40,11 @@ int cs_backfill(const cs_job *job, const cs_plan *plan, const cs_txn_record *rec
   double *last = calloc((size_t)n, sizeof *last); /* T_i in ticks; < 0: sends nothing */
   if (!last) return cs_err_set(err, CS_ENOMEM, "backfill: out of memory");
   for (int i = 0; i < n; i++) last[i] = -1;
+  /* T_i is indexed by the participant's rank in ascending id order: one binary search per
+   * record instead of a scan of the participant list. */
+  int32_t sorted_ids[CS_MAX_PARTICIPANTS];
+  memcpy(sorted_ids, job->spec.participants, (size_t)n * sizeof *sorted_ids);
+  qsort(sorted_ids, (size_t)n, sizeof *sorted_ids, cmp_i32);
 
   uint64_t max_tick = 0;
   double req_ticks = 0, rsp_ticks = 0;
@@ -31,11 +53,8 @@ int cs_backfill(const cs_job *job, const cs_plan *plan, const cs_txn_record *rec
     if (r->rsp_complete_tick > max_tick) max_tick = r->rsp_complete_tick;
     req_ticks += (double)(r->req_complete_tick - r->req_inject_tick);
     rsp_ticks += (double)(r->rsp_complete_tick - r->rsp_inject_tick);
-    for (int p = 0; p < n; p++)
-      if (job->spec.participants[p] == r->src) {
-        if ((double)r->rsp_complete_tick > last[p]) last[p] = (double)r->rsp_complete_tick;
-        break;
-      }
+    int p = sender_index(sorted_ids, n, r->src);
+    if (p >= 0 && (double)r->rsp_complete_tick > last[p]) last[p] = (double)r->rsp_complete_tick;
     out->retries += r->retry_count;
     out->block_rn += (uint64_t)r->rn_rd_block + r->rn_wr_block + r->rn_rdb_block + r->rn_wdb_block;
     out->block_sn += (uint64_t)r->sn_ro_block + r->sn_share_block + r->sn_wdb_block;
