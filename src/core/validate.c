@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cjson/cJSON.h>
@@ -177,27 +178,34 @@ int cs_validate_job(const cs_job *job, cs_err *err) {
 
 int cs_validate_step_injects(const cs_inject *injects, const uint32_t *flow_of, size_t n,
                              uint32_t step, cs_err *err) {
-  /* Transactions of one flow are contiguous and share its target, so comparing the first
-   * transaction of each run against earlier runs is enough: O(flows^2), not O(n^2). */
-  for (size_t i = 0; i < n; i++) {
-    if (injects[i].packet_type != CS_PKT_REQ && injects[i].packet_type != CS_PKT_RSP)
-      return cs_err_set(err, CS_ECONSTRAINT,
-                        "C9: step %u request %llu: packet type %s: only req and rsp may be injected "
-                        "(data is generated inside the engine)",
-                        step, (unsigned long long)injects[i].request_id,
-                        injects[i].packet_type == CS_PKT_DATA ? "data" : "unknown");
-    if (i > 0 && flow_of[i] == flow_of[i - 1]) continue;
-    for (size_t j = 0; j < i; j++) {
-      if (j > 0 && flow_of[j] == flow_of[j - 1]) continue;
-      if (injects[j].dst_id == injects[i].dst_id && flow_of[j] != flow_of[i])
-        return cs_err_set(err, CS_ECONSTRAINT,
-                          "C6: step %u: requests %llu and %llu of different flows both target DDR %d: "
-                          "targets within a step must be distinct",
-                          step, (unsigned long long)injects[j].request_id,
-                          (unsigned long long)injects[i].request_id, injects[i].dst_id);
+  /* Transactions of one flow are contiguous and share its target, so only the first transaction
+   * of each run is compared, against the first transactions of earlier runs: O(flows^2). */
+  size_t *starts = malloc((n ? n : 1) * sizeof *starts), nstarts = 0;
+  if (!starts) return cs_err_set(err, CS_ENOMEM, "C6 check: out of memory");
+  int rc = CS_OK;
+  for (size_t i = 0; i < n && !rc; i++) {
+    if (injects[i].packet_type != CS_PKT_REQ && injects[i].packet_type != CS_PKT_RSP) {
+      rc = cs_err_set(err, CS_ECONSTRAINT,
+                      "C9: step %u request %llu: packet type %s: only req and rsp may be injected "
+                      "(data is generated inside the engine)",
+                      step, (unsigned long long)injects[i].request_id,
+                      injects[i].packet_type == CS_PKT_DATA ? "data" : "unknown");
+      break;
     }
+    if (i > 0 && flow_of[i] == flow_of[i - 1]) continue;
+    for (size_t k = 0; k < nstarts && !rc; k++) {
+      size_t j = starts[k];
+      if (injects[j].dst_id == injects[i].dst_id && flow_of[j] != flow_of[i])
+        rc = cs_err_set(err, CS_ECONSTRAINT,
+                        "C6: step %u: requests %llu and %llu of different flows both target DDR %d: "
+                        "targets within a step must be distinct",
+                        step, (unsigned long long)injects[j].request_id,
+                        (unsigned long long)injects[i].request_id, injects[i].dst_id);
+    }
+    starts[nstarts++] = i;
   }
-  return CS_OK;
+  free(starts);
+  return rc;
 }
 
 int cs_validate_rsp(const cs_inject *req, const cs_inject *rsp, cs_err *err) {
