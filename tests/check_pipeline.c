@@ -67,6 +67,24 @@ START_TEST(every_primitive_should_run_plausibly_on_dcin) {
 }
 END_TEST
 
+/* Pairwise all-to-all over 8 GDMAs on both dies with spread D2D links: flits stall at the ring
+ * wrap while standing on their eject slice, and must retry there every cycle (this job once
+ * stopped at step 4).  5099 cycles is what the slice-by-slice ring scan gives. */
+START_TEST(alltoall_with_wrap_stalls_should_complete) {
+  cs_job job;
+  cs_job_output out;
+  cs_err err;
+  const int parts[] = {0, 5, 10, 15, 20, 25, 30, 35};
+  cs_test_job(&job, "dcin", CS_PRIM_ALLTOALL, 262144, parts, 8);
+  snprintf(job.adapter.topology, sizeof job.adapter.topology, "5x4");
+  snprintf(job.adapter.dcin_layout, sizeof job.adapter.dcin_layout, "2die_spread");
+  job.adapter.mst_rd_outstanding = job.adapter.mst_wr_outstanding = 64;
+  ck_assert_msg(cs_job_run(&job, false, &out, &err) == CS_OK, "%s", err.msg);
+  ck_assert_uint_eq(out.result.sim_cycles, 5099);
+  cs_job_output_free(&out);
+}
+END_TEST
+
 START_TEST(deadlock_guard_should_stop_a_starved_job) {
   /* A guard of one tick cannot cover the NoC latency of a single transaction. */
   cs_job job;
@@ -85,6 +103,7 @@ int main(void) {
   TCase *tc = tcase_create("dcin");
   tcase_set_timeout(tc, 300);
   tcase_add_loop_test(tc, every_primitive_should_run_plausibly_on_dcin, 0, 10);
+  tcase_add_test(tc, alltoall_with_wrap_stalls_should_complete);
   tcase_add_test(tc, deadlock_guard_should_stop_a_starved_job);
   suite_add_tcase(s, tc);
   return cs_test_run(s);

@@ -216,17 +216,15 @@ static void ring_cycle(dcin_sim *s, dcin_die *d, int net, dcin_ring *g) {
   }
   uint32_t stalled[512];
   int run = 0;
+  int lo = last;
   if (stall) {
     /* the stalled train: contiguous occupied positions ending at the last slice (after the
      * ejects above, which the reference does before reaching lower slices) */
-    int lo = last;
     while (lo > 0 && dcin_ring_at(g, lo - 1) != DCIN_NIL) lo--;
     /* shift it back by one frame index so that after the rotation it stays: lift the whole
      * train first, then place it, so a train that fills the entire ring cannot overwrite itself */
-    uint16_t keys[512];
     for (int p = lo; p <= last; p++) {
       int i = dcin_ring_idx(g, p);
-      keys[run] = g->dkey[i];
       stalled[run++] = g->slot[i];
       dcin_ring_unkey(g, i);
       g->slot[i] = DCIN_NIL;
@@ -234,21 +232,17 @@ static void ring_cycle(dcin_sim *s, dcin_die *d, int net, dcin_ring *g) {
     }
     for (int r = 0; r < run; r++) {
       int i = dcin_ring_idx(g, lo + r), k = i == 0 ? len - 1 : i - 1;
-      uint16_t key = keys[r];
       g->slot[k] = stalled[r];
       g->occ[k >> 6] |= 1ull << (k & 63);
-      /* one frame index lower: it reaches its eject CP_IN one rotation later */
-      g->dkey[k] = key;
-      if (key != DCIN_NO_KEY) {
-        key = (uint16_t)(key + 1 == len ? 0 : key + 1);
-        g->dkey[k] = key;
-        g->dnext[k] = g->dhead[key];
-        g->dhead[key] = (uint16_t)k;
-      }
+      g->dkey[k] = DCIN_NO_KEY; /* filed again below, once the frame has rotated */
     }
   }
   s->st.flit_hops += g->count - (uint32_t)run;
   g->off = (uint16_t)(g->off + 1 == len ? 0 : g->off + 1);
+  /* The stalled flits stand where they stood: file each under its next eject CP_IN from its own
+   * position, which is this one when it stands on a CP_IN where it may leave (a flit whose eject
+   * just failed there tries again next cycle, as the slice-by-slice scan does). */
+  for (int r = 0; r < run; r++) dcin_ring_key(g, dcin_ring_idx(g, lo + r), lo + r, 0);
   if (wraps && d->cfg->crossring_compat) {
     uint32_t f = dcin_ring_at(g, 0);
     if (s->trace) DCIN_TRACE(s, f, "CP_IN", g->node[0], g->lane[0]);
