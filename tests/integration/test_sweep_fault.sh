@@ -103,7 +103,7 @@ $PY "$HERE/sweep_compare.py" clean.h5 killed.h5
 rm -f killed.h5
 "$CS_BIN" sweep fault.json --out killed.h5 --quiet > /dev/null 2>&1 &  # killed below
 LONE=$!
-for _ in $(seq 200); do [ -e killed.h5.lock ] && break; sleep 0.02; done
+for _ in $(seq 1500); do [ -e killed.h5.lock ] && break; sleep 0.02; done  # up to 30 s: ASan start-up on a busy host
 sleep 0.05
 kill -9 "$LONE"; wait "$LONE" || true
 test -e killed.h5.lock
