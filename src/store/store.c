@@ -159,8 +159,19 @@ int cs_store_open(const char *path, cs_store_mode mode, cs_store **out, cs_err *
   } else if (!exists && lstat(path, &link) == 0) {
     rc = cs_err_set(err, CS_EINVAL, "a symbolic link to a missing file");
   } else if (!exists) {
-    st->file = H5Fcreate(path, H5F_ACC_EXCL, H5P_DEFAULT, fapl);
+    /* Built under a temporary name and renamed once laid out and flushed, so a sweep killed
+     * while creating the file leaves no half-written file under the real name.  The caller
+     * holds the lock, so a leftover temporary is a dead sweep's and is replaced. */
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s.creating", path);
+    unlink(tmp);
+    st->file = H5Fcreate(tmp, H5F_ACC_EXCL, H5P_DEFAULT, fapl);
     rc = st->file < 0 ? cs_store_h5_error(err, CS_EIO, "cannot create it") : create_layout(st, err);
+    if (!rc && H5Fflush(st->file, H5F_SCOPE_GLOBAL) < 0)
+      rc = cs_store_h5_error(err, CS_EIO, "flushing the new file");
+    if (!rc && rename(tmp, path) != 0)
+      rc = cs_err_set(err, CS_EIO, "renaming '%s' into place: %s", tmp, strerror(errno));
+    if (rc) unlink(tmp);
   } else {
     st->file = H5Fopen(path, st->writable ? H5F_ACC_RDWR : H5F_ACC_RDONLY, fapl);
     if (st->file < 0) rc = cs_store_h5_error(err, CS_EIO, "cannot open it as HDF5");
