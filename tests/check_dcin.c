@@ -9,34 +9,11 @@
 
 #include "commsweep/dcin.h"
 #include "engine/dcin/dcin_int.h"
+#include "test_dcin.h"
 #include "test_support.h"
 
-static void adapter(cs_adapter_config *a, int mst, int slv) {
-  memset(a, 0, sizeof *a);
-  a->driver_cycle_frequency_ghz = 1.0;
-  a->ip_frequency_ghz = 1.0;
-  a->noc_frequency_ghz = 2.0;
-  a->mst_rd_outstanding = a->mst_wr_outstanding = mst;
-  a->slv_rd_outstanding = a->slv_wr_outstanding = slv;
-  a->burst_length = 4;
-  a->bw_bytes = 128;
-}
-
 static dcin_sim *make_full(const char *die, const char *layout, int mst, int slv, bool yx) {
-  cs_die_params p;
-  cs_layout l;
-  cs_adapter_config a;
-  cs_err err;
-  cs_err_clear(&err);
-  ck_assert_int_eq(cs_topo_die(die, &p, &err), 0);
-  ck_assert_int_eq(cs_topo_layout(layout, &l, &err), 0);
-  p.routing_yx = yx;
-  adapter(&a, mst, slv);
-  dcin_sim *s = NULL;
-  int rc = dcin_sim_create(&p, &l, &a, &s, &err);
-  ck_assert_msg(rc == 0, "%s", err.msg);
-  s->check_each_cycle = true;
-  return s;
+  return cs_test_dcin_sim(die, layout, mst, slv, yx, true);
 }
 
 static dcin_sim *make(const char *die, const char *layout) {
@@ -303,7 +280,7 @@ START_TEST(d2d_rn_should_back_pressure_not_drop) {
   ck_assert_int_eq(cs_topo_die("2261_5x4", &p, &err), 0);
   ck_assert_int_eq(cs_topo_layout("2die", &l, &err), 0);
   l.d2d_rn_rdb_size = l.d2d_rn_wdb_size = 4; /* one D2D_RN tracker each */
-  adapter(&a, 128, 64);
+  cs_test_dcin_adapter(&a, 128, 64);
   dcin_sim *s = NULL;
   ck_assert_int_eq(dcin_sim_create(&p, &l, &a, &s, &err), 0);
   s->check_each_cycle = true;

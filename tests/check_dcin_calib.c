@@ -9,33 +9,13 @@
 #include <string.h>
 
 #include "engine/dcin/dcin_int.h"
+#include "test_dcin.h"
 #include "test_support.h"
 
-static void adapter(cs_adapter_config *a) {
-  memset(a, 0, sizeof *a);
-  a->driver_cycle_frequency_ghz = 1.0;
-  a->ip_frequency_ghz = 1.0;
-  a->noc_frequency_ghz = 2.0;
-  a->mst_rd_outstanding = a->mst_wr_outstanding = 128; /* 64 trackers per gdma channel */
-  a->slv_rd_outstanding = a->slv_wr_outstanding = 64;
-  a->burst_length = 4;
-  a->bw_bytes = 128;
-}
+static void adapter(cs_adapter_config *a) { cs_test_dcin_adapter(a, 128, 64); }
 
 static dcin_sim *make(const char *die, const char *layout) {
-  cs_die_params p;
-  cs_layout l;
-  cs_adapter_config a;
-  cs_err err;
-  cs_err_clear(&err);
-  ck_assert_int_eq(cs_topo_die(die, &p, &err), 0);
-  ck_assert_int_eq(cs_topo_layout(layout, &l, &err), 0);
-  adapter(&a);
-  dcin_sim *s = NULL;
-  int rc = dcin_sim_create(&p, &l, &a, &s, &err);
-  ck_assert_msg(rc == 0, "%s", err.msg);
-  s->check_each_cycle = true;
-  return s;
+  return cs_test_dcin_sim(die, layout, 128, 64, false, true);
 }
 
 typedef struct one {

@@ -1,5 +1,6 @@
 /* Helpers shared by the Check suites. */
 #include "test_support.h"
+#include "test_dcin.h"
 
 #include <check.h>
 
@@ -67,4 +68,33 @@ int cs_test_run(Suite *suite) {
   int failed = srunner_ntests_failed(sr);
   srunner_free(sr);
   return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+void cs_test_dcin_adapter(cs_adapter_config *a, int mst, int slv) {
+  memset(a, 0, sizeof *a);
+  a->driver_cycle_frequency_ghz = 1.0;
+  a->ip_frequency_ghz = 1.0;
+  a->noc_frequency_ghz = 2.0;
+  a->mst_rd_outstanding = a->mst_wr_outstanding = mst;
+  a->slv_rd_outstanding = a->slv_wr_outstanding = slv;
+  a->burst_length = 4;
+  a->bw_bytes = 128;
+}
+
+dcin_sim *cs_test_dcin_sim(const char *die, const char *layout, int mst, int slv, bool yx,
+                           bool check) {
+  cs_die_params p;
+  cs_layout l;
+  cs_adapter_config a;
+  cs_err err;
+  cs_err_clear(&err);
+  ck_assert_int_eq(cs_topo_die(die, &p, &err), 0);
+  ck_assert_int_eq(cs_topo_layout(layout, &l, &err), 0);
+  p.routing_yx = yx;
+  cs_test_dcin_adapter(&a, mst, slv);
+  dcin_sim *s = NULL;
+  int rc = dcin_sim_create(&p, &l, &a, &s, &err);
+  ck_assert_msg(rc == 0, "%s", err.msg);
+  s->check_each_cycle = check;
+  return s;
 }
