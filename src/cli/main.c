@@ -18,6 +18,9 @@ static const command commands[] = {
     {"sweep", cs_cli_sweep, "run a sweep file over MPI ranks into one HDF5 file (cache + output)"},
     {"show", cs_cli_show, "print the results of an HDF5 file as a table, with filters"},
     {"export", cs_cli_export, "export a job's transaction records as JSON lines"},
+    {"route", cs_cli_route, "print a mesh/torus route hop by hop with ports and VCs"},
+    {"deadlock-check", cs_cli_deadlock_check, "channel dependency graph of a routing function: acyclic or a cycle"},
+    {"netbench", cs_cli_netbench, "synthetic traffic on the router network: latency and throughput"},
     {NULL, NULL, NULL}};
 
 static void usage(FILE *f) {
@@ -28,7 +31,7 @@ static void usage(FILE *f) {
           "\n"
           "commands:\n",
           CS_ADAPTER_VERSION);
-  for (const command *c = commands; c->name; c++) fprintf(f, "  %-8s %s\n", c->name, c->summary);
+  for (const command *c = commands; c->name; c++) fprintf(f, "  %-15s %s\n", c->name, c->summary);
   fprintf(f, "\nengines:\n");
   for (const cs_engine_ops *const *e = cs_engine_list(); *e; e++)
     fprintf(f, "  %-8s %s\n", (*e)->name, (*e)->summary);

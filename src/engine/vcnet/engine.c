@@ -1,0 +1,70 @@
+/* The vcnet engine behind cs_engine_ops: the job's network options become a vcn_engine
+ * (txn.c), and the ops forward to it.  Invariant (as dcin): tick(c) = floor(c * tick_num /
+ * tick_den); a completion found in cycle c is reported at tick(c) and advance() returns right
+ * after that cycle. */
+#include <stdio.h>
+#include <string.h>
+
+#include "commsweep/vcnet.h"
+#include "vcnet_int.h"
+#include "vcnet_txn.h"
+
+int vcn_job_params(const cs_job *job, vcn_params *p, cs_err *err);
+
+static int op_create(const cs_job *job, void **engine, cs_err *err) {
+  vcn_params p;
+  int rc = vcn_job_params(job, &p, err);
+  if (rc) return rc;
+  vcn_engine *e;
+  if ((rc = vcn_engine_create(&job->adapter, &p, &e, err))) return rc;
+  *engine = e;
+  return CS_OK;
+}
+
+static int op_inject(void *engine, const cs_inject *in, cs_err *err) {
+  return vcn_engine_inject(engine, in, err);
+}
+
+static int op_advance(void *engine, uint64_t max_ticks, cs_err *err) {
+  return vcn_engine_advance(engine, max_ticks, err);
+}
+
+static size_t op_poll(void *engine, cs_completion *out, size_t cap) {
+  return vcn_engine_poll(engine, out, cap);
+}
+
+static uint64_t op_now(const void *engine) { return ((const vcn_engine *)engine)->now_tick; }
+
+static void op_describe(const void *engine, uint64_t id, cs_txn_record *rec) {
+  vcn_engine_describe(engine, id, rec);
+}
+
+static void op_where(const void *engine, uint64_t id, char *buf, size_t cap) {
+  vcn_engine_where(engine, id, buf, cap);
+}
+
+static void op_stats(const void *engine, cs_engine_stats *out) {
+  const vcn_stats *s = &((const vcn_engine *)engine)->net->st;
+  memset(out, 0, sizeof *out);
+  out->sim_cycles = s->cycles;
+  out->skipped_cycles = s->skipped_cycles;
+  out->flit_hops = s->flit_hops;
+  out->flits_injected = s->flits_injected;
+  out->flits_ejected = s->flits_ejected;
+}
+
+static void op_destroy(void *engine) { vcn_engine_destroy(engine); }
+
+const cs_engine_ops cs_vcnet_ops = {
+    .name = "vcnet",
+    .summary = "cycle-level VC router network, mesh/torus with DOR (docs/vcnet.md)",
+    .create = op_create,
+    .inject = op_inject,
+    .advance = op_advance,
+    .poll = op_poll,
+    .now = op_now,
+    .describe = op_describe,
+    .where = op_where,
+    .stats = op_stats,
+    .destroy = op_destroy,
+};

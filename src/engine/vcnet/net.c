@@ -1,0 +1,519 @@
+/* The cycle-level input-queued virtual-channel router network.
+ *
+ * Each cycle: (1) the events due now land (flits into input VC buffers, credits into output VCs,
+ * flits into endpoints); (2) every endpoint with a queued packet sends at most one flit into its
+ * router's injection port; (3) every router holding flits does route computation, a separable
+ * input-first round-robin VC allocation and a separable input-first round-robin switch
+ * allocation, and sends the winners.  Whatever a cycle sends lands at least one cycle later
+ * (through the event wheel), so the order routers are visited in never changes a result.
+ *
+ * Invariant (vcn_net_check): for every VC of every channel, credits held upstream + flits in the
+ * downstream buffer + flits and credits in flight = vc_depth.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vcnet_int.h"
+
+enum { EV_FLIT = 0, EV_CREDIT = 1, EV_EJECT = 2, EV_EPCREDIT = 3 };
+#define EV_KIND(k) ((k) >> 30)
+#define EV_TO(k) ((k) & 0x3fffffffu)
+
+int vcn_params_check(const vcn_params *p, cs_err *err) {
+  struct {
+    const char *name;
+    int v, lo, hi;
+  } r[] = {{"num_vcs", p->num_vcs, 1, VCN_MAX_VCS},
+           {"vc_depth", p->vc_depth, 1, 4096},
+           {"rc_delay", p->rc_delay, 0, 64},
+           {"va_delay", p->va_delay, 0, 64},
+           {"sa_delay", p->sa_delay, 0, 64},
+           {"st_delay", p->st_delay, 0, 64},
+           {"link_latency", p->link_latency, 1, 1024},
+           {"flit_bytes", p->flit_bytes, 1, 1 << 16},
+           {"endpoints_per_router", p->endpoints_per_router, 1, VCN_MAX_EPR}};
+  for (size_t i = 0; i < sizeof r / sizeof r[0]; i++)
+    if (r[i].v < r[i].lo || r[i].v > r[i].hi)
+      return cs_err_set(err, CS_EINVAL, "vcnet option '%s' = %d outside [%d, %d]", r[i].name,
+                        r[i].v, r[i].lo, r[i].hi);
+  if (!(p->frequency_ghz > 0 && p->frequency_ghz <= 1000))
+    return cs_err_set(err, CS_EINVAL, "vcnet option 'frequency_ghz' = %g outside (0, 1000]",
+                      p->frequency_ghz);
+  return CS_OK;
+}
+
+uint64_t vcn_zero_load_latency(const vcn_params *p, int hops, int flits) {
+  uint64_t stages = (uint64_t)(p->rc_delay + p->va_delay + p->sa_delay + p->st_delay);
+  return 2 + (uint64_t)(hops + 1) * stages + (uint64_t)hops * (uint64_t)p->link_latency +
+         (uint64_t)(flits - 1);
+}
+
+void vcn_net_destroy(vcn_net *n) {
+  if (!n) return;
+  free(n->slot), free(n->head), free(n->count), free(n->state), free(n->ready);
+  free(n->out_port), free(n->out_vc), free(n->out_cls), free(n->owner), free(n->credits);
+  free(n->va_rr), free(n->sa_in_rr), free(n->sa_out_rr), free(n->nbr), free(n->router_flits);
+  free(n->active), free(n->is_active);
+  free(n->q_head), free(n->q_tail), free(n->q_len), free(n->ep_vc), free(n->ep_sent);
+  free(n->ep_credits), free(n->ep_vc_busy), free(n->ep_rr), free(n->ep_active);
+  free(n->ep_is_active), free(n->pkt);
+  if (n->wheel)
+    for (uint32_t i = 0; i < n->wheel_size; i++) free(n->wheel[i].ev);
+  free(n->wheel);
+  free(n);
+}
+
+static bool grow_pkts(vcn_net *n) {
+  uint32_t cap = n->pkt_cap ? n->pkt_cap * 2 : 256;
+  vcn_pkt *p = realloc(n->pkt, (size_t)cap * sizeof *p);
+  if (!p) return false;
+  /* only called with the free list empty */
+  for (uint32_t i = n->pkt_cap; i < cap; i++) p[i].next = i + 1 < cap ? i + 1 : VCN_NIL;
+  n->pkt_free = n->pkt_cap;
+  n->pkt = p;
+  n->pkt_cap = cap;
+  return true;
+}
+
+int vcn_net_create(const vcn_params *p, vcn_net **out, cs_err *err) {
+  int rc = vcn_params_check(p, err);
+  if (rc) return rc;
+  vcn_topo t;
+  if ((rc = vcn_topo_parse(p->topology, p->endpoints_per_router, &t, err))) return rc;
+  const vcn_routing *routing = vcn_routing_find(p->routing, &t, p->num_vcs, err);
+  if (!routing) return CS_EINVAL;
+  vcn_net *n = calloc(1, sizeof *n);
+  if (!n) return cs_err_set(err, CS_ENOMEM, "vcnet: out of memory");
+  n->p = *p;
+  n->pkt_free = VCN_NIL;
+  n->t = t;
+  n->routing = routing;
+  n->V = p->num_vcs, n->D = p->vc_depth, n->P = t.ports;
+  n->vcs_per_class = n->V / routing->classes;
+  size_t R = (size_t)t.routers, P = (size_t)n->P, V = (size_t)n->V, E = (size_t)t.endpoints;
+  size_t nvc = R * P * V;
+  if (nvc >= (1u << 30)) {
+    free(n);
+    return cs_err_set(err, CS_EINVAL, "vcnet: %zu virtual channels exceed the limit of 2^30", nvc);
+  }
+  n->slot = malloc(nvc * (size_t)n->D * sizeof *n->slot);
+  n->head = calloc(nvc, sizeof *n->head);
+  n->count = calloc(nvc, sizeof *n->count);
+  n->state = calloc(nvc, sizeof *n->state);
+  n->ready = calloc(nvc, sizeof *n->ready);
+  n->out_port = calloc(nvc, sizeof *n->out_port);
+  n->out_vc = calloc(nvc, sizeof *n->out_vc);
+  n->out_cls = calloc(nvc, sizeof *n->out_cls);
+  n->owner = malloc(nvc * sizeof *n->owner);
+  n->credits = malloc(nvc * sizeof *n->credits);
+  n->va_rr = calloc(nvc, sizeof *n->va_rr);
+  n->sa_in_rr = calloc(R * P, sizeof *n->sa_in_rr);
+  n->sa_out_rr = calloc(R * P, sizeof *n->sa_out_rr);
+  n->nbr = malloc(R * P * sizeof *n->nbr);
+  n->router_flits = calloc(R, sizeof *n->router_flits);
+  n->active = malloc(R * sizeof *n->active);
+  n->is_active = calloc(R, 1);
+  n->q_head = malloc(E * sizeof *n->q_head);
+  n->q_tail = malloc(E * sizeof *n->q_tail);
+  n->q_len = calloc(E, sizeof *n->q_len);
+  n->ep_vc = malloc(E * sizeof *n->ep_vc);
+  n->ep_sent = calloc(E, sizeof *n->ep_sent);
+  n->ep_credits = malloc(E * V * sizeof *n->ep_credits);
+  n->ep_vc_busy = calloc(E * V, 1);
+  n->ep_rr = calloc(E, sizeof *n->ep_rr);
+  n->ep_active = malloc(E * sizeof *n->ep_active);
+  n->ep_is_active = calloc(E, 1);
+  uint32_t longest = (uint32_t)(p->sa_delay + p->st_delay + p->link_latency) + 1;
+  n->wheel_size = 8;
+  while (n->wheel_size <= longest) n->wheel_size *= 2;
+  n->wheel = calloc(n->wheel_size, sizeof *n->wheel);
+  if (!n->slot || !n->head || !n->count || !n->state || !n->ready || !n->out_port || !n->out_vc ||
+      !n->out_cls || !n->owner || !n->credits || !n->va_rr || !n->sa_in_rr || !n->sa_out_rr ||
+      !n->nbr || !n->router_flits || !n->active || !n->is_active || !n->q_head || !n->q_tail ||
+      !n->q_len || !n->ep_vc || !n->ep_sent || !n->ep_credits || !n->ep_vc_busy || !n->ep_rr ||
+      !n->ep_active || !n->ep_is_active || !n->wheel || !grow_pkts(n)) {
+    vcn_net_destroy(n);
+    return cs_err_set(err, CS_ENOMEM, "vcnet: out of memory for %zu routers", R);
+  }
+  for (size_t r = 0; r < R; r++)
+    for (size_t o = 0; o < P; o++) {
+      n->nbr[r * P + o] = vcn_topo_neighbour(&t, (int)r, (int)o);
+      for (size_t v = 0; v < V; v++) {
+        size_t g = (r * P + o) * V + v;
+        n->owner[g] = -1;
+        /* an ejection port never runs out of credit: the endpoint sinks every flit */
+        n->credits[g] = o < 2 * (size_t)t.ndims ? (n->nbr[r * P + o] >= 0 ? n->D : 0) : INT32_MAX;
+      }
+    }
+  for (size_t e = 0; e < E; e++) {
+    n->q_head[e] = n->q_tail[e] = VCN_NIL;
+    n->ep_vc[e] = -1;
+    for (size_t v = 0; v < V; v++) n->ep_credits[e * V + v] = n->D;
+  }
+  *out = n;
+  return CS_OK;
+}
+
+static void schedule(vcn_net *n, uint32_t delay, uint32_t kind, uint32_t to, const vcn_flit *f) {
+  vcn_bucket *b = &n->wheel[(n->now + delay) & (n->wheel_size - 1)];
+  if (b->n == b->cap) {
+    uint32_t cap = b->cap ? b->cap * 2 : 64;
+    vcn_event *ev = realloc(b->ev, cap * sizeof *ev);
+    if (!ev) {
+      n->oom = 1;
+      return;
+    }
+    b->ev = ev;
+    b->cap = cap;
+  }
+  b->ev[b->n].kind_to = kind << 30 | to;
+  if (f) b->ev[b->n].flit = *f;
+  b->n++;
+  n->events_pending++;
+}
+
+static void activate_router(vcn_net *n, uint32_t r) {
+  if (!n->is_active[r]) {
+    n->is_active[r] = 1;
+    n->active[n->n_active++] = r;
+  }
+}
+
+static void activate_ep(vcn_net *n, uint32_t e) {
+  if (!n->ep_is_active[e]) {
+    n->ep_is_active[e] = 1;
+    n->ep_active[n->n_ep_active++] = e;
+  }
+}
+
+uint32_t vcn_net_send(vcn_net *n, int src_ep, int dst_ep, int size, uint64_t tag) {
+  if (n->pkt_free == VCN_NIL && !grow_pkts(n)) return VCN_NIL;
+  uint32_t i = n->pkt_free;
+  vcn_pkt *p = &n->pkt[i];
+  n->pkt_free = p->next;
+  memset(p, 0, sizeof *p);
+  p->next = VCN_NIL;
+  p->src_ep = src_ep;
+  p->dst_ep = dst_ep;
+  p->dst_router = dst_ep / n->t.epr;
+  p->size = (uint16_t)size;
+  p->rs.dim = -1;
+  p->tag = tag;
+  p->t_created = n->now;
+  p->first_vc = p->last_vc = -1;
+  if (n->q_tail[src_ep] == VCN_NIL) n->q_head[src_ep] = i;
+  else n->pkt[n->q_tail[src_ep]].next = i;
+  n->q_tail[src_ep] = i;
+  n->q_len[src_ep]++;
+  n->pkts_live++;
+  activate_ep(n, (uint32_t)src_ep);
+  return i;
+}
+
+static void land(vcn_net *n, const vcn_event *ev) {
+  uint32_t to = EV_TO(ev->kind_to);
+  switch (EV_KIND(ev->kind_to)) {
+    case EV_FLIT: {
+      uint32_t pos = (n->head[to] + n->count[to]) % (uint32_t)n->D;
+      vcn_flit *s = &n->slot[(size_t)to * (size_t)n->D + pos];
+      *s = ev->flit;
+      s->arrive = n->now;
+      n->count[to]++;
+      uint32_t r = to / (uint32_t)(n->P * n->V);
+      n->router_flits[r]++;
+      activate_router(n, r);
+      break;
+    }
+    case EV_CREDIT: n->credits[to]++; break;
+    case EV_EPCREDIT: n->ep_credits[to]++; break;
+    case EV_EJECT: {
+      uint32_t pi = ev->flit.pkt;
+      vcn_pkt *p = &n->pkt[pi];
+      p->ejected++;
+      n->st.flits_ejected++;
+      if (ev->flit.tail) {
+        n->st.packets_ejected++;
+        if (n->on_deliver) n->on_deliver(n->ctx, n, pi);
+        n->pkt[pi].next = n->pkt_free; /* re-read: on_deliver may have grown the pool */
+        n->pkt_free = pi;
+        n->pkts_live--;
+      }
+      break;
+    }
+  }
+}
+
+/* Endpoint e sends the next flit of the packet at the head of its queue, if a VC and a credit
+ * allow; returns false when its queue is empty. */
+static bool endpoint_step(vcn_net *n, uint32_t e) {
+  uint32_t pi = n->q_head[e];
+  if (pi == VCN_NIL) return false;
+  int V = n->V;
+  if (n->ep_vc[e] < 0) {
+    /* a packet starts in class 0 */
+    int span = n->vcs_per_class;
+    for (int k = 0; k < span; k++) {
+      int v = (n->ep_rr[e] + k) % span;
+      if (!n->ep_vc_busy[(size_t)e * V + v]) {
+        n->ep_vc[e] = v;
+        n->ep_vc_busy[(size_t)e * V + v] = 1;
+        n->ep_rr[e] = (uint16_t)((v + 1) % span);
+        break;
+      }
+    }
+    if (n->ep_vc[e] < 0) return true;
+  }
+  int v = n->ep_vc[e];
+  if (n->ep_credits[(size_t)e * V + v] <= 0) return true;
+  n->ep_credits[(size_t)e * V + v]--;
+  vcn_pkt *p = &n->pkt[pi];
+  vcn_flit f = {0, pi, n->ep_sent[e], (uint16_t)(n->ep_sent[e] + 1 == p->size)};
+  uint32_t r = e / (uint32_t)n->t.epr, port = (uint32_t)(2 * n->t.ndims) + e % (uint32_t)n->t.epr;
+  schedule(n, 1, EV_FLIT, (r * (uint32_t)n->P + port) * (uint32_t)V + (uint32_t)v, &f);
+  n->st.flits_injected++;
+  if (f.seq == 0) {
+    p->t_head_in = n->now;
+    p->first_vc = (int16_t)v;
+  }
+  n->ep_sent[e]++;
+  if (f.tail) {
+    p->t_tail_out = n->now;
+    n->ep_vc_busy[(size_t)e * V + v] = 0;
+    n->ep_vc[e] = -1;
+    n->ep_sent[e] = 0;
+    n->q_head[e] = p->next;
+    if (n->q_head[e] == VCN_NIL) n->q_tail[e] = VCN_NIL;
+    n->q_len[e]--;
+    n->st.packets_injected++;
+    if (n->on_sent) n->on_sent(n->ctx, n, pi);
+  }
+  return true;
+}
+
+static void router_step(vcn_net *n, uint32_t r) {
+  const int P = n->P, V = n->V, PV = P * V, links = 2 * n->t.ndims;
+  const uint64_t t = n->now;
+  const size_t base = (size_t)r * (size_t)PV;
+  /* route computation for packets whose head reached the front of an idle VC */
+  for (int li = 0; li < PV; li++) {
+    size_t g = base + (size_t)li;
+    if (!n->count[g] || n->state[g] != VCN_IDLE) continue;
+    const vcn_flit *f = &n->slot[g * (size_t)n->D + n->head[g]];
+    vcn_pkt *p = &n->pkt[f->pkt];
+    int op, cls;
+    n->routing->fn(&n->t, (int)r, p->dst_router, p->dst_ep % n->t.epr, &p->rs, &op, &cls);
+    n->out_port[g] = (uint8_t)op;
+    n->out_cls[g] = (uint8_t)cls;
+    n->state[g] = VCN_VA;
+    n->ready[g] = (f->arrive > t ? f->arrive : t) + (uint64_t)n->p.rc_delay;
+  }
+  /* VC allocation, input first: each waiting input VC asks for the lowest free output VC of its
+   * class; each output VC grants the asker nearest after its round-robin pointer. */
+  int16_t req_ovc[VCN_MAX_PORTS * VCN_MAX_VCS];
+  int16_t best[VCN_MAX_PORTS * VCN_MAX_VCS];
+  int nreq = 0;
+  int16_t req_li[VCN_MAX_PORTS * VCN_MAX_VCS];
+  for (int li = 0; li < PV; li++) {
+    size_t g = base + (size_t)li;
+    if (n->state[g] != VCN_VA || n->ready[g] > t) continue;
+    int op = n->out_port[g];
+    int lo = op < links ? n->out_cls[g] * n->vcs_per_class : 0;
+    int hi = op < links ? lo + n->vcs_per_class : V;
+    for (int v = lo; v < hi; v++)
+      if (n->owner[base + (size_t)(op * V + v)] < 0) {
+        req_li[nreq] = (int16_t)li;
+        req_ovc[nreq++] = (int16_t)(op * V + v);
+        best[op * V + v] = -1;
+        break;
+      }
+  }
+  for (int k = 0; k < nreq; k++) {
+    int o = req_ovc[k], li = req_li[k];
+    int rr = n->va_rr[base + (size_t)o];
+    if (best[o] < 0 || (li - rr + PV) % PV < (best[o] - rr + PV) % PV) best[o] = (int16_t)li;
+  }
+  for (int k = 0; k < nreq; k++) {
+    int o = req_ovc[k], li = req_li[k];
+    if (best[o] != li) continue;
+    size_t g = base + (size_t)li;
+    n->owner[base + (size_t)o] = li;
+    n->va_rr[base + (size_t)o] = (uint16_t)((li + 1) % PV);
+    n->out_vc[g] = (uint16_t)(o % V);
+    n->state[g] = VCN_ACTIVE;
+    n->ready[g] = t + (uint64_t)n->p.va_delay;
+  }
+  /* switch allocation, input first: each input port nominates one VC with a flit and a credit;
+   * each output port grants the nominee nearest after its round-robin pointer. */
+  int8_t cand[VCN_MAX_PORTS], win[VCN_MAX_PORTS];
+  for (int ip = 0; ip < P; ip++) {
+    cand[ip] = -1;
+    int rr = n->sa_in_rr[(size_t)r * P + ip];
+    for (int k = 0; k < V; k++) {
+      int v = (rr + k) % V;
+      size_t g = base + (size_t)(ip * V + v);
+      if (!n->count[g] || n->state[g] != VCN_ACTIVE || n->ready[g] > t) continue;
+      if (n->credits[base + (size_t)(n->out_port[g] * V + n->out_vc[g])] <= 0) continue;
+      cand[ip] = (int8_t)v;
+      break;
+    }
+  }
+  for (int op = 0; op < P; op++) win[op] = -1;
+  for (int ip = 0; ip < P; ip++) {
+    if (cand[ip] < 0) continue;
+    int op = n->out_port[base + (size_t)(ip * V + cand[ip])];
+    int rr = n->sa_out_rr[(size_t)r * P + op];
+    if (win[op] < 0 || (ip - rr + P) % P < (win[op] - rr + P) % P) win[op] = (int8_t)ip;
+  }
+  for (int op = 0; op < P; op++) {
+    int ip = win[op];
+    if (ip < 0) continue;
+    int v = cand[ip];
+    size_t g = base + (size_t)(ip * V + v);
+    vcn_flit f = n->slot[g * (size_t)n->D + n->head[g]];
+    n->head[g] = (uint16_t)((n->head[g] + 1) % n->D);
+    n->count[g]--;
+    n->router_flits[r]--;
+    n->sa_in_rr[(size_t)r * P + ip] = (uint16_t)((v + 1) % V);
+    n->sa_out_rr[(size_t)r * P + op] = (uint16_t)((ip + 1) % P);
+    int ov = n->out_vc[g];
+    size_t og = base + (size_t)(op * V + ov);
+    /* the freed buffer slot goes back upstream as a credit */
+    if (ip < links) {
+      uint32_t up = (uint32_t)n->nbr[(size_t)r * P + (ip ^ 1)];
+      schedule(n, (uint32_t)n->p.link_latency, EV_CREDIT,
+               (up * (uint32_t)P + (uint32_t)ip) * (uint32_t)V + (uint32_t)v, NULL);
+    } else {
+      uint32_t e = r * (uint32_t)n->t.epr + (uint32_t)(ip - links);
+      schedule(n, 1, EV_EPCREDIT, e * (uint32_t)V + (uint32_t)v, NULL);
+    }
+    uint32_t pipe = (uint32_t)(n->p.sa_delay + n->p.st_delay);
+    vcn_pkt *p = &n->pkt[f.pkt];
+    if (op < links) {
+      n->credits[og]--;
+      uint32_t nb = (uint32_t)n->nbr[(size_t)r * P + op];
+      schedule(n, pipe + (uint32_t)n->p.link_latency, EV_FLIT,
+               (nb * (uint32_t)P + (uint32_t)op) * (uint32_t)V + (uint32_t)ov, &f);
+      n->st.flit_hops++;
+      if (f.seq == 0) p->hops++;
+    } else {
+      if (f.seq == 0) p->last_vc = (int16_t)ov;
+      schedule(n, pipe + 1, EV_EJECT, r * (uint32_t)n->t.epr + (uint32_t)(op - links), &f);
+    }
+    if (f.tail) {
+      n->owner[og] = -1;
+      n->state[g] = VCN_IDLE;
+    }
+  }
+}
+
+void vcn_net_cycle(vcn_net *n) {
+  vcn_bucket *b = &n->wheel[n->now & (n->wheel_size - 1)];
+  /* events landing now may schedule nothing into this bucket (every delay is >= 1) */
+  for (uint32_t i = 0; i < b->n; i++) land(n, &b->ev[i]);
+  n->events_pending -= b->n;
+  b->n = 0;
+  for (uint32_t i = 0; i < n->n_ep_active;) {
+    uint32_t e = n->ep_active[i];
+    if (endpoint_step(n, e)) {
+      i++;
+    } else {
+      n->ep_is_active[e] = 0;
+      n->ep_active[i] = n->ep_active[--n->n_ep_active];
+    }
+  }
+  for (uint32_t i = 0; i < n->n_active; i++) router_step(n, n->active[i]);
+  for (uint32_t i = 0; i < n->n_active;) {
+    uint32_t r = n->active[i];
+    if (n->router_flits[r]) {
+      i++;
+    } else {
+      n->is_active[r] = 0;
+      n->active[i] = n->active[--n->n_active];
+    }
+  }
+  n->now++;
+  n->st.cycles++;
+}
+
+bool vcn_net_quiet(const vcn_net *n) {
+  return n->n_active == 0 && n->n_ep_active == 0 && n->events_pending == 0;
+}
+
+void vcn_net_skip_idle(vcn_net *n, uint64_t limit) {
+  if (n->n_active || n->n_ep_active || n->now >= limit) return;
+  uint64_t target = limit;
+  if (n->events_pending)
+    for (uint64_t c = n->now; c < n->now + n->wheel_size; c++)
+      if (n->wheel[c & (n->wheel_size - 1)].n) {
+        target = c < limit ? c : limit;
+        break;
+      }
+  n->st.skipped_cycles += target - n->now;
+  n->st.cycles += target - n->now;
+  n->now = target;
+}
+
+int vcn_net_check(const vcn_net *n, cs_err *err) {
+  const int P = n->P, V = n->V, links = 2 * n->t.ndims;
+  const size_t R = (size_t)n->t.routers, E = (size_t)n->t.endpoints;
+  /* in flight: flits per input VC and credits per output VC / endpoint VC */
+  size_t nvc = R * (size_t)P * (size_t)V;
+  int32_t *fly = calloc(nvc, sizeof *fly), *cred = calloc(nvc, sizeof *cred);
+  int32_t *epcred = calloc(E * (size_t)V, sizeof *epcred);
+  int rc = CS_OK;
+  if (!fly || !cred || !epcred) {
+    rc = cs_err_set(err, CS_ENOMEM, "vcnet check: out of memory");
+    goto out;
+  }
+  uint64_t pending = 0;
+  for (uint32_t w = 0; w < n->wheel_size; w++)
+    for (uint32_t i = 0; i < n->wheel[w].n; i++) {
+      uint32_t k = n->wheel[w].ev[i].kind_to;
+      pending++;
+      if (EV_KIND(k) == EV_FLIT) fly[EV_TO(k)]++;
+      else if (EV_KIND(k) == EV_CREDIT) cred[EV_TO(k)]++;
+      else if (EV_KIND(k) == EV_EPCREDIT) epcred[EV_TO(k)]++;
+    }
+  if (pending != n->events_pending) {
+    rc = cs_err_set(err, CS_EINTERNAL, "vcnet check: %llu events in the wheel, counter says %llu",
+                    (unsigned long long)pending, (unsigned long long)n->events_pending);
+    goto out;
+  }
+  for (size_t r = 0; r < R && !rc; r++) {
+    uint32_t flits = 0;
+    for (int ip = 0; ip < P && !rc; ip++)
+      for (int v = 0; v < V && !rc; v++) {
+        size_t g = (r * (size_t)P + (size_t)ip) * (size_t)V + (size_t)v;
+        flits += n->count[g];
+        int32_t upstream;
+        if (ip < links) {
+          int up = n->nbr[r * (size_t)P + (size_t)(ip ^ 1)];
+          if (up < 0) {
+            if (n->count[g] || fly[g]) rc = cs_err_set(err, CS_EINTERNAL, "vcnet check: flits on a missing link");
+            continue;
+          }
+          size_t og = ((size_t)up * (size_t)P + (size_t)ip) * (size_t)V + (size_t)v;
+          upstream = n->credits[og] + cred[og];
+        } else {
+          size_t e = r * (size_t)n->t.epr + (size_t)(ip - links);
+          upstream = n->ep_credits[e * (size_t)V + (size_t)v] + epcred[e * (size_t)V + (size_t)v];
+        }
+        int32_t total = upstream + n->count[g] + fly[g];
+        if (total != n->D)
+          rc = cs_err_set(err, CS_EINTERNAL,
+                          "vcnet check at cycle %llu: router %zu input port %d VC %d: credits %d + "
+                          "buffered %u + in flight %d != depth %d",
+                          (unsigned long long)n->now, r, ip, v, (int)upstream,
+                          n->count[g], fly[g], n->D);
+      }
+    if (!rc && flits != n->router_flits[r])
+      rc = cs_err_set(err, CS_EINTERNAL, "vcnet check: router %zu holds %u flits, counter says %u",
+                      r, flits, n->router_flits[r]);
+  }
+out:
+  free(fly);
+  free(cred);
+  free(epcred);
+  return rc;
+}

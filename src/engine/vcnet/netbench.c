@@ -1,0 +1,167 @@
+/* Synthetic traffic on the router network (commsweep netbench): Bernoulli packet injection at a
+ * given rate in flits per endpoint per cycle, a destination pattern, and latency and throughput
+ * measured over a window after a warm-up, in the manner of BookSim's traffic manager.
+ *
+ * Packets created inside the measure window are the measured ones; their latency runs from
+ * creation (entry into the unbounded source queue) to the delivery of their tail.  Accepted
+ * throughput counts flits delivered during the window.  After the window traffic continues until
+ * every measured packet is delivered, or drain_limit cycles pass (then the run is saturated). */
+#include <cjson/cJSON.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commsweep/vcnet.h"
+#include "vcnet_int.h"
+
+typedef enum { PAT_UNIFORM, PAT_TRANSPOSE, PAT_BITCOMP, PAT_TORNADO, PAT_HOTSPOT } pattern;
+
+typedef struct bench {
+  vcn_net *net;
+  uint64_t win_begin, win_end;
+  uint64_t measured_out, measured_done;
+  uint64_t flits_in_window;
+  uint32_t *lat;
+  size_t n_lat, cap_lat;
+  int oom;
+} bench;
+
+static uint64_t next_rand(uint64_t *s) {
+  /* xorshift64* */
+  *s ^= *s >> 12;
+  *s ^= *s << 25;
+  *s ^= *s >> 27;
+  return *s * 0x2545F4914F6CDD1DULL;
+}
+
+static double uniform01(uint64_t *s) { return (double)(next_rand(s) >> 11) * (1.0 / 9007199254740992.0); }
+
+static void on_deliver(void *ctx, vcn_net *net, uint32_t pi) {
+  bench *b = ctx;
+  const vcn_pkt *p = &net->pkt[pi];
+  if (!p->tag) return;
+  b->measured_done++;
+  if (b->n_lat == b->cap_lat) {
+    size_t cap = b->cap_lat ? b->cap_lat * 2 : 4096;
+    uint32_t *l = realloc(b->lat, cap * sizeof *l);
+    if (!l) {
+      b->oom = 1;
+      return;
+    }
+    b->lat = l;
+    b->cap_lat = cap;
+  }
+  b->lat[b->n_lat++] = (uint32_t)(net->now - p->t_created);
+}
+
+static int parse_pattern(const char *name, const vcn_topo *t, pattern *out, cs_err *err) {
+  static const char *const names[] = {"uniform", "transpose", "bitcomp", "tornado", "hotspot"};
+  for (int i = 0; i < 5; i++)
+    if (strcmp(name, names[i]) == 0) {
+      *out = (pattern)i;
+      if (*out == PAT_TRANSPOSE) {
+        for (int d = 1; d < t->ndims; d++)
+          if (t->radix[d] != t->radix[0])
+            return cs_err_set(err, CS_EINVAL, "pattern transpose needs equal radix in every dimension");
+        if (t->ndims < 2) return cs_err_set(err, CS_EINVAL, "pattern transpose needs 2 or 3 dimensions");
+      }
+      return CS_OK;
+    }
+  return cs_err_set(err, CS_EINVAL,
+                    "pattern '%s' unknown; valid: uniform, transpose, bitcomp, tornado, hotspot", name);
+}
+
+/* Destination endpoint of a packet from endpoint src. */
+static int destination(const vcn_topo *t, pattern pat, int src, double hot, uint64_t *rng) {
+  int r = src / t->epr, local = src % t->epr, c[VCN_MAX_DIMS], o[VCN_MAX_DIMS];
+  vcn_topo_coords(t, r, c);
+  memcpy(o, c, sizeof o);
+  switch (pat) {
+    case PAT_HOTSPOT:
+      if (uniform01(rng) < hot) return 0;
+      /* fall through */
+    case PAT_UNIFORM: return (int)(next_rand(rng) % (uint64_t)t->endpoints);
+    case PAT_TRANSPOSE:
+      for (int d = 0; d < t->ndims; d++) o[d] = c[t->ndims - 1 - d];
+      break;
+    case PAT_BITCOMP:
+      for (int d = 0; d < t->ndims; d++) o[d] = t->radix[d] - 1 - c[d];
+      break;
+    case PAT_TORNADO:
+      for (int d = 0; d < t->ndims; d++) o[d] = (c[d] + (t->radix[d] + 1) / 2 - 1) % t->radix[d];
+      break;
+  }
+  return vcn_topo_router(t, o) * t->epr + local;
+}
+
+static int cmp_u32(const void *a, const void *b) {
+  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  return (x > y) - (x < y);
+}
+
+int cs_vcnet_netbench(const cs_vcnet_bench *cfg, cs_vcnet_bench_result *out, cs_err *err) {
+  memset(out, 0, sizeof *out);
+  cJSON *json = cJSON_Parse(cfg->options_json);
+  if (!json) return cs_err_set(err, CS_EPARSE, "netbench: network options are not valid JSON");
+  vcn_params p;
+  int rc = vcn_params_from_json(json, "netbench network options", &p, err);
+  cJSON_Delete(json);
+  if (rc) return rc;
+  if (!(cfg->rate > 0 && cfg->rate <= 1) || cfg->packet_flits < 1 || cfg->packet_flits > 4096)
+    return cs_err_set(err, CS_EINVAL, "netbench: rate %g must be in (0, 1] and packet size %d in [1, 4096]",
+                      cfg->rate, cfg->packet_flits);
+  bench b;
+  memset(&b, 0, sizeof b);
+  if ((rc = vcn_net_create(&p, &b.net, err))) return rc;
+  const vcn_topo *t = &b.net->t;
+  pattern pat;
+  if ((rc = parse_pattern(cfg->pattern, t, &pat, err))) {
+    vcn_net_destroy(b.net);
+    return rc;
+  }
+  b.net->ctx = &b;
+  b.net->on_deliver = on_deliver;
+  uint64_t rng = cfg->seed * 0x9E3779B97F4A7C15ULL + 0x632BE59BD9B4E019ULL;
+  if (!rng) rng = 1;
+  double pkt_rate = cfg->rate / cfg->packet_flits;
+  b.win_begin = cfg->warmup_cycles;
+  b.win_end = cfg->warmup_cycles + cfg->measure_cycles;
+  uint64_t stop = b.win_end + cfg->drain_limit, ejected_at_begin = 0;
+  vcn_net *n = b.net;
+  while (n->now < stop) {
+    if (n->now == b.win_begin) ejected_at_begin = n->st.flits_ejected;
+    if (n->now == b.win_end) b.flits_in_window = n->st.flits_ejected - ejected_at_begin;
+    if (n->now >= b.win_end && b.measured_done == b.measured_out) break;
+    bool measured = n->now >= b.win_begin && n->now < b.win_end;
+    for (int e = 0; e < t->endpoints; e++) {
+      if (uniform01(&rng) >= pkt_rate) continue;
+      int d = destination(t, pat, e, cfg->hotspot_fraction, &rng);
+      if (vcn_net_send(n, e, d, cfg->packet_flits, measured) == VCN_NIL) b.oom = 1;
+      b.measured_out += measured;
+    }
+    vcn_net_cycle(n);
+    if (b.oom || n->oom) {
+      rc = cs_err_set(err, CS_ENOMEM, "netbench: out of memory");
+      break;
+    }
+  }
+  if (!rc) {
+    out->saturated = b.measured_done < b.measured_out;
+    out->packets_measured = b.measured_done;
+    out->offered = cfg->rate;
+    out->accepted = (double)b.flits_in_window / ((double)t->endpoints * (double)cfg->measure_cycles);
+    if (b.n_lat) {
+      double sum = 0;
+      for (size_t i = 0; i < b.n_lat; i++) sum += b.lat[i];
+      out->avg_latency = sum / (double)b.n_lat;
+      qsort(b.lat, b.n_lat, sizeof *b.lat, cmp_u32);
+      size_t k = (size_t)(0.99 * (double)(b.n_lat - 1) + 0.5);
+      out->p99_latency = b.lat[k];
+    }
+    out->cycles = n->st.cycles;
+    out->skipped_cycles = n->st.skipped_cycles;
+    out->flit_hops = n->st.flit_hops;
+  }
+  free(b.lat);
+  vcn_net_destroy(b.net);
+  return rc;
+}

@@ -1,0 +1,78 @@
+/* Dimension-order routing on mesh and torus, and the registry of routing functions.
+ *
+ * DOR corrects dimension 0 first, then 1, then 2.  On a torus each dimension goes the shorter
+ * way by the seed's rule: +1 when (d - s + N) mod N <= N/2, so a tie at N/2 goes +1.  With the
+ * dateline a packet uses VC class 0 in a dimension until it crosses that dimension's wrap-around
+ * link (the link between coordinate N-1 and 0, either direction); that hop and the rest of the
+ * dimension use class 1, and the class resets to 0 when the packet turns into the next one. */
+#include <stdio.h>
+#include <string.h>
+
+#include "vcnet_int.h"
+
+int vcn_torus_direction(int s, int d, int n) { return (d - s + n) % n <= n / 2 ? 1 : -1; }
+
+/* The first dimension whose coordinate differs, or -1 at the destination router. */
+static int next_dim(const vcn_topo *t, const int cur[VCN_MAX_DIMS], const int dst[VCN_MAX_DIMS]) {
+  for (int d = 0; d < t->ndims; d++)
+    if (cur[d] != dst[d]) return d;
+  return -1;
+}
+
+static void dor(const vcn_topo *t, int router, int dst_router, int dst_ep, vcn_route_state *st,
+                int *out_port, int *out_cls, bool dateline) {
+  int cur[VCN_MAX_DIMS], dst[VCN_MAX_DIMS];
+  vcn_topo_coords(t, router, cur);
+  vcn_topo_coords(t, dst_router, dst);
+  int d = next_dim(t, cur, dst);
+  if (d < 0) {
+    *out_port = 2 * t->ndims + dst_ep;
+    *out_cls = 0;
+    return;
+  }
+  int k = t->radix[d];
+  int dir = t->torus ? vcn_torus_direction(cur[d], dst[d], k) : (dst[d] > cur[d] ? 1 : -1);
+  int cls = st->dim == d ? st->cls : 0;
+  if (dateline && ((dir > 0 && cur[d] == k - 1) || (dir < 0 && cur[d] == 0))) cls = 1;
+  *out_port = 2 * d + (dir > 0 ? 0 : 1);
+  *out_cls = cls;
+  st->dim = (int8_t)d;
+  st->cls = (uint8_t)cls;
+}
+
+static void route_dor(const vcn_topo *t, int r, int dr, int de, vcn_route_state *st, int *op,
+                      int *oc) {
+  dor(t, r, dr, de, st, op, oc, false);
+}
+
+static void route_dor_dateline(const vcn_topo *t, int r, int dr, int de, vcn_route_state *st,
+                               int *op, int *oc) {
+  dor(t, r, dr, de, st, op, oc, true);
+}
+
+static const vcn_routing routings[] = {
+    {"dor", route_dor, 1, false,
+     "dimension order, shorter way on a torus, any VC (deadlock-free on a mesh only)"},
+    {"dor_dateline", route_dor_dateline, 2, true,
+     "dimension order on a torus with dateline VC classes (VCs split in two classes)"},
+    {NULL, NULL, 0, false, NULL}};
+
+const vcn_routing *vcn_routing_list(void) { return routings; }
+
+const vcn_routing *vcn_routing_find(const char *name, const vcn_topo *t, int num_vcs, cs_err *err) {
+  for (const vcn_routing *r = routings; r->name; r++) {
+    if (strcmp(r->name, name) != 0) continue;
+    if (r->torus_only && !t->torus) {
+      cs_err_set(err, CS_EINVAL, "routing '%s' needs a torus topology", name);
+      return NULL;
+    }
+    if (num_vcs < r->classes || num_vcs % r->classes) {
+      cs_err_set(err, CS_EINVAL, "routing '%s': num_vcs %d must be a positive multiple of %d",
+                 name, num_vcs, r->classes);
+      return NULL;
+    }
+    return r;
+  }
+  cs_err_set(err, CS_EINVAL, "routing '%s' unknown; valid: dor, dor_dateline", name);
+  return NULL;
+}

@@ -1,0 +1,238 @@
+/* Internals of the vcnet engine, shared by its files: the topology (mesh/torus of 1-3
+ * dimensions), the routing functions, the cycle-level virtual-channel router network, the
+ * channel-dependency checker and synthetic traffic.  Nothing here is seen outside
+ * src/engine/vcnet/ except through include/commsweep/vcnet.h.
+ *
+ * Port numbering of a router with D dimensions and E endpoints:
+ *   2d     link towards +1 in dimension d      2d+1   link towards -1 in dimension d
+ *   2D+e   endpoint e (injection in, ejection out)
+ * A flit leaving router r on output port o arrives at the neighbour's input port o ("arrived
+ * travelling in direction o"); its credits go back to r's output port o.
+ */
+#ifndef CS_VCNET_INT_H
+#define CS_VCNET_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "commsweep/err.h"
+
+#define VCN_MAX_DIMS 3
+#define VCN_MAX_RADIX 64
+#define VCN_MAX_VCS 16
+#define VCN_MAX_EPR 8 /* endpoints per router */
+#define VCN_MAX_PORTS (2 * VCN_MAX_DIMS + VCN_MAX_EPR)
+#define VCN_NIL UINT32_MAX
+
+/* ---- topology ------------------------------------------------------------------------------ */
+
+typedef struct vcn_topo {
+  bool torus;             /* wrap-around links in every dimension */
+  int ndims;              /* 1..3 */
+  int radix[VCN_MAX_DIMS]; /* routers per dimension, >= 2 */
+  int epr;                /* endpoints per router */
+  int routers;            /* product of radix */
+  int endpoints;          /* routers * epr */
+  int ports;              /* 2 ndims + epr */
+} vcn_topo;
+
+/* Parses "torus:4x4x4", "mesh:8x8", "torus:16"; dimension 0 is the first number. */
+int vcn_topo_parse(const char *text, int epr, vcn_topo *out, cs_err *err);
+/* Router id <-> coordinates; dimension 0 varies fastest: id = x0 + k0 (x1 + k1 x2). */
+void vcn_topo_coords(const vcn_topo *t, int router, int coords[VCN_MAX_DIMS]);
+int vcn_topo_router(const vcn_topo *t, const int coords[VCN_MAX_DIMS]);
+/* The router reached through link port o, or -1 (mesh edge, or an endpoint port). */
+int vcn_topo_neighbour(const vcn_topo *t, int router, int port);
+/* "+X", "-Y", "ep0" */
+void vcn_port_name(const vcn_topo *t, int port, char *buf, size_t cap);
+/* "(1,2,0)" */
+void vcn_coords_name(const vcn_topo *t, int router, char *buf, size_t cap);
+
+/* ---- routing ------------------------------------------------------------------------------- */
+
+/* Per-packet routing state the routing function carries from hop to hop. */
+typedef struct vcn_route_state {
+  int8_t dim; /* dimension of the previous hop, -1 before the first */
+  uint8_t cls; /* VC class of the previous hop */
+} vcn_route_state;
+
+/* One routing decision at `router` for a packet to `dst_router`/`dst_ep`: the output port and the
+ * VC class of the hop it takes (an ejection hop is class 0); updates *st. */
+typedef void (*vcn_route_fn)(const vcn_topo *t, int router, int dst_router, int dst_ep,
+                             vcn_route_state *st, int *out_port, int *out_cls);
+
+typedef struct vcn_routing {
+  const char *name;  /* "dor", "dor_dateline" */
+  vcn_route_fn fn;
+  int classes;       /* VC classes it uses: the VCs are split evenly among them */
+  bool torus_only;
+  const char *meaning;
+} vcn_routing;
+
+/* The routing registry; NULL and a message listing the valid names on a miss. */
+const vcn_routing *vcn_routing_find(const char *name, const vcn_topo *t, int num_vcs, cs_err *err);
+const vcn_routing *vcn_routing_list(void); /* terminated by a row with name NULL */
+/* Torus direction rule of DOR: +1 when (d - s + N) mod N <= N/2, else -1. */
+int vcn_torus_direction(int s, int d, int n);
+
+/* ---- network parameters -------------------------------------------------------------------- */
+
+typedef struct vcn_params {
+  char topology[32];   /* "torus:4x4x4" */
+  char routing[16];    /* a vcn_routing name */
+  int endpoints_per_router;
+  int num_vcs;         /* per port */
+  int vc_depth;        /* flits per VC buffer */
+  int rc_delay;        /* cycles: route computation */
+  int va_delay;        /* cycles: VC allocation */
+  int sa_delay;        /* cycles: switch allocation */
+  int st_delay;        /* cycles: switch traversal */
+  int link_latency;    /* cycles on a router-router link (and its credit return), >= 1 */
+  int flit_bytes;      /* bytes a flit carries */
+  double frequency_ghz; /* network clock */
+} vcn_params;
+
+/* ---- the router network -------------------------------------------------------------------- */
+
+typedef struct vcn_pkt {
+  uint32_t next;        /* injection-queue link / free-list link */
+  int32_t src_ep, dst_ep;
+  int32_t dst_router;
+  uint16_t size;        /* flits */
+  uint16_t ejected;     /* flits delivered so far */
+  vcn_route_state rs;
+  uint64_t tag;         /* owner's cookie (transaction id and kind, or netbench stamp) */
+  uint64_t t_created;   /* cycle it entered the injection queue */
+  uint64_t t_head_in;   /* cycle its head left the endpoint */
+  uint64_t t_tail_out;  /* cycle its tail left the endpoint */
+  uint32_t hops;        /* router-to-router links its head crossed */
+  int16_t first_vc;     /* VC its head took at the injection port */
+  int16_t last_vc;      /* VC its head took at the ejection port */
+} vcn_pkt;
+
+typedef struct vcn_flit {
+  uint64_t arrive;  /* cycle it entered the buffer */
+  uint32_t pkt;     /* packet pool index */
+  uint16_t seq;     /* 0 = head */
+  uint16_t tail;    /* 1 on the last flit */
+} vcn_flit;
+
+typedef struct vcn_event {
+  uint32_t kind_to; /* kind in the top 2 bits, target index below */
+  vcn_flit flit;
+} vcn_event;
+
+typedef struct vcn_bucket {
+  vcn_event *ev;
+  uint32_t n, cap;
+} vcn_bucket;
+
+typedef struct vcn_net vcn_net;
+/* Called when a packet's tail reaches its endpoint and when its tail leaves its source endpoint. */
+typedef void (*vcn_deliver_fn)(void *ctx, vcn_net *net, uint32_t pkt);
+typedef void (*vcn_sent_fn)(void *ctx, vcn_net *net, uint32_t pkt);
+
+typedef struct vcn_stats {
+  uint64_t cycles, skipped_cycles;
+  uint64_t flit_hops;     /* flits over router-router links */
+  uint64_t flits_injected, flits_ejected;
+  uint64_t packets_injected, packets_ejected;
+} vcn_stats;
+
+struct vcn_net {
+  vcn_params p;
+  vcn_topo t;
+  const vcn_routing *routing;
+  int V, D, P;          /* VCs, depth, ports */
+  int vcs_per_class;
+  uint64_t now;         /* the cycle being (or next to be) simulated */
+  /* input VCs, index (r P + port) V + vc */
+  vcn_flit *slot;       /* nivc * D ring buffers */
+  uint16_t *head, *count;
+  uint8_t *state;       /* VCN_IDLE / VCN_ROUTING / VCN_VA / VCN_ACTIVE */
+  uint64_t *ready;      /* cycle the current stage may act */
+  uint8_t *out_port;
+  uint16_t *out_vc;     /* VC at out_port (local index) */
+  uint8_t *out_cls;
+  /* output VCs, same indexing */
+  int32_t *owner;       /* input VC (router-local index) holding it, -1 free */
+  int32_t *credits;
+  /* router allocator pointers */
+  uint16_t *va_rr;      /* per output VC: next router-local input VC to favour */
+  uint16_t *sa_in_rr;   /* per input port: next VC */
+  uint16_t *sa_out_rr;  /* per output port: next input port */
+  int32_t *nbr;         /* r P + port -> neighbour router or -1 */
+  uint32_t *router_flits; /* flits buffered per router */
+  uint32_t *active, n_active; /* routers with flits */
+  uint8_t *is_active;
+  /* endpoints */
+  uint32_t *q_head, *q_tail; /* injection queue of packets */
+  uint32_t *q_len;
+  int32_t *ep_vc;       /* VC the current packet uses, -1 none */
+  uint16_t *ep_sent;    /* flits of the current packet sent */
+  int32_t *ep_credits;  /* endpoints * V credits toward the router's injection port */
+  uint8_t *ep_vc_busy;  /* endpoints * V: an input VC owned by a packet not yet fully sent */
+  uint16_t *ep_rr;
+  uint32_t *ep_active, n_ep_active;
+  uint8_t *ep_is_active;
+  /* packet pool */
+  vcn_pkt *pkt;
+  uint32_t pkt_cap, pkt_free, pkts_live;
+  /* event wheel */
+  vcn_bucket *wheel;
+  uint32_t wheel_size; /* power of two, > the longest scheduling delay */
+  uint64_t events_pending;
+  /* owner callbacks */
+  vcn_deliver_fn on_deliver;
+  vcn_sent_fn on_sent;
+  void *ctx;
+  vcn_stats st;
+  int oom; /* an allocation inside a cycle failed; the owner reports it */
+};
+
+enum { VCN_IDLE = 0, VCN_ROUTING, VCN_VA, VCN_ACTIVE };
+
+int vcn_params_check(const vcn_params *p, cs_err *err);
+/* Builds the network; on failure *out is untouched. */
+int vcn_net_create(const vcn_params *p, vcn_net **out, cs_err *err);
+void vcn_net_destroy(vcn_net *n); /* accepts NULL */
+/* Queues a packet of `size` flits at endpoint src for endpoint dst; returns the packet index or
+ * VCN_NIL when out of memory.  The packet is freed by the network after on_deliver returns. */
+uint32_t vcn_net_send(vcn_net *n, int src_ep, int dst_ep, int size, uint64_t tag);
+/* Simulates cycle n->now and advances to the next. */
+void vcn_net_cycle(vcn_net *n);
+/* True when no flit is buffered, queued or in flight. */
+bool vcn_net_quiet(const vcn_net *n);
+/* When nothing can move before the next scheduled event, jumps the clock to that event or to
+ * `limit`, whichever is first; counts the jump as skipped cycles. */
+void vcn_net_skip_idle(vcn_net *n, uint64_t limit);
+/* Checks every invariant: credits + buffered + in flight = depth per VC, counters agree.
+ * Returns CS_OK or CS_EINTERNAL with the first violation. */
+int vcn_net_check(const vcn_net *n, cs_err *err);
+/* Zero-load latency in cycles of a packet of `flits` flits crossing `hops` links: from its entry
+ * in the injection queue to its tail's delivery (docs/vcnet.md derives it). */
+uint64_t vcn_zero_load_latency(const vcn_params *p, int hops, int flits);
+
+/* ---- channel dependency graph ---------------------------------------------------------------- */
+
+typedef struct vcn_channel {
+  int router, port, cls; /* a link (router, output port) and a VC class */
+} vcn_channel;
+
+typedef struct vcn_cdg_result {
+  bool acyclic;
+  int cycle_len;
+  vcn_channel *cycle;   /* cycle_len channels, malloc'd; free with vcn_cdg_result_free */
+  uint64_t channels, dependencies, pairs;
+} vcn_cdg_result;
+
+int vcn_cdg_check(const vcn_topo *t, const vcn_routing *r, vcn_cdg_result *out, cs_err *err);
+void vcn_cdg_result_free(vcn_cdg_result *r);
+
+/* ---- options ------------------------------------------------------------------------------- */
+
+/* Fills p from a JSON object (cJSON *) with every field required; unknown keys are errors. */
+int vcn_params_from_json(const void *json, const char *source, vcn_params *p, cs_err *err);
+
+#endif

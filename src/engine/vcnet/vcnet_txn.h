@@ -1,0 +1,57 @@
+/* The transaction layer of the vcnet engine (txn.c): adapter-contract transactions on a
+ * vcn_net, completions in driver ticks.  Shared by the ops glue and the tests. */
+#ifndef CS_VCNET_TXN_H
+#define CS_VCNET_TXN_H
+
+#include "commsweep/engine.h"
+#include "vcnet_int.h"
+
+typedef struct vcn_queue {
+  uint32_t head, tail; /* transaction ids, VCN_NIL when empty */
+} vcn_queue;
+
+typedef struct vcn_ep {
+  int mst_rd_used, mst_wr_used; /* master trackers held */
+  int slv_rd_used, slv_wr_used; /* slave trackers held */
+  vcn_queue mst_rd_wait, mst_wr_wait; /* requests waiting for a master tracker */
+  vcn_queue slv_rd_wait, slv_wr_wait; /* requests arrived, waiting for a slave tracker */
+} vcn_ep;
+
+typedef struct vcn_txn {
+  int32_t src_ep, dst_ep; /* master (GDMA) and target (DDR) endpoints */
+  uint32_t next;          /* link in a wait queue */
+  uint16_t burst;         /* adapter flits */
+  uint16_t flits;         /* network flits of the data burst */
+  uint8_t is_read;
+  uint8_t state;
+  int16_t req_vc, req_eject_vc, rsp_vc; /* VCs the packets' heads took at injection / ejection */
+  uint32_t hops;          /* links the request crossed */
+  uint32_t mst_blocks, slv_blocks; /* 1 when it had to wait for a tracker */
+  uint64_t req_inject_cycle, wdata_gen_cycle, wdata_done_cycle, req_complete_cycle;
+  uint64_t rsp_inject_cycle, rsp_complete_cycle;
+} vcn_txn;
+
+typedef struct vcn_engine {
+  vcn_net *net;
+  vcn_ep *eps;
+  vcn_txn *txns; /* by request id */
+  size_t txn_cap;
+  int mst_rd, mst_wr, slv_rd, slv_wr; /* trackers per endpoint */
+  int bw_bytes;                       /* adapter bytes per flit */
+  uint64_t tick_num, tick_den;        /* tick(c) = floor(c tick_num / tick_den) */
+  uint64_t now_tick;
+  cs_completion *comp; /* ring of completions not yet polled */
+  size_t comp_head, comp_n, comp_cap;
+  char fault[128];
+} vcn_engine;
+
+int vcn_engine_create(const cs_adapter_config *ad, const vcn_params *p, vcn_engine **out,
+                      cs_err *err);
+void vcn_engine_destroy(vcn_engine *e);
+int vcn_engine_inject(vcn_engine *e, const cs_inject *in, cs_err *err);
+int vcn_engine_advance(vcn_engine *e, uint64_t max_ticks, cs_err *err);
+size_t vcn_engine_poll(vcn_engine *e, cs_completion *out, size_t cap);
+void vcn_engine_describe(const vcn_engine *e, uint64_t id, cs_txn_record *rec);
+void vcn_engine_where(const vcn_engine *e, uint64_t id, char *buf, size_t cap);
+
+#endif
