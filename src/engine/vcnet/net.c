@@ -45,7 +45,7 @@ int vcn_params_check(const vcn_params *p, cs_err *err) {
 
 uint64_t vcn_zero_load_latency(const vcn_params *p, int hops, int flits) {
   uint64_t stages = (uint64_t)(p->rc_delay + p->va_delay + p->sa_delay + p->st_delay);
-  return 2 + (uint64_t)(hops + 1) * stages + (uint64_t)hops * (uint64_t)p->link_latency +
+  return 2 + VCN_RETIRE_CYCLES + (uint64_t)(hops + 1) * stages + (uint64_t)hops * (uint64_t)p->link_latency +
          (uint64_t)(flits - 1);
 }
 
@@ -53,7 +53,7 @@ void vcn_net_destroy(vcn_net *n) {
   if (!n) return;
   free(n->slot), free(n->head), free(n->count), free(n->state), free(n->ready);
   free(n->out_port), free(n->out_vc), free(n->out_cls), free(n->owner), free(n->credits);
-  free(n->va_rr), free(n->sa_in_rr), free(n->sa_out_rr), free(n->nbr), free(n->router_flits);
+  free(n->va_rr), free(n->va_in_rr), free(n->sa_acc_rr), free(n->sa_in_rr), free(n->sa_out_rr), free(n->nbr), free(n->router_flits);
   free(n->active), free(n->is_active);
   free(n->q_head), free(n->q_tail), free(n->q_len), free(n->ep_vc), free(n->ep_sent);
   free(n->ep_credits), free(n->ep_vc_busy), free(n->ep_rr), free(n->ep_active);
@@ -108,6 +108,8 @@ int vcn_net_create(const vcn_params *p, vcn_net **out, cs_err *err) {
   n->owner = malloc(nvc * sizeof *n->owner);
   n->credits = malloc(nvc * sizeof *n->credits);
   n->va_rr = calloc(nvc, sizeof *n->va_rr);
+  n->va_in_rr = calloc(nvc, sizeof *n->va_in_rr);
+  n->sa_acc_rr = calloc(R * P, sizeof *n->sa_acc_rr);
   n->sa_in_rr = calloc(R * P, sizeof *n->sa_in_rr);
   n->sa_out_rr = calloc(R * P, sizeof *n->sa_out_rr);
   n->nbr = malloc(R * P * sizeof *n->nbr);
@@ -124,12 +126,12 @@ int vcn_net_create(const vcn_params *p, vcn_net **out, cs_err *err) {
   n->ep_rr = calloc(E, sizeof *n->ep_rr);
   n->ep_active = malloc(E * sizeof *n->ep_active);
   n->ep_is_active = calloc(E, 1);
-  uint32_t longest = (uint32_t)(p->sa_delay + p->st_delay + p->link_latency) + 1;
+  uint32_t longest = (uint32_t)(p->sa_delay + p->st_delay + p->link_latency) + 1 + VCN_RETIRE_CYCLES;
   n->wheel_size = 8;
   while (n->wheel_size <= longest) n->wheel_size *= 2;
   n->wheel = calloc(n->wheel_size, sizeof *n->wheel);
   if (!n->slot || !n->head || !n->count || !n->state || !n->ready || !n->out_port || !n->out_vc ||
-      !n->out_cls || !n->owner || !n->credits || !n->va_rr || !n->sa_in_rr || !n->sa_out_rr ||
+      !n->out_cls || !n->owner || !n->credits || !n->va_rr || !n->va_in_rr || !n->sa_acc_rr || !n->sa_in_rr || !n->sa_out_rr ||
       !n->nbr || !n->router_flits || !n->active || !n->is_active || !n->q_head || !n->q_tail ||
       !n->q_len || !n->ep_vc || !n->ep_sent || !n->ep_credits || !n->ep_vc_busy || !n->ep_rr ||
       !n->ep_active || !n->ep_is_active || !n->wheel || !grow_pkts(n)) {
@@ -308,62 +310,101 @@ static void router_step(vcn_net *n, uint32_t r) {
     n->state[g] = VCN_VA;
     n->ready[g] = (f->arrive > t ? f->arrive : t) + (uint64_t)n->p.rc_delay;
   }
-  /* VC allocation, input first: each waiting input VC asks for the lowest free output VC of its
-   * class; each output VC grants the asker nearest after its round-robin pointer. */
-  int16_t req_ovc[VCN_MAX_PORTS * VCN_MAX_VCS];
-  int16_t best[VCN_MAX_PORTS * VCN_MAX_VCS];
-  int nreq = 0;
-  int16_t req_li[VCN_MAX_PORTS * VCN_MAX_VCS];
+  /* VC allocation, one iteration of request-grant-accept (iSLIP style): every waiting input VC
+   * requests every free output VC of its class at its output port; every requested output VC
+   * grants the requester nearest after its round-robin pointer; every input VC accepts the grant
+   * nearest after its own pointer.  Pointers move only on an accepted grant. */
+  int16_t grant_of[VCN_MAX_PORTS * VCN_MAX_VCS]; /* per output VC: granted input VC or -1 */
+  int16_t waiting[VCN_MAX_PORTS * VCN_MAX_VCS];
+  int nwait = 0;
   for (int li = 0; li < PV; li++) {
     size_t g = base + (size_t)li;
-    if (n->state[g] != VCN_VA || n->ready[g] > t) continue;
-    int op = n->out_port[g];
-    int lo = op < links ? n->out_cls[g] * n->vcs_per_class : 0;
-    int hi = op < links ? lo + n->vcs_per_class : V;
-    for (int v = lo; v < hi; v++)
-      if (n->owner[base + (size_t)(op * V + v)] < 0) {
-        req_li[nreq] = (int16_t)li;
-        req_ovc[nreq++] = (int16_t)(op * V + v);
-        best[op * V + v] = -1;
-        break;
+    if (n->state[g] == VCN_VA && n->ready[g] <= t) waiting[nwait++] = (int16_t)li;
+  }
+  if (nwait) {
+    for (int o = 0; o < PV; o++) grant_of[o] = -1;
+    for (int k = 0; k < nwait; k++) {
+      int li = waiting[k];
+      size_t g = base + (size_t)li;
+      int op = n->out_port[g];
+      int lo = op < links ? n->out_cls[g] * n->vcs_per_class : 0;
+      int hi = op < links ? lo + n->vcs_per_class : V;
+      for (int v = lo; v < hi; v++) {
+        int o = op * V + v;
+        if (n->owner[base + (size_t)o] >= 0) continue;
+        int rr = n->va_rr[base + (size_t)o];
+        if (grant_of[o] < 0 || (li - rr + PV) % PV < (grant_of[o] - rr + PV) % PV)
+          grant_of[o] = (int16_t)li;
       }
+    }
+    for (int k = 0; k < nwait; k++) {
+      int li = waiting[k];
+      size_t g = base + (size_t)li;
+      int op = n->out_port[g];
+      int lo = op < links ? n->out_cls[g] * n->vcs_per_class : 0;
+      int hi = op < links ? lo + n->vcs_per_class : V;
+      int span = hi - lo, pick = -1;
+      for (int k2 = 0; k2 < span && pick < 0; k2++) {
+        int v = lo + (n->va_in_rr[g] + k2) % span;
+        if (grant_of[op * V + v] == li) pick = v;
+      }
+      if (pick < 0) continue;
+      int o = op * V + pick;
+      n->owner[base + (size_t)o] = li;
+      n->va_rr[base + (size_t)o] = (uint16_t)((li + 1) % PV);
+      n->va_in_rr[g] = (uint16_t)((pick - lo + 1) % span);
+      n->out_vc[g] = (uint16_t)pick;
+      n->state[g] = VCN_ACTIVE;
+      n->ready[g] = t + (uint64_t)n->p.va_delay;
+    }
   }
-  for (int k = 0; k < nreq; k++) {
-    int o = req_ovc[k], li = req_li[k];
-    int rr = n->va_rr[base + (size_t)o];
-    if (best[o] < 0 || (li - rr + PV) % PV < (best[o] - rr + PV) % PV) best[o] = (int16_t)li;
-  }
-  for (int k = 0; k < nreq; k++) {
-    int o = req_ovc[k], li = req_li[k];
-    if (best[o] != li) continue;
-    size_t g = base + (size_t)li;
-    n->owner[base + (size_t)o] = li;
-    n->va_rr[base + (size_t)o] = (uint16_t)((li + 1) % PV);
-    n->out_vc[g] = (uint16_t)(o % V);
-    n->state[g] = VCN_ACTIVE;
-    n->ready[g] = t + (uint64_t)n->p.va_delay;
-  }
-  /* switch allocation, input first: each input port nominates one VC with a flit and a credit;
-   * each output port grants the nominee nearest after its round-robin pointer. */
-  int8_t cand[VCN_MAX_PORTS], win[VCN_MAX_PORTS];
+  /* switch allocation, one iteration of request-grant-accept: an input port requests every
+   * output port one of its VCs (with a flit, past its VC allocation, holding a credit) wants,
+   * naming for each the VC nearest after its VC pointer; each output port grants the input port
+   * nearest after its pointer; each input port accepts the grant nearest after its own output
+   * pointer. */
+  int8_t want[VCN_MAX_PORTS][VCN_MAX_PORTS]; /* [ip][op]: VC, or -1 */
+  int8_t granted[VCN_MAX_PORTS], win[VCN_MAX_PORTS], cand[VCN_MAX_PORTS];
+  bool any = false;
   for (int ip = 0; ip < P; ip++) {
-    cand[ip] = -1;
+    for (int op = 0; op < P; op++) want[ip][op] = -1;
     int rr = n->sa_in_rr[(size_t)r * P + ip];
     for (int k = 0; k < V; k++) {
       int v = (rr + k) % V;
       size_t g = base + (size_t)(ip * V + v);
       if (!n->count[g] || n->state[g] != VCN_ACTIVE || n->ready[g] > t) continue;
-      if (n->credits[base + (size_t)(n->out_port[g] * V + n->out_vc[g])] <= 0) continue;
-      cand[ip] = (int8_t)v;
-      break;
+      int op = n->out_port[g];
+      if (want[ip][op] >= 0) continue;
+      if (n->credits[base + (size_t)(op * V + n->out_vc[g])] <= 0) continue;
+      want[ip][op] = (int8_t)v;
+      any = true;
+    }
+  }
+  if (!any) return;
+  for (int op = 0; op < P; op++) {
+    granted[op] = -1;
+    int rr = n->sa_out_rr[(size_t)r * P + op];
+    for (int k = 0; k < P; k++) {
+      int ip = (rr + k) % P;
+      if (want[ip][op] >= 0) {
+        granted[op] = (int8_t)ip;
+        break;
+      }
     }
   }
   for (int op = 0; op < P; op++) win[op] = -1;
   for (int ip = 0; ip < P; ip++) {
-    if (cand[ip] < 0) continue;
-    int op = n->out_port[base + (size_t)(ip * V + cand[ip])];
-    int rr = n->sa_out_rr[(size_t)r * P + op];
-    if (win[op] < 0 || (ip - rr + P) % P < (win[op] - rr + P) % P) win[op] = (int8_t)ip;
+    cand[ip] = -1;
+    int rr = n->sa_acc_rr[(size_t)r * P + ip];
+    for (int k = 0; k < P; k++) {
+      int op = (rr + k) % P;
+      if (granted[op] == ip) {
+        win[op] = (int8_t)ip;
+        cand[ip] = want[ip][op];
+        n->sa_acc_rr[(size_t)r * P + ip] = (uint16_t)((op + 1) % P);
+        break;
+      }
+    }
   }
   for (int op = 0; op < P; op++) {
     int ip = win[op];
@@ -398,7 +439,7 @@ static void router_step(vcn_net *n, uint32_t r) {
       if (f.seq == 0) p->hops++;
     } else {
       if (f.seq == 0) p->last_vc = (int16_t)ov;
-      schedule(n, pipe + 1, EV_EJECT, r * (uint32_t)n->t.epr + (uint32_t)(op - links), &f);
+      schedule(n, pipe + 1 + VCN_RETIRE_CYCLES, EV_EJECT, r * (uint32_t)n->t.epr + (uint32_t)(op - links), &f);
     }
     if (f.tail) {
       n->owner[og] = -1;

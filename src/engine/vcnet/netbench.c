@@ -126,10 +126,14 @@ int cs_vcnet_netbench(const cs_vcnet_bench *cfg, cs_vcnet_bench_result *out, cs_
   b.win_begin = cfg->warmup_cycles;
   b.win_end = cfg->warmup_cycles + cfg->measure_cycles;
   uint64_t stop = b.win_end + cfg->drain_limit, ejected_at_begin = 0;
+  bool window_counted = false;
   vcn_net *n = b.net;
   while (n->now < stop) {
     if (n->now == b.win_begin) ejected_at_begin = n->st.flits_ejected;
-    if (n->now == b.win_end) b.flits_in_window = n->st.flits_ejected - ejected_at_begin;
+    if (n->now == b.win_end) {
+      b.flits_in_window = n->st.flits_ejected - ejected_at_begin;
+      window_counted = true;
+    }
     if (n->now >= b.win_end && b.measured_done == b.measured_out) break;
     bool measured = n->now >= b.win_begin && n->now < b.win_end;
     for (int e = 0; e < t->endpoints; e++) {
@@ -144,6 +148,7 @@ int cs_vcnet_netbench(const cs_vcnet_bench *cfg, cs_vcnet_bench_result *out, cs_
       break;
     }
   }
+  if (!rc && !window_counted) b.flits_in_window = n->st.flits_ejected - ejected_at_begin;
   if (!rc) {
     out->saturated = b.measured_done < b.measured_out;
     out->packets_measured = b.measured_done;

@@ -19,8 +19,10 @@ static int next_dim(const vcn_topo *t, const int cur[VCN_MAX_DIMS], const int ds
   return -1;
 }
 
+enum { DATELINE_NONE, DATELINE_AT_WRAP, DATELINE_WHOLE_SEGMENT };
+
 static void dor(const vcn_topo *t, int router, int dst_router, int dst_ep, vcn_route_state *st,
-                int *out_port, int *out_cls, bool dateline) {
+                int *out_port, int *out_cls, int dateline) {
   int cur[VCN_MAX_DIMS], dst[VCN_MAX_DIMS];
   vcn_topo_coords(t, router, cur);
   vcn_topo_coords(t, dst_router, dst);
@@ -33,7 +35,11 @@ static void dor(const vcn_topo *t, int router, int dst_router, int dst_ep, vcn_r
   int k = t->radix[d];
   int dir = t->torus ? vcn_torus_direction(cur[d], dst[d], k) : (dst[d] > cur[d] ? 1 : -1);
   int cls = st->dim == d ? st->cls : 0;
-  if (dateline && ((dir > 0 && cur[d] == k - 1) || (dir < 0 && cur[d] == 0))) cls = 1;
+  if (dateline == DATELINE_AT_WRAP && ((dir > 0 && cur[d] == k - 1) || (dir < 0 && cur[d] == 0)))
+    cls = 1;
+  /* the variant: class 1 for the whole run through a dimension whose route will wrap */
+  if (dateline == DATELINE_WHOLE_SEGMENT && st->dim != d)
+    cls = (dir > 0 && dst[d] < cur[d]) || (dir < 0 && dst[d] > cur[d]);
   *out_port = 2 * d + (dir > 0 ? 0 : 1);
   *out_cls = cls;
   st->dim = (int8_t)d;
@@ -42,12 +48,17 @@ static void dor(const vcn_topo *t, int router, int dst_router, int dst_ep, vcn_r
 
 static void route_dor(const vcn_topo *t, int r, int dr, int de, vcn_route_state *st, int *op,
                       int *oc) {
-  dor(t, r, dr, de, st, op, oc, false);
+  dor(t, r, dr, de, st, op, oc, DATELINE_NONE);
 }
 
 static void route_dor_dateline(const vcn_topo *t, int r, int dr, int de, vcn_route_state *st,
                                int *op, int *oc) {
-  dor(t, r, dr, de, st, op, oc, true);
+  dor(t, r, dr, de, st, op, oc, DATELINE_AT_WRAP);
+}
+
+static void route_dor_dateline_segment(const vcn_topo *t, int r, int dr, int de,
+                                       vcn_route_state *st, int *op, int *oc) {
+  dor(t, r, dr, de, st, op, oc, DATELINE_WHOLE_SEGMENT);
 }
 
 static const vcn_routing routings[] = {
@@ -55,6 +66,9 @@ static const vcn_routing routings[] = {
      "dimension order, shorter way on a torus, any VC (deadlock-free on a mesh only)"},
     {"dor_dateline", route_dor_dateline, 2, true,
      "dimension order on a torus with dateline VC classes (VCs split in two classes)"},
+    {"dor_dateline_segment", route_dor_dateline_segment, 2, true,
+     "as dor_dateline, but a packet whose route wraps in a dimension takes class 1 for the whole "
+     "dimension (BookSim's dim_order_torus)"},
     {NULL, NULL, 0, false, NULL}};
 
 const vcn_routing *vcn_routing_list(void) { return routings; }
@@ -73,6 +87,6 @@ const vcn_routing *vcn_routing_find(const char *name, const vcn_topo *t, int num
     }
     return r;
   }
-  cs_err_set(err, CS_EINVAL, "routing '%s' unknown; valid: dor, dor_dateline", name);
+  cs_err_set(err, CS_EINVAL, "routing '%s' unknown; valid: dor, dor_dateline, dor_dateline_segment", name);
   return NULL;
 }

@@ -24,6 +24,9 @@
 #define VCN_MAX_EPR 8 /* endpoints per router */
 #define VCN_MAX_PORTS (2 * VCN_MAX_DIMS + VCN_MAX_EPR)
 #define VCN_NIL UINT32_MAX
+/* Cycles an endpoint takes to retire a flit the ejection channel delivered.  One, as in BookSim's
+ * traffic manager: with it the zero-load latencies of the two simulators agree (docs/vcnet.md). */
+#define VCN_RETIRE_CYCLES 1
 
 /* ---- topology ------------------------------------------------------------------------------ */
 
@@ -80,7 +83,7 @@ int vcn_torus_direction(int s, int d, int n);
 
 typedef struct vcn_params {
   char topology[32];   /* "torus:4x4x4" */
-  char routing[16];    /* a vcn_routing name */
+  char routing[24];    /* a vcn_routing name */
   int endpoints_per_router;
   int num_vcs;         /* per port */
   int vc_depth;        /* flits per VC buffer */
@@ -160,6 +163,8 @@ struct vcn_net {
   int32_t *credits;
   /* router allocator pointers */
   uint16_t *va_rr;      /* per output VC: next router-local input VC to favour */
+  uint16_t *va_in_rr;   /* per input VC: next VC of its class range to accept */
+  uint16_t *sa_acc_rr;  /* per input port: next output port to accept */
   uint16_t *sa_in_rr;   /* per input port: next VC */
   uint16_t *sa_out_rr;  /* per output port: next input port */
   int32_t *nbr;         /* r P + port -> neighbour router or -1 */
