@@ -9,5 +9,6 @@ int cs_cli_export(int argc, char **argv);
 int cs_cli_route(int argc, char **argv);
 int cs_cli_deadlock_check(int argc, char **argv);
 int cs_cli_netbench(int argc, char **argv);
+int cs_cli_faults(int argc, char **argv);
 
 #endif

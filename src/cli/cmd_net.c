@@ -17,7 +17,7 @@ static const char *arg_value(int argc, char **argv, int *i) {
 }
 
 int cs_cli_route(int argc, char **argv) {
-  const char *topo = NULL, *routing = NULL, *src = NULL, *dst = NULL;
+  const char *topo = NULL, *routing = NULL, *src = NULL, *dst = NULL, *faults = NULL;
   int vcs = 2;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = NULL;
@@ -26,16 +26,20 @@ int cs_cli_route(int argc, char **argv) {
              "                      --src X,Y,Z --dst X,Y,Z\n"
              "\nPrints the dimension-order route hop by hop: router, output port, VC class and its VCs.\n"
              "Routers are coordinates (dimension 0 first) or router ids.  The routing defaults to\n"
-             "dor_dateline on a torus and dor on a mesh; --vcs (default 2) only labels VC numbers.\n");
+             "dor_dateline on a torus and dor on a mesh; --vcs (default 2) only labels VC numbers.\n"
+             "On fattree2d:RxC routers are leaves \"r,c\", the routing vtftr (default), vtftr_novc,\n"
+             "alg_a or xy, --faults \"r,c;!r,c\" lists faulty leaves (\"!\": not yet in the tables),\n"
+             "and the VTFTR case of the route is printed (docs/vtftr.md).\n");
       return 0;
     }
     if (!strcmp(a, "--topology") || !strcmp(a, "--routing") || !strcmp(a, "--src") ||
-        !strcmp(a, "--dst") || !strcmp(a, "--vcs")) {
+        !strcmp(a, "--dst") || !strcmp(a, "--vcs") || !strcmp(a, "--faults")) {
       if (!(v = arg_value(argc, argv, &i))) return 2;
       if (!strcmp(a, "--topology")) topo = v;
       else if (!strcmp(a, "--routing")) routing = v;
       else if (!strcmp(a, "--src")) src = v;
       else if (!strcmp(a, "--dst")) dst = v;
+      else if (!strcmp(a, "--faults")) faults = v;
       else vcs = atoi(v);
       continue;
     }
@@ -46,11 +50,10 @@ int cs_cli_route(int argc, char **argv) {
     fprintf(stderr, "commsweep route: --topology, --src and --dst are required (see --help)\n");
     return 2;
   }
-  if (!routing) routing = strncmp(topo, "torus:", 6) == 0 ? "dor_dateline" : "dor";
   cs_err err;
   cs_err_clear(&err);
   int hops;
-  if (cs_vcnet_route(topo, routing, vcs, src, dst, stdout, &hops, &err)) {
+  if (cs_vcnet_route_faults(topo, routing, vcs, faults, src, dst, stdout, &hops, &err)) {
     fprintf(stderr, "commsweep route: %s\n", err.msg);
     return 1;
   }

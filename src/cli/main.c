@@ -21,6 +21,7 @@ static const command commands[] = {
     {"route", cs_cli_route, "print a mesh/torus route hop by hop with ports and VCs"},
     {"deadlock-check", cs_cli_deadlock_check, "channel dependency graph of a routing function: acyclic or a cycle"},
     {"netbench", cs_cli_netbench, "synthetic traffic on the router network: latency and throughput"},
+    {"faults", cs_cli_faults, "2-D fat tree leaf faults: reachability, VC use, deadlock, probability"},
     {NULL, NULL, NULL}};
 
 static void usage(FILE *f) {
