@@ -173,10 +173,29 @@ START_TEST(math_parameters_should_not_split_keys_of_other_engines) {
 }
 END_TEST
 
+START_TEST(grid_should_enter_the_key_only_for_dimring) {
+  int parts[] = {0, 1, 2, 3};
+  cs_job a, b;
+  char ka[CS_KEY_HEX], kb[CS_KEY_HEX];
+  cs_test_job(&a, "math", CS_PRIM_ALLREDUCE, 4096, parts, 4);
+  b = a;
+  b.spec.grid[0] = 2, b.spec.grid[1] = 2; /* ring ignores the grid */
+  cs_cachekey(&a, ka);
+  cs_cachekey(&b, kb);
+  ck_assert_str_eq(ka, kb);
+  a.spec.algorithm = b.spec.algorithm = CS_ALGO_DIMRING;
+  a.spec.grid[0] = 4;
+  cs_cachekey(&a, ka);
+  cs_cachekey(&b, kb);
+  ck_assert_str_ne(ka, kb);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("cachekey");
   TCase *tc = tcase_create("key");
   tcase_add_test(tc, sha256_should_match_fips_vectors);
+  tcase_add_test(tc, grid_should_enter_the_key_only_for_dimring);
   tcase_add_test(tc, key_should_not_depend_on_field_order_or_formatting);
   tcase_add_test(tc, key_should_keep_p2p_direction);
   tcase_add_loop_test(tc, key_should_change_with_every_field, 0, N_MUTATORS);

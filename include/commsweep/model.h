@@ -17,6 +17,7 @@
 #define CS_ADAPTER_VERSION "1.0.0"
 
 #define CS_MAX_PARTICIPANTS 512
+#define CS_MAX_GRID_DIMS 3
 #define CS_NAME_MAX 32
 #define CS_PATH_MAX 256
 #define CS_CHIP_SPEC_MAX 1024 /* canonical JSON of chip_spec_summary, NUL included */
@@ -36,6 +37,8 @@ typedef enum cs_algorithm {
   CS_ALGO_RING,     /* allreduce, allgather, reducescatter */
   CS_ALGO_PAIRWISE, /* alltoall */
   CS_ALGO_DIRECT,   /* p2p */
+  CS_ALGO_DIMRING,      /* allreduce: ring allreduce along each grid dimension in turn */
+  CS_ALGO_DIMRING_RSAG, /* allreduce: reduce-scatter along X, Y, Z, then all-gather Z, Y, X */
   CS_ALGO_COUNT
 } cs_algorithm;
 
@@ -49,6 +52,8 @@ typedef struct cs_spec {
   int32_t participants[CS_MAX_PARTICIPANTS];  /* logical GDMA ids, as given (C5: distinct) */
   char dtype[16];                             /* metadata only: "fp32", "bf16", ... */
   cs_p2p_op p2p_op;                           /* p2p only: read or write; NONE otherwise */
+  int32_t grid[CS_MAX_GRID_DIMS];             /* participant grid, dimension 0 first; 0 = absent.
+                                                 The dimring algorithms need it (product = N) */
   char chip_spec_summary[CS_CHIP_SPEC_MAX];   /* canonical JSON (sorted keys) of the dict */
 } cs_spec;
 
@@ -172,5 +177,7 @@ const char *cs_p2p_op_name(cs_p2p_op op);
 /* Parse a name; returns 0 or CS_EINVAL (no message: the caller knows the field). */
 int cs_primitive_parse(const char *name, cs_primitive *out);
 int cs_algorithm_parse(const char *name, cs_algorithm *out);
+/* True for the algorithms laid out on spec.grid (dimring, dimring_rsag). */
+bool cs_algorithm_uses_grid(cs_algorithm a);
 
 #endif

@@ -60,7 +60,7 @@ static const cs_field spec_fields[] = {
     {"dtype", CS_F_STRING, OFF(cs_spec, dtype), 0, 0, "element type, metadata only"},
     {NULL, 0, 0, 0, 0, 0, NULL}};
 static const char *const spec_extra[] = {"primitive", "algorithm", "participants",
-                                         "chip_spec_summary", "p2p_op", NULL};
+                                         "chip_spec_summary", "p2p_op", "grid", NULL};
 
 static const cs_field engine_fields[] = {
     {"name", CS_F_STRING, OFF(cs_engine_options, name), 0, 0, "engine: \"math\" or \"dcin\""},
@@ -82,12 +82,13 @@ const cs_field_doc *cs_config_adapter_fields(void) { return adapter_docs; }
 const cs_field_doc *cs_config_spec_fields(void) {
   static const cs_field_doc docs[] = {
       {"primitive", "string", "allreduce | allgather | reducescatter | alltoall | p2p"},
-      {"algorithm", "string", "ring (allreduce/allgather/reducescatter), pairwise (alltoall), direct (p2p) (C11)"},
+      {"algorithm", "string", "ring (allreduce/allgather/reducescatter), pairwise (alltoall), direct (p2p), dimring | dimring_rsag (allreduce) (C11)"},
       {"msg_size_bytes", "integer", "message size M in bytes, > 0"},
       {"participants", "array", "logical GDMA ids, distinct (C5); p2p: [source, destination]"},
       {"dtype", "string", "element type, metadata only"},
       {"chip_spec_summary", "object", "chip description; part of the cache key"},
       {"p2p_op", "string", "p2p only: read | write"},
+      {"grid", "array", "participant grid [X, Y, Z], dimension 0 first; needed by dimring, dimring_rsag"},
       {NULL, NULL, NULL}};
   return docs;
 }
@@ -158,7 +159,8 @@ int cs_config_spec_from_json(const cJSON *obj, const char *source, cs_spec *out,
     if (k == 1 && cs_algorithm_parse(v->valuestring, &spec.algorithm))
       return cs_err_set(err, CS_ECONSTRAINT,
                         "%s: C11: field 'algorithm' = \"%.40s\": only ring (allreduce, allgather, "
-                        "reducescatter), pairwise (alltoall) and direct (p2p) are supported",
+                        "reducescatter), pairwise (alltoall), direct (p2p), dimring and dimring_rsag "
+                        "(allreduce) are supported",
                         source, v->valuestring);
   }
 
@@ -198,6 +200,21 @@ int cs_config_spec_from_json(const cJSON *obj, const char *source, cs_spec *out,
   } else if (op) {
     return cs_err_set(err, CS_EINVAL, "%s: field 'p2p_op' applies only to primitive p2p, not %s",
                       source, cs_primitive_name(spec.primitive));
+  }
+  const cJSON *grid = cJSON_GetObjectItemCaseSensitive(obj, "grid");
+  if (grid) {
+    int dims = cJSON_IsArray(grid) ? cJSON_GetArraySize(grid) : 0;
+    if (dims < 1 || dims > CS_MAX_GRID_DIMS)
+      return cs_err_set(err, CS_EINVAL, "%s: field 'grid': expected an array of 1 to %d integers",
+                        source, CS_MAX_GRID_DIMS);
+    for (int d = 0; d < dims; d++) {
+      double v;
+      char key[16];
+      snprintf(key, sizeof key, "grid[%d]", d);
+      if (cs_json_integer(cJSON_GetArrayItem(grid, d), key, 1, CS_MAX_PARTICIPANTS, &v, err))
+        return cs_err_prefix(err, "%s", source);
+      spec.grid[d] = (int32_t)v;
+    }
   }
   *out = spec;
   return CS_OK;
@@ -318,6 +335,12 @@ cJSON *cs_config_spec_to_json(const cs_spec *spec) {
   if (chip) cJSON_AddItemToObject(obj, "chip_spec_summary", chip);
   if (spec->primitive == CS_PRIM_P2P)
     cJSON_AddStringToObject(obj, "p2p_op", cs_p2p_op_name(spec->p2p_op));
+  /* the grid is part of the job (and its key) only for the algorithms that use it */
+  if (spec->grid[0] && cs_algorithm_uses_grid(spec->algorithm)) {
+    cJSON *g = cJSON_AddArrayToObject(obj, "grid");
+    for (int d = 0; g && d < CS_MAX_GRID_DIMS && spec->grid[d]; d++)
+      cJSON_AddItemToArray(g, cJSON_CreateNumber(spec->grid[d]));
+  }
   return obj;
 }
 

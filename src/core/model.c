@@ -7,7 +7,8 @@
 
 static const char *const primitive_names[CS_PRIM_COUNT] = {"allreduce", "allgather",
                                                            "reducescatter", "alltoall", "p2p"};
-static const char *const algorithm_names[CS_ALGO_COUNT] = {"ring", "pairwise", "direct"};
+static const char *const algorithm_names[CS_ALGO_COUNT] = {"ring", "pairwise", "direct",
+                                                              "dimring", "dimring_rsag"};
 
 const char *cs_primitive_name(cs_primitive p) {
   return (unsigned)p < CS_PRIM_COUNT ? primitive_names[p] : NULL;
@@ -33,6 +34,10 @@ int cs_primitive_parse(const char *name, cs_primitive *out) {
       return CS_OK;
     }
   return CS_EINVAL;
+}
+
+bool cs_algorithm_uses_grid(cs_algorithm a) {
+  return a == CS_ALGO_DIMRING || a == CS_ALGO_DIMRING_RSAG;
 }
 
 int cs_algorithm_parse(const char *name, cs_algorithm *out) {

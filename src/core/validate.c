@@ -130,12 +130,23 @@ int cs_validate_spec(const cs_spec *spec, const cs_adapter_config *cfg, cs_err *
   const char *prim = cs_primitive_name(spec->primitive);
   if (!prim) return cs_err_set(err, CS_EINVAL, "primitive: invalid value %d", (int)spec->primitive);
   cs_algorithm want = required_algorithm(spec->primitive);
-  if (spec->algorithm != want)
+  bool dim_allreduce = spec->primitive == CS_PRIM_ALLREDUCE && cs_algorithm_uses_grid(spec->algorithm);
+  if (spec->algorithm != want && !dim_allreduce)
     return cs_err_set(err, CS_ECONSTRAINT,
                       "C11: algorithm = \"%s\" for %s: the adapter supports only \"%s\" for %s "
-                      "(ring for allreduce/allgather/reducescatter, pairwise for alltoall)",
+                      "(ring for allreduce/allgather/reducescatter, pairwise for alltoall; "
+                      "allreduce also dimring and dimring_rsag)",
                       cs_algorithm_name(spec->algorithm), prim, cs_algorithm_name(want), prim);
   int n = spec->num_participants;
+  if (dim_allreduce) {
+    long product = 1;
+    for (int d = 0; d < CS_MAX_GRID_DIMS && spec->grid[d]; d++) product *= spec->grid[d];
+    if (!spec->grid[0] || product != n)
+      return cs_err_set(err, CS_ECONSTRAINT,
+                        "C11: algorithm = \"%s\" needs spec.grid [X, Y, Z] whose product equals the "
+                        "%d participants (grid product %ld)",
+                        cs_algorithm_name(spec->algorithm), n, spec->grid[0] ? product : 0);
+  }
   if (spec->primitive == CS_PRIM_P2P && n != 2)
     return cs_err_set(err, CS_EINVAL, "participants: p2p takes exactly 2 ([source, destination]), got %d", n);
   if (n < 2)
