@@ -158,6 +158,8 @@ struct vcn_net {
   uint8_t *out_port;
   uint16_t *out_vc;     /* VC at out_port (local index) */
   uint8_t *out_cls;
+  uint64_t *nonempty;   /* per router: bit li set when input VC li holds flits */
+  int words;            /* 64-bit words of nonempty per router */
   /* output VCs, same indexing */
   int32_t *owner;       /* input VC (router-local index) holding it, -1 free */
   int32_t *credits;
