@@ -77,19 +77,19 @@ typedef struct cs_adapter_config {
 
 /* ---- engine selection and engine parameters ----------------------------------------------- */
 
-/* Named inputs of the closed-form alpha-beta engine (docs/math-engine.md has the formulas). */
-typedef struct cs_math_params {
-  double base_latency_ns;      /* fixed cost of one transaction phase: endpoint + memory */
-  double hop_latency_ns;       /* per NoC hop */
-  double d2d_latency_ns;       /* per die-to-die crossing */
-  double endpoint_bw_gb_per_s; /* peak bandwidth of one GDMA flow */
-  double d2d_bw_gb_per_s;      /* bandwidth of one D2D link, one direction */
-} cs_math_params;
+/* An engine's own options live in `params`, laid out by the engine's options struct and
+ * described by its option table (engine.h): the job stays a plain value of fixed size. */
+#define CS_ENGINE_PARAMS_MAX 1024
 
 typedef struct cs_engine_options {
-  char name[16];                 /* "math" or "dcin" */
+  char name[16];                 /* a registered engine: cs_engine_names() */
   uint64_t deadlock_guard_ticks; /* consecutive driver ticks without a completion => error */
-  cs_math_params math;           /* read by the math engine only */
+  bool has_options;              /* false: the engine's documented defaults apply */
+  union {
+    double align_;
+    uint64_t align64_;
+    unsigned char bytes[CS_ENGINE_PARAMS_MAX];
+  } params; /* read only by the engine named `name` */
 } cs_engine_options;
 
 /* One unit of work: what to run and on what. */
@@ -172,5 +172,11 @@ const char *cs_p2p_op_name(cs_p2p_op op);
 /* Parse a name; returns 0 or CS_EINVAL (no message: the caller knows the field). */
 int cs_primitive_parse(const char *name, cs_primitive *out);
 int cs_algorithm_parse(const char *name, cs_algorithm *out);
+
+/* The participants in the order L1 expansion uses them, which is also the order the cache key
+ * hashes: ascending ids for every collective (the ring and pairwise schedules are defined on the
+ * sorted list, so two specs listing the same set are the same job), as given for p2p
+ * ([source, destination]).  Writes num_participants ids into out. */
+void cs_spec_participant_order(const cs_spec *spec, int32_t *out);
 
 #endif

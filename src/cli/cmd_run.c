@@ -12,7 +12,6 @@
 #include "commsweep/config.h"
 #include "commsweep/engine.h"
 #include "commsweep/job.h"
-#include "commsweep/topo.h"
 
 static void usage(FILE *f) {
   fprintf(f,
@@ -21,10 +20,9 @@ static void usage(FILE *f) {
           "Runs one job (L1 expand, L2 drive, L3 back-fill) and prints its EngineResult.\n"
           "\n"
           "options:\n"
-          "  --engine NAME          engine: math | dcin (default dcin)\n"
-          "  --engine-config FILE   engine options JSON {name, deadlock_guard_ticks, math{...}};\n"
-          "                         without it the math engine takes the parameters of the die\n"
-          "                         topology file's \"math\" section\n"
+          "  --engine NAME          engine (default: the first listed below)\n"
+          "  --engine-config FILE   engine options JSON {name, deadlock_guard_ticks, NAME{...}};\n"
+          "                         without it the engine runs with its default options\n"
           "  --deadlock-ticks N     consecutive ticks without a completion before failing\n"
           "  --txlog FILE.jsonl     write the transaction records here (default: the adapter's\n"
           "                         transaction_log_path, {key} replaced by the cache key)\n"
@@ -38,9 +36,8 @@ static void usage(FILE *f) {
   fprintf(f, "\nAdapter fields (all required):\n");
   for (const cs_field_doc *d = cs_config_adapter_fields(); d->key; d++)
     fprintf(f, "  %-28s %-8s %s\n", d->key, d->type, d->meaning);
-  fprintf(f, "\nEngine options:\n");
-  for (const cs_field_doc *d = cs_config_engine_fields(); d->key; d++)
-    fprintf(f, "  %-28s %-8s %s\n", d->key, d->type, d->meaning);
+  fprintf(f, "\nEngine options (--engine-config):\n");
+  cs_engine_print_options(f);
 }
 
 /* "{key}" in the template becomes the cache key. */
@@ -125,7 +122,8 @@ static void print_table(const cs_job *job, const cs_result *r) {
 }
 
 int cs_cli_run(int argc, char **argv) {
-  const char *spec_path = NULL, *config_path = NULL, *engine_name = "dcin", *engine_path = NULL;
+  const char *spec_path = NULL, *config_path = NULL, *engine_name = cs_engine_list()[0]->name;
+  const char *engine_path = NULL;
   const char *txlog = NULL;
   long long deadlock = -1;
   bool table = false, no_txlog = false;
@@ -162,15 +160,13 @@ int cs_cli_run(int argc, char **argv) {
     return 1;
   }
   if (engine_path) {
-    if (cs_config_engine_load(engine_path, &job.engine, &err)) {
+    if (cs_engine_options_load(engine_path, &job.engine, &err)) {
       fprintf(stderr, "commsweep run: %s\n", err.msg);
       return 1;
     }
   } else {
     snprintf(job.engine.name, sizeof job.engine.name, "%s", engine_name);
     job.engine.deadlock_guard_ticks = CS_DEFAULT_DEADLOCK_GUARD;
-    cs_die_params die;
-    if (cs_topo_die(job.adapter.topology, &die, &err) == CS_OK) job.engine.math = die.math;
   }
   if (deadlock == 0 || deadlock < -1) {
     fprintf(stderr, "commsweep run: --deadlock-ticks must be a positive integer\n");
@@ -179,10 +175,9 @@ int cs_cli_run(int argc, char **argv) {
   if (deadlock > 0) job.engine.deadlock_guard_ticks = (uint64_t)deadlock;
 
   char key[CS_KEY_HEX];
-  cs_cachekey(&job, key);
   cs_job_output out;
   cs_err_clear(&err);
-  if (cs_job_run(&job, !no_txlog, &out, &err)) {
+  if (cs_cachekey(&job, key, &err) || cs_job_run(&job, !no_txlog, &out, &err)) {
     fprintf(stderr, "commsweep run: %s\n", err.msg);
     return 1;
   }

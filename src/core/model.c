@@ -1,6 +1,7 @@
 /* Names of the model's enums, as they appear in spec files, HDF5 columns and messages. */
 #include "commsweep/model.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "commsweep/err.h"
@@ -42,4 +43,16 @@ int cs_algorithm_parse(const char *name, cs_algorithm *out) {
       return CS_OK;
     }
   return CS_EINVAL;
+}
+
+static int cmp_i32(const void *a, const void *b) {
+  int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+  return (x > y) - (x < y);
+}
+
+void cs_spec_participant_order(const cs_spec *spec, int32_t *out) {
+  int n = spec->num_participants;
+  if (n <= 0 || n > CS_MAX_PARTICIPANTS) return;
+  memcpy(out, spec->participants, (size_t)n * sizeof *out);
+  if (spec->primitive != CS_PRIM_P2P) qsort(out, (size_t)n, sizeof *out, cmp_i32);
 }

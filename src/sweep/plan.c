@@ -8,13 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "commsweep/engine.h"
 #include "commsweep/store.h"
 #include "commsweep/sweep.h"
 #include "keymap.h"
 
 static double job_cost(const cs_sweep_job *j) {
-  double weight = strcmp(j->job.engine.name, "math") == 0 ? 1.0 : 50.0;
-  return ((double)j->num_txns + 16.0) * weight + 4.0 * (double)j->num_steps;
+  const cs_engine_ops *ops = cs_engine_find(j->job.engine.name);
+  return ops && ops->cost ? ops->cost(&j->job, j->num_txns, j->num_steps) : (double)j->num_txns;
 }
 
 static int cmp_cost(const void *a, const void *b) {
