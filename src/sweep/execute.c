@@ -1,5 +1,7 @@
 /* One job on one rank: run it (cs_job_run) and write its slice and row.  A job that fails is a
- * `failed` row with its message; only a row that cannot be written is an error. */
+ * `failed` row with its message, cached like a result; a failure that says nothing about the
+ * job (out of memory, I/O: cs_err_is_transient) writes nothing, so the row stays pending and the
+ * next run tries again.  Only a row that cannot be written is an error. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +21,12 @@ int cs_sweep_execute(cs_store *st, const cs_sweep_item *item, bool results_only,
   cs_store_txn_row *txns = NULL;
   uint64_t n = 0;
   int rc = cs_job_run(&item->job, !results_only, &out, &jerr);
+  /* Test hook: COMMSWEEP_TEST_ENOMEM_ROW=N fails row N as if memory ran out. */
+  const char *hook = getenv("COMMSWEEP_TEST_ENOMEM_ROW");
+  if (!rc && hook && strtoull(hook, NULL, 10) == item->row) {
+    cs_job_output_free(&out);
+    rc = cs_err_set(&jerr, CS_ENOMEM, "out of memory (injected by COMMSWEEP_TEST_ENOMEM_ROW)");
+  }
   if (!rc && !results_only && out.num_records != item->txlog_count)
     rc = cs_err_set(&jerr, CS_EINTERNAL,
                     "the job produced %llu transaction records, L1 expansion counted %llu",
@@ -42,6 +50,12 @@ int cs_sweep_execute(cs_store *st, const cs_sweep_item *item, bool results_only,
   }
   cs_job_output_free(&out);
   *failed = rc != 0;
+  if (rc && cs_err_is_transient(rc)) {
+    fprintf(stderr, "commsweep: job row %llu not stored, the next run retries it: %s\n",
+            (unsigned long long)item->row, jerr.msg);
+    free(txns);
+    return CS_OK;
+  }
   int wrc = cs_store_put_result(st, item->row, item->key, &row, txns, n, err);
   free(txns);
   if (wrc) return cs_err_prefix(err, "job row %llu", (unsigned long long)item->row);
