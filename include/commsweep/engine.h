@@ -87,6 +87,10 @@ typedef struct cs_engine_ops {
 const cs_engine_ops *cs_engine_find(const char *name);
 /* All registered engines, NULL-terminated, for listings and error messages. */
 const cs_engine_ops *const *cs_engine_list(void);
+/* The model version that enters the cache key: ops->model_version, unless the test hook
+ * COMMSWEEP_TEST_MODEL_VERSION_<name> is set (tests use it to show that a bump reruns exactly
+ * that engine's rows). */
+const char *cs_engine_model_version(const cs_engine_ops *ops);
 /* Writes "dcin, math" (the registered names) into buf, for messages. */
 void cs_engine_names(char *buf, size_t cap);
 

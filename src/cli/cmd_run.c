@@ -88,6 +88,8 @@ static cJSON *result_json(const cs_job *job, const cs_job_output *out, const cha
   cJSON *o = cJSON_CreateObject();
   cJSON_AddStringToObject(o, "cache_key", key);
   cJSON_AddStringToObject(o, "engine", r->engine);
+  const cs_engine_ops *ops = cs_engine_find(r->engine);
+  if (ops) cJSON_AddStringToObject(o, "model_version", cs_engine_model_version(ops));
   cJSON_AddStringToObject(o, "primitive", cs_primitive_name(job->spec.primitive));
   cJSON_AddStringToObject(o, "algorithm", cs_algorithm_name(job->spec.algorithm));
   cJSON_AddNumberToObject(o, "msg_size_bytes", (double)job->spec.msg_size_bytes);

@@ -4,6 +4,7 @@
 #include "commsweep/engine.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cjson/cJSON.h>
@@ -27,6 +28,13 @@ void cs_engine_names(char *buf, size_t cap) {
   buf[0] = '\0';
   for (int i = 0; registry[i] && used < cap; i++)
     used += (size_t)snprintf(buf + used, cap - used, "%s%s", i ? ", " : "", registry[i]->name);
+}
+
+const char *cs_engine_model_version(const cs_engine_ops *ops) {
+  char var[64];
+  snprintf(var, sizeof var, "COMMSWEEP_TEST_MODEL_VERSION_%s", ops->name);
+  const char *v = getenv(var);
+  return v && *v ? v : ops->model_version;
 }
 
 /* ---- options -------------------------------------------------------------------------------- */
@@ -100,7 +108,8 @@ cJSON *cs_engine_options_to_json(const cs_engine_options *eng, bool key_only) {
       !cJSON_AddNumberToObject(obj, "deadlock_guard_ticks", (double)eng->deadlock_guard_ticks))
     goto fail;
   /* An unknown engine still gets a key (its jobs fail validation, as failed rows). */
-  if (key_only && ops && !cJSON_AddStringToObject(obj, "model_version", ops->model_version))
+  if (key_only && ops &&
+      !cJSON_AddStringToObject(obj, "model_version", cs_engine_model_version(ops)))
     goto fail;
   if (ops && ops->options && eng->has_options) {
     cJSON *o = cJSON_AddObjectToObject(obj, ops->name);
