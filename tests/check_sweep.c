@@ -290,7 +290,7 @@ START_TEST(corrupt_rows_and_logs_are_rerun) {
   plan_file(&sw, false, &plan);
   run_plan(&sw, &plan, false);
   cs_sweep_plan_free(&plan);
-  flip("results", 1, offsetof(cs_store_result_row, total_time_us) + 3);
+  flip("results", 1, offsetof(cs_store_result_row, result.total_time_us) + 3);
   flip("txlog", sw.jobs[0].num_txns + sw.jobs[1].num_txns + 2, 20); /* inside row 2's slice */
   cs_store *st = NULL;
   /* without the log check only the row flip is seen */

@@ -87,6 +87,17 @@ typedef struct cs_engine_ops {
 const cs_engine_ops *cs_engine_find(const char *name);
 /* All registered engines, NULL-terminated, for listings and error messages. */
 const cs_engine_ops *const *cs_engine_list(void);
+/* ---- extra result columns ------------------------------------------------------------------ */
+
+/* The first slot of cs_result.engine_extra that holds ops' result_columns (engines take slots
+ * in registry order, so no two share one). */
+size_t cs_engine_extra_slot(const cs_engine_ops *ops);
+/* Writes the extra result columns of every engine (or of `only`, when not NULL) as column rows
+ * into out, for a row struct that holds a cs_result at byte `result_offset`; NULL-terminated.
+ * Returns the number of rows (cap must leave room for the terminator). */
+size_t cs_engine_result_columns(const cs_engine_ops *only, size_t result_offset, cs_col *out,
+                                size_t cap);
+
 /* The model version that enters the cache key: ops->model_version, unless the test hook
  * COMMSWEEP_TEST_MODEL_VERSION_<name> is set (tests use it to show that a bump reruns exactly
  * that engine's rows). */

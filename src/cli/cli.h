@@ -6,5 +6,6 @@ int cs_cli_run(int argc, char **argv);
 int cs_cli_sweep(int argc, char **argv);
 int cs_cli_show(int argc, char **argv);
 int cs_cli_export(int argc, char **argv);
+int cs_cli_schema(int argc, char **argv);
 
 #endif

@@ -50,38 +50,6 @@ static void expand_log_path(const char *tmpl, const char *key, char *out, size_t
   snprintf(out, cap, "%.*s%s%s", (int)(at - tmpl), tmpl, key, at + 5);
 }
 
-static cJSON *counters_json(const cs_trace_meta *t) {
-  cJSON *bp = cJSON_CreateObject();
-  const struct {
-    const char *name;
-    uint64_t v;
-  } rows[] = {{"retry_count", t->retry_count},       {"rn_rd_block", t->rn_rd_block},
-              {"rn_wr_block", t->rn_wr_block},       {"rn_rdb_block", t->rn_rdb_block},
-              {"rn_wdb_block", t->rn_wdb_block},     {"sn_ro_block", t->sn_ro_block},
-              {"sn_share_block", t->sn_share_block}, {"sn_wdb_block", t->sn_wdb_block},
-              {"d2d_ro_block", t->d2d_ro_block},     {"d2d_share_block", t->d2d_share_block},
-              {"d2d_wdb_block", t->d2d_wdb_block},   {"eject_retries", t->eject_retries}};
-  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
-    cJSON_AddNumberToObject(bp, rows[i].name, (double)rows[i].v);
-  return bp;
-}
-
-/* Non-zero entries of the die-pair matrix as [{src_die, dst_die, transactions, bytes}]. */
-static cJSON *die_pairs_json(const cs_trace_meta *t) {
-  cJSON *arr = cJSON_CreateArray();
-  for (int a = 0; a < CS_TRACE_MAX_DIES; a++)
-    for (int b = 0; b < CS_TRACE_MAX_DIES; b++) {
-      if (!t->pair_txns[a][b]) continue;
-      cJSON *o = cJSON_CreateObject();
-      cJSON_AddNumberToObject(o, "src_die", a);
-      cJSON_AddNumberToObject(o, "dst_die", b);
-      cJSON_AddNumberToObject(o, "transactions", (double)t->pair_txns[a][b]);
-      cJSON_AddNumberToObject(o, "bytes", (double)t->pair_bytes[a][b]);
-      cJSON_AddItemToArray(arr, o);
-    }
-  return arr;
-}
-
 static cJSON *result_json(const cs_job *job, const cs_job_output *out, const char *key,
                           const char *log) {
   const cs_result *r = &out->result;
@@ -101,8 +69,7 @@ static cJSON *result_json(const cs_job *job, const cs_job_output *out, const cha
   if (out->records) { /* the records give every counter and the die-pair traffic */
     cs_trace_meta t;
     cs_backfill_trace_meta(out->records, out->num_records, job->adapter.bw_bytes, &t);
-    cJSON_ReplaceItemInObjectCaseSensitive(meta, "back_pressure", counters_json(&t));
-    cJSON_AddItemToObject(meta, "die_pairs", die_pairs_json(&t));
+    cs_backfill_trace_meta_json(&t, meta);
   }
   cJSON *parts = cJSON_AddArrayToObject(meta, "participants");
   for (int i = 0; i < job->spec.num_participants; i++)

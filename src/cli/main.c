@@ -18,6 +18,7 @@ static const command commands[] = {
     {"sweep", cs_cli_sweep, "run a sweep file over MPI ranks into one HDF5 file (cache + output)"},
     {"show", cs_cli_show, "print the results of an HDF5 file as a table, with filters"},
     {"export", cs_cli_export, "export a job's transaction records as JSON lines"},
+    {"schema", cs_cli_schema, "print the columns of the HDF5 file (units, meanings)"},
     {NULL, NULL, NULL}};
 
 static void usage(FILE *f) {

@@ -56,3 +56,17 @@ void cs_spec_participant_order(const cs_spec *spec, int32_t *out) {
   memcpy(out, spec->participants, (size_t)n * sizeof *out);
   if (spec->primitive != CS_PRIM_P2P) qsort(out, (size_t)n, sizeof *out, cmp_i32);
 }
+
+#define TXN_ROW_(ctype, name, dim, kind, unit, flags, doc) \
+  CS_COL_ROW(cs_txn_record, name, kind, unit, flags, doc)
+const cs_col cs_txn_record_cols[] = {CS_TXN_RECORD_COLUMNS(TXN_ROW_){NULL, 0, 0, 0, NULL, NULL, 0}};
+#undef TXN_ROW_
+
+#define RESULT_ROW_(ctype, name, dim, kind, unit, flags, doc) \
+  CS_COL_ROW(cs_result, name, kind, unit, flags, doc)
+const cs_col cs_result_cols[] = {CS_RESULT_COLUMNS(RESULT_ROW_){NULL, 0, 0, 0, NULL, NULL, 0}};
+#undef RESULT_ROW_
+
+/* Every byte of a record is a column or explicit padding: the checksums cover them all. */
+_Static_assert(sizeof(cs_txn_record) == 168, "transaction record has implicit padding");
+_Static_assert(sizeof(cs_result) == 296, "result has implicit padding");

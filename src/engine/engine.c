@@ -37,6 +37,34 @@ const char *cs_engine_model_version(const cs_engine_ops *ops) {
   return v && *v ? v : ops->model_version;
 }
 
+/* ---- extra result columns --------------------------------------------------------------------- */
+
+static size_t extra_count(const cs_engine_ops *ops) {
+  size_t n = 0;
+  while (ops->result_columns && ops->result_columns[n].name) n++;
+  return n;
+}
+
+size_t cs_engine_extra_slot(const cs_engine_ops *ops) {
+  size_t slot = 0;
+  for (int i = 0; registry[i] && registry[i] != ops; i++) slot += extra_count(registry[i]);
+  return slot;
+}
+
+size_t cs_engine_result_columns(const cs_engine_ops *only, size_t result_offset, cs_col *out,
+                                size_t cap) {
+  size_t n = 0, slot = 0;
+  for (int i = 0; registry[i]; i++) {
+    for (const cs_engine_column *c = registry[i]->result_columns; c && c->name; c++, slot++) {
+      if ((only && registry[i] != only) || n + 1 >= cap || slot >= CS_RESULT_EXTRA_SLOTS) continue;
+      out[n++] = (cs_col){c->name, result_offset + offsetof(cs_result, engine_extra) + 8 * slot,
+                          CS_COL_U64, 8, c->unit, c->doc, 0};
+    }
+  }
+  if (cap) out[n] = (cs_col){NULL, 0, 0, 0, NULL, NULL, 0};
+  return n;
+}
+
 /* ---- options -------------------------------------------------------------------------------- */
 
 #define ENGINE_KEYS "name, deadlock_guard_ticks, or an engine's options object"

@@ -35,17 +35,19 @@ int cs_sweep_execute(cs_store *st, const cs_sweep_item *item, bool results_only,
     txns = calloc(out.num_records, sizeof *txns);
     if (!txns) rc = cs_err_set(&jerr, CS_ENOMEM, "%llu transaction records: out of memory",
                                (unsigned long long)out.num_records);
-    for (uint64_t i = 0; txns && i < out.num_records; i++)
-      cs_store_txn_from(item->row, &out.records[i], &txns[i]);
+    for (uint64_t i = 0; txns && i < out.num_records; i++) {
+      txns[i].job = item->row;
+      txns[i].rec = out.records[i];
+    }
     n = txns ? out.num_records : 0;
   }
   if (!rc) {
-    cs_store_result_from(&out.result, &row);
+    row.result = out.result;
     row.status = CS_STORE_DONE;
   } else {
     n = 0;
     row.status = CS_STORE_FAILED;
-    cs_store_set_text(row.engine, sizeof row.engine, item->job.engine.name);
+    cs_store_set_text(row.result.engine, sizeof row.result.engine, item->job.engine.name);
     cs_store_set_text(row.error, sizeof row.error, jerr.msg[0] ? jerr.msg : cs_strerror(rc));
   }
   cs_job_output_free(&out);
