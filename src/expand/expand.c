@@ -135,18 +135,6 @@ static int flows_per_step(const cs_spec *spec) {
   return spec->primitive == CS_PRIM_P2P ? 1 : spec->num_participants;
 }
 
-static int cmp_i32(const void *a, const void *b) {
-  int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-  return (x > y) - (x < y);
-}
-
-/* The participants in the order the algorithm uses them. */
-static void ordered_participants(const cs_spec *spec, int32_t *out) {
-  memcpy(out, spec->participants, (size_t)spec->num_participants * sizeof *out);
-  if (spec->primitive != CS_PRIM_P2P)
-    qsort(out, (size_t)spec->num_participants, sizeof *out, cmp_i32);
-}
-
 static int check_shape(const cs_job *job, cs_err *err) {
   const cs_spec *spec = &job->spec;
   if ((unsigned)spec->primitive >= CS_PRIM_COUNT)
@@ -225,7 +213,7 @@ int cs_expand(const cs_job *job, cs_plan *plan, cs_err *err) {
                       (unsigned long long)num_txns);
   }
   int32_t order[CS_MAX_PARTICIPANTS];
-  ordered_participants(spec, order);
+  cs_spec_participant_order(spec, order);
   uint64_t bw = (uint64_t)job->adapter.bw_bytes, burst = (uint64_t)job->adapter.burst_length;
   uint8_t is_read = spec->primitive == CS_PRIM_P2P && spec->p2p_op == CS_P2P_READ;
   uint64_t next = 0;
