@@ -12,8 +12,9 @@
 #include "commsweep/config.h"
 #include "commsweep/dcin.h"
 #include "commsweep/math_engine.h"
+#include "commsweep/vcnet.h"
 
-static const cs_engine_ops *const registry[] = {&cs_dcin_ops, &cs_math_ops, NULL};
+static const cs_engine_ops *const registry[] = {&cs_dcin_ops, &cs_math_ops, &cs_vcnet_ops, NULL};
 
 const cs_engine_ops *cs_engine_find(const char *name) {
   for (int i = 0; registry[i]; i++)
