@@ -78,7 +78,7 @@ START_TEST(demo_expands_to_the_cartesian_product) {
   cs_err err;
   ck_assert_int_eq(cs_sweep_load(DEMO, &sw, &err), 0);
   ck_assert_str_eq(sw.name, "demo");
-  ck_assert_uint_eq(sw.num_jobs, 2 * 4 * 3 * 2 * 2);
+  ck_assert_uint_eq(sw.num_jobs, 3 * 4 * 3 * 2 * 2);
   for (size_t i = 0; i < sw.num_jobs; i++) {
     ck_assert_int_eq(sw.jobs[i].load_code, 0);
     ck_assert_uint_gt(sw.jobs[i].num_txns, 0);
@@ -88,6 +88,7 @@ START_TEST(demo_expands_to_the_cartesian_product) {
   ck_assert_str_eq(sw.jobs[0].job.engine.name, "dcin");
   ck_assert_str_eq(sw.jobs[47].job.engine.name, "dcin");
   ck_assert_str_eq(sw.jobs[48].job.engine.name, "math");
+  ck_assert_str_eq(sw.jobs[96].job.engine.name, "vcnet");
   ck_assert_int_eq(sw.jobs[0].job.spec.primitive, CS_PRIM_ALLREDUCE);
   ck_assert_int_eq(sw.jobs[11].job.spec.primitive, CS_PRIM_ALLREDUCE);
   ck_assert_int_eq(sw.jobs[12].job.spec.primitive, CS_PRIM_ALLGATHER);
