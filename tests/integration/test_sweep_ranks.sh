@@ -20,7 +20,7 @@ $PY "$HERE/sweep_compare.py" np1.h5 np2.h5 np3.h5 single.h5
 $PY "$HERE/sweep_check.py" show np3.h5 show.csv
 $PY "$HERE/sweep_check.py" counts np3.h5 144 0 0
 "$CS_BIN" show np3.h5 --primitive alltoall --participants 8 > table.txt
-test "$(grep -c ' alltoall ' table.txt)" = 12
+test "$(grep -c ' alltoall ' table.txt)" = 18
 "$CS_BIN" show np3.h5 --verify | tail -1 | grep -q "144 done, 0 failed, 0 pending, 0 corrupt"
 "$CS_BIN" export np3.h5 --job 13 --jsonl -o job13.jsonl
 $PY "$HERE/sweep_check.py" export np3.h5 13 job13.jsonl
@@ -28,7 +28,7 @@ $PY "$HERE/sweep_check.py" export np3.h5 13 job13.jsonl
 
 # the analysis script reads the file: summary CSV and both plots
 $PY "$CS_SOURCE_DIR/scripts/analyze.py" np3.h5 --out analysis
-test "$(wc -l < analysis/summary.csv)" = 97
+test "$(wc -l < analysis/summary.csv)" = 145
 test -s analysis/busbw_vs_size.png && test -s analysis/pareto_outstanding.png
 
 # results-only: same results, no log
