@@ -77,7 +77,20 @@ static void op_stats(const void *engine, cs_engine_stats *out) {
   out->flit_hops = s->flit_hops;
   out->flits_injected = s->flits_injected;
   out->flits_ejected = s->flits_ejected;
+  const vcn_engine *v = engine;
+  out->extra[0] = s->packets_ejected;
+  out->extra[1] = s->skipped_cycles;
+  out->extra[2] = v->mst_blocks;
+  out->extra[3] = v->slv_blocks;
 }
+
+/* In the order of op_stats' extra[]. */
+static const cs_engine_column result_columns[] = {
+    {"vcnet_packets", NULL, "packets delivered (requests, write data, responses, read data)"},
+    {"vcnet_skipped_cycles", "cycle", "cycles the clock jumped because nothing could move"},
+    {"vcnet_master_waits", NULL, "requests that waited for a master tracker"},
+    {"vcnet_slave_waits", NULL, "requests that waited at their target for a slave tracker"},
+    {NULL, NULL, NULL}};
 
 static void op_destroy(void *engine) { vcn_engine_destroy(engine); }
 
@@ -90,6 +103,7 @@ const cs_engine_ops cs_vcnet_ops = {
     .options_doc = vcn_options_doc,
     .validate = op_validate,
     .cost = op_cost,
+    .result_columns = result_columns,
     .create = op_create,
     .inject = op_inject,
     .advance = op_advance,

@@ -131,6 +131,7 @@ static void on_deliver(void *ctx, vcn_net *net, uint32_t pi) {
       accept_req(e, id);
     } else {
       t->slv_blocks++;
+      e->slv_blocks++;
       t->state = ST_SLV_WAIT;
       q_push(e, t->is_read ? &s->slv_rd_wait : &s->slv_wr_wait, id);
     }
@@ -246,6 +247,7 @@ int vcn_engine_inject(vcn_engine *e, const cs_inject *in, cs_err *err) {
       issue_req(e, id);
     } else {
       t->mst_blocks++;
+      e->mst_blocks++;
       q_push(e, t->is_read ? &m->mst_rd_wait : &m->mst_wr_wait, id);
     }
     if (e->fault[0]) return cs_err_set(err, CS_ENOMEM, "vcnet: %s", e->fault);

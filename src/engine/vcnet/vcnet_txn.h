@@ -42,6 +42,7 @@ typedef struct vcn_engine {
   int bw_bytes;                       /* adapter bytes per flit */
   uint64_t tick_num, tick_den;        /* tick(c) = floor(c tick_num / tick_den) */
   uint64_t now_tick;
+  uint64_t mst_blocks, slv_blocks; /* requests that waited for a tracker, whole job */
   cs_completion *comp; /* ring of completions not yet polled */
   size_t comp_head, comp_n, comp_cap;
   char fault[128];
