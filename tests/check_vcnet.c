@@ -482,6 +482,23 @@ START_TEST(options_should_load_strictly) {
   b.options_json = bad;
   ck_assert_int_eq(cs_vcnet_netbench(&b, &r, &err), CS_EINVAL);
   ck_assert_ptr_nonnull(strstr(err.msg, "extra"));
+  /* tornado on torus:8x8 sends every packet (x+3, y+3): 6 hops, so at a light load the packets
+   * take the zero-load time 3 + 7 * 4 + 6 = 37 cycles, bar a rare collision */
+  char tor[600];
+  snprintf(tor, sizeof tor, "%s", good);
+  memcpy(strstr(tor, "torus:4x4"), "torus:8x8", 9);
+  b.options_json = tor;
+  b.pattern = "tornado";
+  b.rate = 0.002;
+  b.measure_cycles = 5000;
+  ck_assert_int_eq(cs_vcnet_netbench(&b, &r, &err), CS_OK);
+  ck_assert_uint_gt(r.packets_measured, 300);
+  ck_assert_double_le(r.p99_latency, 40);
+  ck_assert_double_ge(r.avg_latency, 37);
+  ck_assert_double_lt(r.avg_latency, 37.5);
+  b.pattern = "nosuch";
+  ck_assert_int_eq(cs_vcnet_netbench(&b, &r, &err), CS_EINVAL);
+  b.pattern = "uniform";
   const char *missing = "{\"topology\":\"torus:4x4\"}";
   b.options_json = missing;
   ck_assert_int_eq(cs_vcnet_netbench(&b, &r, &err), CS_EINVAL);
