@@ -36,6 +36,7 @@ typedef struct cs_vcnet_bench {
 
 typedef struct cs_vcnet_bench_result {
   double avg_latency, p99_latency; /* cycles, packets created in the measure window */
+  double min_latency, max_latency;
   double offered, accepted;        /* flits per endpoint per cycle */
   uint64_t packets_measured;
   uint64_t cycles, skipped_cycles, flit_hops;

@@ -161,6 +161,8 @@ int cs_vcnet_netbench(const cs_vcnet_bench *cfg, cs_vcnet_bench_result *out, cs_
       qsort(b.lat, b.n_lat, sizeof *b.lat, cmp_u32);
       size_t k = (size_t)(0.99 * (double)(b.n_lat - 1) + 0.5);
       out->p99_latency = b.lat[k];
+      out->min_latency = b.lat[0];
+      out->max_latency = b.lat[b.n_lat - 1];
     }
     out->cycles = n->st.cycles;
     out->skipped_cycles = n->st.skipped_cycles;
