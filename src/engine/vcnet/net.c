@@ -219,7 +219,8 @@ static void land(vcn_net *n, const vcn_event *ev) {
   uint32_t to = EV_TO(ev->kind_to);
   switch (EV_KIND(ev->kind_to)) {
     case EV_FLIT: {
-      uint32_t pos = (n->head[to] + n->count[to]) % (uint32_t)n->D;
+      uint32_t pos = (uint32_t)n->head[to] + n->count[to];
+      if (pos >= (uint32_t)n->D) pos -= (uint32_t)n->D;
       vcn_flit *s = &n->slot[(size_t)to * (size_t)n->D + pos];
       *s = ev->flit;
       s->arrive = n->now;
@@ -298,6 +299,9 @@ static bool endpoint_step(vcn_net *n, uint32_t e) {
   return true;
 }
 
+/* x + 1 on a cycle of n positions. */
+static inline int next_of(int x, int n) { return x + 1 == n ? 0 : x + 1; }
+
 /* Distance from pointer rr forward to x on a cycle of n positions (0 <= x, rr < n). */
 static inline int wrap_dist(int x, int rr, int n) { return x >= rr ? x - rr : x - rr + n; }
 
@@ -317,11 +321,11 @@ static void traverse(vcn_net *n, uint32_t r, int ip, int v, int op) {
   int li = ip * V + v;
   size_t g = base + (size_t)li;
   vcn_flit f = n->slot[g * (size_t)n->D + n->head[g]];
-  n->head[g] = (uint16_t)((n->head[g] + 1) % n->D);
+  n->head[g] = (uint16_t)next_of(n->head[g], n->D);
   if (--n->count[g] == 0) n->nonempty[(size_t)r * n->words + (size_t)(li >> 6)] &= ~(1ull << (li & 63));
   n->router_flits[r]--;
-  n->sa_in_rr[(size_t)r * P + ip] = (uint16_t)((v + 1) % V);
-  n->sa_out_rr[(size_t)r * P + op] = (uint16_t)((ip + 1) % P);
+  n->sa_in_rr[(size_t)r * P + ip] = (uint16_t)next_of(v, V);
+  n->sa_out_rr[(size_t)r * P + op] = (uint16_t)next_of(ip, P);
   int ov = n->out_vc[g];
   size_t og = base + (size_t)(op * V + ov);
   /* the freed buffer slot goes back upstream as a credit */
@@ -422,8 +426,8 @@ static void router_step(vcn_net *n, uint32_t r) {
       if (pick < 0) continue;
       int o = op * V + pick;
       n->owner[base + (size_t)o] = li;
-      n->va_rr[base + (size_t)o] = (uint16_t)((li + 1) % PV);
-      n->va_in_rr[g] = (uint16_t)((pick - lo + 1) % span);
+      n->va_rr[base + (size_t)o] = (uint16_t)next_of(li, PV);
+      n->va_in_rr[g] = (uint16_t)next_of(pick - lo, span);
       n->out_vc[g] = (uint16_t)pick;
       n->state[g] = VCN_ACTIVE;
       n->ready[g] = t + (uint64_t)n->p.va_delay;
@@ -455,7 +459,7 @@ static void router_step(vcn_net *n, uint32_t r) {
   for (int ip = 0; ip < P; ip++) {
     int op = first_from(granted[ip], n->sa_acc_rr[(size_t)r * P + ip], P);
     if (op < 0) continue;
-    n->sa_acc_rr[(size_t)r * P + ip] = (uint16_t)((op + 1) % P);
+    n->sa_acc_rr[(size_t)r * P + ip] = (uint16_t)next_of(op, P);
     traverse(n, r, ip, want[ip][op], op);
   }
 }
