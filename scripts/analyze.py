@@ -12,11 +12,18 @@ Writes into DIR (default: FILE's name without .h5, plus "-analysis"):
                           the largest), one colour per participant set: every configuration as a
                           dot and the Pareto front as a line -- the settings no other setting of
                           the same workload beats on both fewer trackers and less time
+  allreduce_algorithms.png  (when the file holds allreduce by more than one algorithm) bus
+                          bandwidth against message size, one panel per network, one line per
+                          algorithm (ring, dimring, dimring_rsag), best outstanding setting each
+
+The network of a job is the "topology" of its engine's options when the engine has one (a
+router network such as "torus:4x4x4"), else the adapter's die topology.
 
 Needs Debian's python3-h5py, python3-numpy and python3-matplotlib (run with /usr/bin/python3).
 """
 import argparse
 import csv
+import json
 import os
 import sys
 
@@ -42,6 +49,16 @@ def text(a):
     return np.array([v.decode() for v in a])
 
 
+def network_of(job_json):
+    try:
+        job = json.loads(job_json)
+        eng = job["engine"]
+        opts = eng.get(eng["name"], {})
+        return opts.get("topology") or job["adapter"]["topology"]
+    except (ValueError, KeyError, TypeError):
+        return "?"
+
+
 def load(path, topology=None, engine=None):
     with h5py.File(path, "r") as f:
         if f.attrs.get("format") != "commsweep":
@@ -51,9 +68,10 @@ def load(path, topology=None, engine=None):
     t = {c: (text(jobs[c]) if jobs.dtype[c].kind == "S" else jobs[c]) for c in JOB_COLS}
     t.update({c: res[c] for c in RES_COLS})
     t["row"] = np.arange(len(jobs))
+    t["network"] = np.array([network_of(j) for j in text(jobs["job_json"])])
     keep = done.copy()
     if topology:
-        keep &= t["topology"] == topology
+        keep &= (t["topology"] == topology) | (t["network"] == topology)
     if engine:
         keep &= t["engine"] == engine
     t = {c: v[keep] for c, v in t.items()}
@@ -64,7 +82,7 @@ def load(path, topology=None, engine=None):
 
 
 def write_summary(t, path):
-    cols = ["row"] + JOB_COLS + RES_COLS + ["algbw_gb_per_s"]
+    cols = ["row"] + JOB_COLS + ["network"] + RES_COLS + ["algbw_gb_per_s"]
     with open(path, "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(cols)
@@ -105,6 +123,36 @@ def plot_busbw(t, path):
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
+
+
+def plot_allreduce_algorithms(t, path):
+    """Ring against the dimension-decomposed allreduces, per network; False when nothing to do."""
+    sel = t["primitive"] == "allreduce"
+    algos = [a for a in ("ring", "dimring", "dimring_rsag") if np.any(sel & (t["algorithm"] == a))]
+    if len(algos) < 2:
+        return False
+    nets = sorted(set(t["network"][sel]))
+    fig, axes = plt.subplots(1, len(nets), figsize=(4.5 * len(nets), 4), squeeze=False)
+    styles = {"ring": "o-", "dimring": "s--", "dimring_rsag": "^:"}
+    for ax, net in zip(axes[0], nets):
+        for algo in algos:
+            s = sel & (t["network"] == net) & (t["algorithm"] == algo)
+            sizes = sorted(set(t["msg_size_bytes"][s]))
+            if not sizes:
+                continue
+            best = [t["bus_bw_gb_per_s"][s & (t["msg_size_bytes"] == m)].max() for m in sizes]
+            ax.plot(sizes, best, styles[algo], label=algo)
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("message size (bytes)")
+        ax.set_ylabel("bus bandwidth (GB/s)")
+        ax.set_title(f"allreduce on {net}")
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=8)
+    fig.suptitle("flat ring vs dimension-decomposed allreduce (best outstanding setting per point)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return True
 
 
 def pareto(x, y):
@@ -160,8 +208,11 @@ def main():
     write_summary(t, os.path.join(out, "summary.csv"))
     plot_busbw(t, os.path.join(out, "busbw_vs_size.png"))
     plot_pareto(t, a.size, os.path.join(out, "pareto_outstanding.png"))
+    extra = ""
+    if plot_allreduce_algorithms(t, os.path.join(out, "allreduce_algorithms.png")):
+        extra = ", allreduce_algorithms.png"
     print(f"{a.file}: {len(t['row'])} finished jobs ({unfinished} not done in the file) -> "
-          f"{out}/summary.csv, busbw_vs_size.png, pareto_outstanding.png")
+          f"{out}/summary.csv, busbw_vs_size.png, pareto_outstanding.png{extra}")
     return 0
 
 

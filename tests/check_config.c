@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "commsweep/config.h"
+#include "commsweep/engine.h"
 #include "test_support.h"
 
 #define EXAMPLES CS_SOURCE_DIR "/docs/examples/"
@@ -188,22 +189,40 @@ START_TEST(spec_load_should_name_bad_fields) {
 }
 END_TEST
 
-START_TEST(engine_load_should_require_math_parameters_for_math) {
+START_TEST(engine_options_should_load_strictly_from_the_engine_table) {
   cs_engine_options eng;
   cs_err err;
+  /* no options object: the engine's defaults apply */
   cJSON *j = cJSON_Parse("{\"name\":\"math\"}");
-  ck_assert_int_eq(cs_config_engine_from_json(j, "e", &eng, &err), CS_EINVAL);
-  ck_assert_ptr_nonnull(strstr(err.msg, "math"));
+  ck_assert_int_eq(cs_engine_options_from_json(j, "e", &eng, &err), CS_OK);
+  ck_assert(!eng.has_options);
   cJSON_Delete(j);
   j = cJSON_Parse("{\"name\":\"dcin\"}");
-  ck_assert_int_eq(cs_config_engine_from_json(j, "e", &eng, &err), CS_OK);
+  ck_assert_int_eq(cs_engine_options_from_json(j, "e", &eng, &err), CS_OK);
   ck_assert_uint_eq(eng.deadlock_guard_ticks, CS_DEFAULT_DEADLOCK_GUARD);
   cJSON_Delete(j);
-  ck_assert_int_eq(cs_config_engine_load(EXAMPLES "engine_math.json", &eng, &err), CS_OK);
-  ck_assert_double_eq(eng.math.hop_latency_ns, 5.5);
+  ck_assert_int_eq(cs_engine_options_load(EXAMPLES "engine_math.json", &eng, &err), CS_OK);
+  ck_assert(eng.has_options);
+  cs_math_params mp;
+  memcpy(&mp, eng.params.bytes, sizeof mp);
+  ck_assert_double_eq(mp.hop_latency_ns, 5.5);
+  /* an options object is complete or an error naming the missing field */
   j = cJSON_Parse("{\"name\":\"math\",\"math\":{\"base_latency_ns\":1}}");
-  ck_assert_int_eq(cs_config_engine_from_json(j, "e", &eng, &err), CS_EINVAL);
+  ck_assert_int_eq(cs_engine_options_from_json(j, "e", &eng, &err), CS_EINVAL);
   ck_assert_ptr_nonnull(strstr(err.msg, "hop_latency_ns"));
+  cJSON_Delete(j);
+  /* another engine's options are checked too, so a typo there is not silently ignored */
+  j = cJSON_Parse("{\"name\":\"dcin\",\"math\":{\"base_latency_ns\":1}}");
+  ck_assert_int_eq(cs_engine_options_from_json(j, "e", &eng, &err), CS_EINVAL);
+  ck_assert_ptr_nonnull(strstr(err.msg, "'math'"));
+  cJSON_Delete(j);
+  j = cJSON_Parse("{\"name\":\"warp\"}");
+  ck_assert_int_eq(cs_engine_options_from_json(j, "e", &eng, &err), CS_EINVAL);
+  ck_assert_ptr_nonnull(strstr(err.msg, "unknown engine \"warp\""));
+  cJSON_Delete(j);
+  j = cJSON_Parse("{\"name\":\"dcin\",\"dcin\":{\"x\":1}}");
+  ck_assert_int_eq(cs_engine_options_from_json(j, "e", &eng, &err), CS_EINVAL);
+  ck_assert_ptr_nonnull(strstr(err.msg, "takes no options"));
   cJSON_Delete(j);
 }
 END_TEST
@@ -214,11 +233,11 @@ START_TEST(round_trip_should_preserve_every_field) {
   const int parts[] = {3, 1, 2};
   cs_test_job(&job, "math", CS_PRIM_ALLGATHER, 4096, parts, 3);
   cJSON *a = cs_config_adapter_to_json(&job.adapter), *s = cs_config_spec_to_json(&job.spec),
-        *e = cs_config_engine_to_json(&job.engine);
+        *e = cs_engine_options_to_json(&job.engine, false);
   memset(&back, 0, sizeof back);
   ck_assert_int_eq(cs_config_adapter_from_json(a, "a", &back.adapter, &err), CS_OK);
   ck_assert_int_eq(cs_config_spec_from_json(s, "s", &back.spec, &err), CS_OK);
-  ck_assert_int_eq(cs_config_engine_from_json(e, "e", &back.engine, &err), CS_OK);
+  ck_assert_int_eq(cs_engine_options_from_json(e, "e", &back.engine, &err), CS_OK);
   ck_assert_int_eq(memcmp(&job.adapter, &back.adapter, sizeof job.adapter), 0);
   ck_assert_int_eq(memcmp(&job.spec, &back.spec, sizeof job.spec), 0);
   ck_assert_int_eq(memcmp(&job.engine, &back.engine, sizeof job.engine), 0);
@@ -258,7 +277,7 @@ int main(void) {
   tc = tcase_create("spec_engine");
   tcase_add_test(tc, spec_load_should_read_structured_fields);
   tcase_add_test(tc, spec_load_should_name_bad_fields);
-  tcase_add_test(tc, engine_load_should_require_math_parameters_for_math);
+  tcase_add_test(tc, engine_options_should_load_strictly_from_the_engine_table);
   tcase_add_test(tc, round_trip_should_preserve_every_field);
   tcase_add_test(tc, canonical_json_should_ignore_key_order_and_spacing);
   suite_add_tcase(s, tc);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "commsweep/expand.h"
+#include "commsweep/validate.h"
 #include "test_support.h"
 
 static const int sizes[] = {2, 3, 4, 8, 16};
@@ -210,6 +211,139 @@ START_TEST(oversized_jobs_should_be_refused_with_the_count) {
 }
 END_TEST
 
+
+/* Dimension-decomposed allreduce on a grid; participants 0..N-1 in order. */
+static void make_dim(cs_job *job, cs_algorithm algo, unsigned long long m, const int *grid, int dims) {
+  int parts[64], n = 1;
+  for (int d = 0; d < dims; d++) n *= grid[d];
+  for (int i = 0; i < n; i++) parts[i] = i;
+  cs_test_job(job, "math", CS_PRIM_ALLREDUCE, m, parts, n);
+  job->spec.algorithm = algo;
+  for (int d = 0; d < dims; d++) job->spec.grid[d] = grid[d];
+}
+
+/* Per step, every flow goes to the +1 neighbour along the step's dimension (wrapping inside the
+ * row), so a step is a permutation; bytes sent per participant and per step are checked against
+ * hand-derived sums (docs/expansion.md):
+ *   dimring       sum_d 2 (g_d - 1) M / g_d
+ *   dimring_rsag  2 (N - 1) M / N, like the flat ring. */
+static void check_dim_plan(cs_algorithm algo, const int *grid, int dims, unsigned long long m,
+                           uint32_t want_steps, uint64_t want_bytes_per_participant,
+                           const int *step_dim, const uint64_t *step_flow_bytes) {
+  cs_job job;
+  cs_plan plan;
+  cs_err err;
+  make_dim(&job, algo, m, grid, dims);
+  ck_assert_int_eq(cs_validate_spec(&job.spec, &job.adapter, &err), CS_OK);
+  ck_assert_int_eq(cs_expand(&job, &plan, &err), CS_OK);
+  int n = job.spec.num_participants;
+  ck_assert_uint_eq(plan.num_steps, want_steps);
+  ck_assert_uint_eq(plan.flows_per_step, (uint32_t)n);
+  uint64_t sent_by_0 = 0, txns = 0;
+  for (uint32_t s = 0; s < plan.num_steps; s++) {
+    int stride = 1;
+    for (int d = 0; d < step_dim[s]; d++) stride *= grid[d];
+    int g = grid[step_dim[s]];
+    int recv[64] = {0};
+    for (int f = 0; f < n; f++) {
+      const cs_flow *fl = &plan.flows[s * (uint32_t)n + (uint32_t)f];
+      int c = (f / stride) % g;
+      ck_assert_int_eq(fl->src, f);
+      ck_assert_int_eq(fl->dst, f + (((c + 1) % g) - c) * stride);
+      recv[fl->dst]++;
+      ck_assert_uint_eq(fl->bytes, step_flow_bytes[s]);
+      if (f == 0) sent_by_0 += fl->bytes;
+      /* 128-byte flits, bursts of 4 (cs_test_job) */
+      ck_assert_uint_eq(fl->num_txns, (fl->bytes + 511) / 512);
+      txns += fl->num_txns;
+    }
+    for (int k = 0; k < n; k++) ck_assert_int_eq(recv[k], 1);
+  }
+  ck_assert_uint_eq(sent_by_0, want_bytes_per_participant);
+  ck_assert_uint_eq(plan.num_txns, txns);
+  /* the bus-bandwidth convention stays the allreduce's: 2 (N-1)/N M */
+  ck_assert_uint_eq(plan.total_comm_bytes, 2 * (uint64_t)(n - 1) * m / (uint64_t)n);
+  cs_plan_free(&plan);
+}
+
+START_TEST(dimring_2d_should_ring_x_then_y) {
+  /* 4x4, M = 1600: each phase cuts the whole message in 4 chunks of 400 bytes; X: 3 RS + 3 AG
+   * steps, then Y the same: 12 steps, 12 x 400 = 4800 bytes per participant. */
+  int grid[] = {4, 4}, dim[12];
+  uint64_t bytes[12];
+  for (int s = 0; s < 12; s++) dim[s] = s < 6 ? 0 : 1, bytes[s] = 400;
+  check_dim_plan(CS_ALGO_DIMRING, grid, 2, 1600, 12, 4800, dim, bytes);
+}
+END_TEST
+
+START_TEST(dimring_rsag_2d_should_scatter_x_y_then_gather_y_x) {
+  /* 4x4, M = 1600: RS X on 1600 (chunks 400, 3 steps), RS Y on the 400-byte piece (chunks 100,
+   * 3 steps), AG Y (100), AG X (400): 3000 bytes = 2 (15/16) 1600. */
+  int grid[] = {4, 4}, dim[12];
+  uint64_t bytes[12];
+  for (int s = 0; s < 12; s++) {
+    dim[s] = s < 3 || s >= 9 ? 0 : 1;
+    bytes[s] = dim[s] == 0 ? 400 : 100;
+  }
+  check_dim_plan(CS_ALGO_DIMRING_RSAG, grid, 2, 1600, 12, 3000, dim, bytes);
+}
+END_TEST
+
+START_TEST(dimring_3d_should_take_2_sum_g_minus_1_steps) {
+  /* 4x2x3, M = 2400 (N = 24).  dimring: X 6 steps of 600, Y 2 of 1200, Z 4 of 800 = 12 steps,
+   * 3600 + 2400 + 3200 = 9200 bytes.  rsag: RS X 3 x 600, RS Y on 600: 1 x 300, RS Z on 300:
+   * 2 x 100, then AG Z, Y, X: 4600 bytes = 2 (23/24) 2400. */
+  int grid[] = {4, 2, 3};
+  int dim_a[12], dim_b[12];
+  uint64_t bytes_a[12], bytes_b[12];
+  for (int s = 0; s < 12; s++) {
+    dim_a[s] = s < 6 ? 0 : s < 8 ? 1 : 2;
+    bytes_a[s] = dim_a[s] == 0 ? 600 : dim_a[s] == 1 ? 1200 : 800;
+    dim_b[s] = s < 3 ? 0 : s < 4 ? 1 : s < 8 ? 2 : s < 9 ? 1 : 0;
+    bytes_b[s] = dim_b[s] == 0 ? 600 : dim_b[s] == 1 ? 300 : 100;
+  }
+  check_dim_plan(CS_ALGO_DIMRING, grid, 3, 2400, 12, 9200, dim_a, bytes_a);
+  check_dim_plan(CS_ALGO_DIMRING_RSAG, grid, 3, 2400, 12, 4600, dim_b, bytes_b);
+}
+END_TEST
+
+START_TEST(dimring_steps_should_conserve_uneven_messages) {
+  /* M = 1000 on 4x4 does not divide: an X step of either algorithm moves M per row (4 rows);
+   * a Y step of dimring moves M per column, of rsag the column pieces, which sum to M. */
+  int grid[] = {4, 4};
+  for (int a = 0; a < 2; a++) {
+    cs_job job;
+    cs_plan plan;
+    cs_err err;
+    make_dim(&job, a ? CS_ALGO_DIMRING_RSAG : CS_ALGO_DIMRING, 1000, grid, 2);
+    ck_assert_int_eq(cs_expand(&job, &plan, &err), CS_OK);
+    for (uint32_t s = 0; s < plan.num_steps; s++) {
+      uint64_t sum = 0;
+      for (uint32_t f = 0; f < 16; f++) sum += plan.flows[s * 16 + f].bytes;
+      bool y = a ? (s >= 3 && s < 9) : s >= 6;
+      ck_assert_uint_eq(sum, y && a ? 1000 : 4000);
+    }
+    cs_plan_free(&plan);
+  }
+}
+END_TEST
+
+START_TEST(dimring_should_need_a_matching_grid) {
+  cs_job job;
+  cs_err err;
+  int grid[] = {4, 4};
+  make_dim(&job, CS_ALGO_DIMRING, 1600, grid, 2);
+  job.spec.grid[1] = 3; /* 12 != 16 */
+  ck_assert_int_eq(cs_validate_spec(&job.spec, &job.adapter, &err), CS_ECONSTRAINT);
+  ck_assert_ptr_nonnull(strstr(err.msg, "grid"));
+  job.spec.grid[0] = job.spec.grid[1] = 0;
+  ck_assert_int_eq(cs_validate_spec(&job.spec, &job.adapter, &err), CS_ECONSTRAINT);
+  make_dim(&job, CS_ALGO_DIMRING, 1600, grid, 2);
+  job.spec.primitive = CS_PRIM_ALLGATHER;
+  ck_assert_int_eq(cs_validate_spec(&job.spec, &job.adapter, &err), CS_ECONSTRAINT);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("expand");
   TCase *tc = tcase_create("steps");
@@ -223,6 +357,11 @@ int main(void) {
   tcase_add_test(tc, flits_and_transactions_should_round_up_with_a_short_last_burst);
   tcase_add_test(tc, request_ids_should_be_unique_and_step_ordered);
   tcase_add_test(tc, oversized_jobs_should_be_refused_with_the_count);
+  tcase_add_test(tc, dimring_2d_should_ring_x_then_y);
+  tcase_add_test(tc, dimring_rsag_2d_should_scatter_x_y_then_gather_y_x);
+  tcase_add_test(tc, dimring_3d_should_take_2_sum_g_minus_1_steps);
+  tcase_add_test(tc, dimring_steps_should_conserve_uneven_messages);
+  tcase_add_test(tc, dimring_should_need_a_matching_grid);
   suite_add_tcase(s, tc);
   return cs_test_run(s);
 }

@@ -20,7 +20,7 @@ static void one_die_p2p(cs_job *job) {
   snprintf(job->adapter.dcin_layout, sizeof job->adapter.dcin_layout, "1die");
   job->adapter.num_dies = 1;
   job->adapter.num_initiators = job->adapter.num_targets = 20;
-  job->engine.math = (cs_math_params){8.0, 4.5, 40.0, 128.0, 192.0};
+  cs_test_math_params(job, (cs_math_params){8.0, 4.5, 40.0, 128.0, 192.0});
 }
 
 START_TEST(p2p_write_should_match_hand_computed_times) {
@@ -80,7 +80,7 @@ START_TEST(cross_die_flows_should_share_d2d_bandwidth) {
   cs_err err;
   const int parts[] = {20, 0};
   cs_test_job(&job, "math", CS_PRIM_ALLGATHER, 2048, parts, 2);
-  job.engine.math = (cs_math_params){8.0, 5.5, 40.0, 128.0, 10.0};
+  cs_test_math_params(&job, (cs_math_params){8.0, 5.5, 40.0, 128.0, 10.0});
   ck_assert_int_eq(cs_job_run(&job, true, &out, &err), CS_OK);
   ck_assert_uint_eq(out.num_records, 4);
   ck_assert_uint_eq(out.records[0].req_complete_tick, 88);

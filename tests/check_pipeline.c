@@ -98,12 +98,49 @@ START_TEST(deadlock_guard_should_stop_a_starved_job) {
 }
 END_TEST
 
+/* The endpoint scheme decides the physical placement of a transaction for every engine: the
+ * die, node and channel columns of the same job agree between math and dcin.  Expected
+ * channels by the rule (a logical GDMA alternates channels in its issue order over the job):
+ * an AllGather of 3 participants, 3 transactions per flow, 2 steps: each GDMA issues 6
+ * requests, channels 0,1,0 in step 0 and 1,0,1 in step 1. */
+START_TEST(physical_columns_should_agree_between_engines) {
+  const int parts[] = {0, 7, 33};
+  cs_job job[2];
+  cs_job_output out[2];
+  cs_err err;
+  const char *engines[] = {"math", "dcin"};
+  for (int e = 0; e < 2; e++) {
+    cs_test_job(&job[e], engines[e], CS_PRIM_ALLGATHER, 3 * 3 * 4 * 128, parts, 3);
+    ck_assert_msg(cs_job_run(&job[e], true, &out[e], &err) == CS_OK, "%s", err.msg);
+  }
+  ck_assert_uint_eq(out[0].num_records, 18);
+  ck_assert_uint_eq(out[1].num_records, 18);
+  for (uint64_t i = 0; i < out[0].num_records; i++) {
+    const cs_txn_record *a = &out[0].records[i], *b = &out[1].records[i];
+    ck_assert_uint_eq(a->request_id, b->request_id);
+    ck_assert_int_eq(a->src_die, b->src_die);
+    ck_assert_int_eq(a->dst_die, b->dst_die);
+    ck_assert_int_eq(a->src_node, b->src_node);
+    ck_assert_int_eq(a->dst_node, b->dst_node);
+    ck_assert_int_eq(a->src_channel, b->src_channel);
+    ck_assert_int_eq(a->dst_channel, b->dst_channel);
+    /* records are in plan order: step, flow, transaction k of 3 */
+    int k = (int)(i % 3), step = (int)a->step;
+    ck_assert_int_eq(a->src_channel, (step * 3 + k) % 2);
+    ck_assert_int_eq(a->dst_channel, a->src_channel);
+  }
+  cs_job_output_free(&out[0]);
+  cs_job_output_free(&out[1]);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("pipeline");
   TCase *tc = tcase_create("dcin");
   tcase_set_timeout(tc, 300);
   tcase_add_loop_test(tc, every_primitive_should_run_plausibly_on_dcin, 0, 10);
   tcase_add_test(tc, alltoall_with_wrap_stalls_should_complete);
+  tcase_add_test(tc, physical_columns_should_agree_between_engines);
   tcase_add_test(tc, deadlock_guard_should_stop_a_starved_job);
   suite_add_tcase(s, tc);
   return cs_test_run(s);

@@ -69,7 +69,7 @@ static void plan_file(cs_sweep *sw, bool results_only, cs_sweep_plan *plan) {
   cs_err err;
   cs_store *st = NULL;
   ck_assert_int_eq(cs_store_open(path, CS_STORE_WRITE, &st, &err), 0);
-  ck_assert_int_eq(cs_sweep_plan_make(sw, st, results_only, true, plan, &err), 0);
+  ck_assert_int_eq(cs_sweep_plan_make(sw, st, &(cs_sweep_plan_options){results_only, true, false}, plan, &err), 0);
   ck_assert_int_eq(cs_store_close(st, &err), 0);
 }
 
@@ -78,7 +78,7 @@ START_TEST(demo_expands_to_the_cartesian_product) {
   cs_err err;
   ck_assert_int_eq(cs_sweep_load(DEMO, &sw, &err), 0);
   ck_assert_str_eq(sw.name, "demo");
-  ck_assert_uint_eq(sw.num_jobs, 2 * 4 * 3 * 2 * 2);
+  ck_assert_uint_eq(sw.num_jobs, 3 * 4 * 3 * 2 * 2);
   for (size_t i = 0; i < sw.num_jobs; i++) {
     ck_assert_int_eq(sw.jobs[i].load_code, 0);
     ck_assert_uint_gt(sw.jobs[i].num_txns, 0);
@@ -88,6 +88,7 @@ START_TEST(demo_expands_to_the_cartesian_product) {
   ck_assert_str_eq(sw.jobs[0].job.engine.name, "dcin");
   ck_assert_str_eq(sw.jobs[47].job.engine.name, "dcin");
   ck_assert_str_eq(sw.jobs[48].job.engine.name, "math");
+  ck_assert_str_eq(sw.jobs[96].job.engine.name, "vcnet");
   ck_assert_int_eq(sw.jobs[0].job.spec.primitive, CS_PRIM_ALLREDUCE);
   ck_assert_int_eq(sw.jobs[11].job.spec.primitive, CS_PRIM_ALLREDUCE);
   ck_assert_int_eq(sw.jobs[12].job.spec.primitive, CS_PRIM_ALLGATHER);
@@ -208,7 +209,7 @@ START_TEST(plan_on_empty_file_dedups_equal_jobs) {
                                 &sw, &err),
                    0);
   cs_sweep_plan plan;
-  ck_assert_int_eq(cs_sweep_plan_make(&sw, NULL, false, false, &plan, &err), 0);
+  ck_assert_int_eq(cs_sweep_plan_make(&sw, NULL, &(cs_sweep_plan_options){0}, &plan, &err), 0);
   ck_assert_uint_eq(plan.jobs, 3);
   ck_assert_uint_eq(plan.duplicates, 1);
   ck_assert_uint_eq(plan.new_rows, 2);
@@ -290,12 +291,12 @@ START_TEST(corrupt_rows_and_logs_are_rerun) {
   plan_file(&sw, false, &plan);
   run_plan(&sw, &plan, false);
   cs_sweep_plan_free(&plan);
-  flip("results", 1, offsetof(cs_store_result_row, total_time_us) + 3);
+  flip("results", 1, offsetof(cs_store_result_row, result.total_time_us) + 3);
   flip("txlog", sw.jobs[0].num_txns + sw.jobs[1].num_txns + 2, 20); /* inside row 2's slice */
   cs_store *st = NULL;
   /* without the log check only the row flip is seen */
   ck_assert_int_eq(cs_store_open(path, CS_STORE_READ, &st, &err), 0);
-  ck_assert_int_eq(cs_sweep_plan_make(&sw, st, false, false, &plan, &err), 0);
+  ck_assert_int_eq(cs_sweep_plan_make(&sw, st, &(cs_sweep_plan_options){0}, &plan, &err), 0);
   ck_assert_uint_eq(plan.corrupt, 1);
   cs_sweep_plan_free(&plan);
   ck_assert_int_eq(cs_store_close(st, &err), 0);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "commsweep/job.h"
 #include "commsweep/validate.h"
 #include "test_support.h"
 
@@ -23,54 +24,57 @@ static void expect(int rc, const char *tag, const char *fragment) {
   ck_assert_msg(strstr(err.msg, fragment) != NULL, "missing '%s' in: %s", fragment, err.msg);
 }
 
-START_TEST(valid_job_should_pass) { ck_assert_int_eq(cs_validate_job(&job, &err), CS_OK); }
+START_TEST(valid_job_should_pass) { ck_assert_int_eq(cs_job_validate(&job, &err), CS_OK); }
 END_TEST
 
 START_TEST(c1_mode_other_than_dcin_should_fail) {
+  /* C1 is the CrossRing adapter's: the dcin engine checks it, and names itself */
+  snprintf(job.engine.name, sizeof job.engine.name, "dcin");
   snprintf(job.adapter.mode, sizeof job.adapter.mode, "kcin");
-  expect(cs_validate_job(&job, &err), "C1", "\"kcin\"");
+  expect(cs_job_validate(&job, &err), "C1", "\"kcin\"");
+  ck_assert_ptr_nonnull(strstr(err.msg, "engine dcin"));
 }
 END_TEST
 
 START_TEST(c2_inconsistent_triple_should_fail) {
   job.adapter.num_dies = 4;
-  expect(cs_validate_job(&job, &err), "C2", "num_dies = 4");
+  expect(cs_job_validate(&job, &err), "C2", "num_dies = 4");
   setup();
   snprintf(job.adapter.dcin_layout, sizeof job.adapter.dcin_layout, "3die");
-  expect(cs_validate_job(&job, &err), "C2", "\"3die\"");
+  expect(cs_job_validate(&job, &err), "C2", "\"3die\"");
   ck_assert_ptr_nonnull(strstr(err.msg, "2die")); /* lists what ships */
   setup();
   snprintf(job.adapter.topology, sizeof job.adapter.topology, "8x8");
-  expect(cs_validate_job(&job, &err), "C2", "\"8x8\"");
+  expect(cs_job_validate(&job, &err), "C2", "\"8x8\"");
 }
 END_TEST
 
 START_TEST(c3_scheme_and_endpoint_counts_should_match) {
   snprintf(job.adapter.endpoint_id_scheme, sizeof job.adapter.endpoint_id_scheme, "linear");
-  expect(cs_validate_job(&job, &err), "C3", "\"linear\"");
+  expect(cs_job_validate(&job, &err), "C3", "\"linear\"");
   setup();
   job.adapter.num_initiators = 20;
-  expect(cs_validate_job(&job, &err), "C3", "num_initiators = 20");
+  expect(cs_job_validate(&job, &err), "C3", "num_initiators = 20");
   ck_assert_ptr_nonnull(strstr(err.msg, "40"));
   setup();
   job.adapter.num_targets = 41;
-  expect(cs_validate_job(&job, &err), "C3", "num_targets = 41");
+  expect(cs_job_validate(&job, &err), "C3", "num_targets = 41");
 }
 END_TEST
 
 START_TEST(c4_odd_outstanding_should_fail) {
   job.adapter.mst_rd_outstanding = 63;
-  expect(cs_validate_job(&job, &err), "C4", "mst_rd_outstanding = 63");
+  expect(cs_job_validate(&job, &err), "C4", "mst_rd_outstanding = 63");
   setup();
   job.adapter.mst_wr_outstanding = 7;
-  expect(cs_validate_job(&job, &err), "C4", "mst_wr_outstanding = 7");
+  expect(cs_job_validate(&job, &err), "C4", "mst_wr_outstanding = 7");
   ck_assert_ptr_nonnull(strstr(err.msg, "even"));
 }
 END_TEST
 
 START_TEST(c5_duplicate_participants_should_fail) {
   job.spec.participants[3] = 1;
-  expect(cs_validate_job(&job, &err), "C5", "participants[3] = 1");
+  expect(cs_job_validate(&job, &err), "C5", "participants[3] = 1");
   ck_assert_ptr_nonnull(strstr(err.msg, "distinct"));
 }
 END_TEST
@@ -87,17 +91,17 @@ END_TEST
 
 START_TEST(c7_frequencies_should_be_positive_and_agree_with_chip_spec) {
   job.adapter.noc_frequency_ghz = 0;
-  expect(cs_validate_job(&job, &err), "C7", "noc_frequency_ghz");
+  expect(cs_job_validate(&job, &err), "C7", "noc_frequency_ghz");
   setup();
   snprintf(job.spec.chip_spec_summary, sizeof job.spec.chip_spec_summary,
            "{\"ip_frequency_ghz\":1.5}");
-  expect(cs_validate_job(&job, &err), "C7", "chip_spec_summary.ip_frequency_ghz = 1.5");
+  expect(cs_job_validate(&job, &err), "C7", "chip_spec_summary.ip_frequency_ghz = 1.5");
 }
 END_TEST
 
 START_TEST(c8_disabled_transaction_log_should_fail) {
   job.adapter.enable_transaction_log = false;
-  expect(cs_validate_job(&job, &err), "C8", "enable_transaction_log = false");
+  expect(cs_job_validate(&job, &err), "C8", "enable_transaction_log = false");
 }
 END_TEST
 
@@ -125,36 +129,36 @@ END_TEST
 
 START_TEST(c11_unsupported_algorithm_should_fail) {
   job.spec.algorithm = CS_ALGO_PAIRWISE;
-  expect(cs_validate_job(&job, &err), "C11", "\"pairwise\" for allreduce");
+  expect(cs_job_validate(&job, &err), "C11", "\"pairwise\" for allreduce");
   setup();
   job.spec.primitive = CS_PRIM_ALLTOALL; /* ring for alltoall */
-  expect(cs_validate_job(&job, &err), "C11", "\"ring\" for alltoall");
+  expect(cs_job_validate(&job, &err), "C11", "\"ring\" for alltoall");
 }
 END_TEST
 
 START_TEST(spec_rules_should_reject_bad_participant_sets_and_sizes) {
   job.spec.num_participants = 1;
-  ck_assert_int_eq(cs_validate_job(&job, &err), CS_EINVAL);
+  ck_assert_int_eq(cs_job_validate(&job, &err), CS_EINVAL);
   ck_assert_ptr_nonnull(strstr(err.msg, "at least 2"));
   setup();
   job.spec.num_participants = 0;
-  ck_assert_int_eq(cs_validate_job(&job, &err), CS_EINVAL);
+  ck_assert_int_eq(cs_job_validate(&job, &err), CS_EINVAL);
   setup();
   job.spec.participants[2] = 40;
-  ck_assert_int_eq(cs_validate_job(&job, &err), CS_EINVAL);
+  ck_assert_int_eq(cs_job_validate(&job, &err), CS_EINVAL);
   ck_assert_ptr_nonnull(strstr(err.msg, "participants[2] = 40"));
   setup();
   job.spec.msg_size_bytes = 3;
-  ck_assert_int_eq(cs_validate_job(&job, &err), CS_EINVAL);
+  ck_assert_int_eq(cs_job_validate(&job, &err), CS_EINVAL);
   ck_assert_ptr_nonnull(strstr(err.msg, "msg_size_bytes = 3"));
   setup();
   job.spec.primitive = CS_PRIM_P2P;
   job.spec.algorithm = CS_ALGO_DIRECT;
   job.spec.p2p_op = CS_P2P_READ;
-  ck_assert_int_eq(cs_validate_job(&job, &err), CS_EINVAL); /* p2p with 4 participants */
+  ck_assert_int_eq(cs_job_validate(&job, &err), CS_EINVAL); /* p2p with 4 participants */
   ck_assert_ptr_nonnull(strstr(err.msg, "exactly 2"));
   job.spec.num_participants = 2;
-  ck_assert_int_eq(cs_validate_job(&job, &err), CS_OK);
+  ck_assert_int_eq(cs_job_validate(&job, &err), CS_OK);
 }
 END_TEST
 

@@ -8,6 +8,7 @@
 #include "commsweep/vcnet.h"
 #include "engine/vcnet/vcnet_int.h"
 #include "engine/vcnet/vcnet_txn.h"
+#include "commsweep/job.h"
 #include "test_support.h"
 
 static vcn_params params(const char *topo, const char *routing, int vcs, int depth) {
@@ -411,7 +412,7 @@ START_TEST(transaction_phases_should_take_zero_load_latency) {
     vcn_engine_describe(e, 0, &rec);
     ck_assert_int_eq(rec.src_node, 0);
     ck_assert_int_eq(rec.dst_node, 5);
-    ck_assert_int_eq(rec.src_channel, 4); /* endpoint port 2D + 0 on a 2-D router */
+    ck_assert_int_eq(rec.src_channel, 0); /* the endpoint's first request: channel 0 */
     ck_assert_uint_le(rec.req_inject_cycle, rec.req_complete_cycle);
     ck_assert_uint_lt(rec.req_complete_cycle, rec.rsp_inject_cycle);
     ck_assert_uint_lt(rec.rsp_inject_cycle, rec.rsp_complete_cycle);
@@ -481,10 +482,123 @@ START_TEST(options_should_load_strictly) {
   b.options_json = bad;
   ck_assert_int_eq(cs_vcnet_netbench(&b, &r, &err), CS_EINVAL);
   ck_assert_ptr_nonnull(strstr(err.msg, "extra"));
+  /* tornado on torus:8x8 sends every packet (x+3, y+3): 6 hops, so at a light load the packets
+   * take the zero-load time 3 + 7 * 4 + 6 = 37 cycles, bar a rare collision */
+  char tor[600];
+  snprintf(tor, sizeof tor, "%s", good);
+  memcpy(strstr(tor, "torus:4x4"), "torus:8x8", 9);
+  b.options_json = tor;
+  b.pattern = "tornado";
+  b.rate = 0.002;
+  b.measure_cycles = 5000;
+  ck_assert_int_eq(cs_vcnet_netbench(&b, &r, &err), CS_OK);
+  ck_assert_uint_gt(r.packets_measured, 300);
+  ck_assert_double_le(r.p99_latency, 40);
+  ck_assert_double_ge(r.avg_latency, 37);
+  ck_assert_double_lt(r.avg_latency, 37.5);
+  b.pattern = "nosuch";
+  ck_assert_int_eq(cs_vcnet_netbench(&b, &r, &err), CS_EINVAL);
+  b.pattern = "uniform";
   const char *missing = "{\"topology\":\"torus:4x4\"}";
   b.options_json = missing;
   ck_assert_int_eq(cs_vcnet_netbench(&b, &r, &err), CS_EINVAL);
-  ck_assert_ptr_nonnull(strstr(err.msg, "missing field"));
+  ck_assert_ptr_nonnull(strstr(err.msg, "missing"));
+}
+END_TEST
+
+
+/* A vcnet job on torus:4x4 (16 endpoints): the cs_test_job adapter with 16 logical ids. */
+static void vcnet_job(cs_job *job, cs_primitive prim, cs_algorithm algo, unsigned long long msg,
+                      const vcn_params *p) {
+  int parts[16];
+  for (int i = 0; i < 16; i++) parts[i] = i;
+  cs_test_job(job, "vcnet", prim, msg, parts, 16);
+  job->spec.algorithm = algo;
+  job->adapter.num_initiators = job->adapter.num_targets = 16;
+  job->adapter.bw_bytes = 32;
+  memcpy(job->engine.params.bytes, p, sizeof *p);
+  job->engine.has_options = true;
+}
+
+/* Through validation, L1, the driver and back-fill: every record's phases in order, its routers
+ * those of its endpoints, every transaction's ticks inside the job, the result consistent. */
+START_TEST(driver_run_should_complete_with_consistent_records) {
+  vcn_params p = params("torus:4x4", "dor_dateline", 2, 8);
+  cs_algorithm algos[] = {CS_ALGO_RING, CS_ALGO_DIMRING, CS_ALGO_DIMRING_RSAG};
+  uint32_t want_steps[] = {30, 12, 12}; /* 2(N-1); 2 sum (g_d - 1) on 4x4 */
+  for (int a = 0; a < 3; a++) {
+    cs_job job;
+    vcnet_job(&job, CS_PRIM_ALLREDUCE, algos[a], 16 * 1024, &p);
+    job.spec.grid[0] = job.spec.grid[1] = 4;
+    cs_err err;
+    ck_assert_msg(cs_job_validate(&job, &err) == CS_OK, "%s", err.msg);
+    cs_job_output out;
+    ck_assert_msg(cs_job_run(&job, true, &out, &err) == CS_OK, "%s", err.msg);
+    ck_assert_uint_eq(out.result.algorithm_steps, want_steps[a]);
+    ck_assert_uint_gt(out.num_records, 0);
+    uint64_t last = 0;
+    for (uint64_t i = 0; i < out.num_records; i++) {
+      const cs_txn_record *r = &out.records[i];
+      ck_assert_uint_le(r->req_inject_tick, r->req_complete_tick);
+      ck_assert_uint_le(r->req_complete_tick, r->rsp_inject_tick);
+      ck_assert_uint_lt(r->rsp_inject_tick, r->rsp_complete_tick);
+      ck_assert_uint_lt(r->req_inject_cycle, r->req_complete_cycle);
+      ck_assert_uint_le(r->wdata_gen_cycle, r->wdata_complete_cycle);
+      ck_assert_int_eq(r->src_node, r->src); /* one endpoint per router: router id = endpoint id */
+      ck_assert_int_eq(r->dst_node, r->dst);
+      /* a write's req phase is at least the zero-load time of its burst over the hops */
+      int cs_[3], cd[3], hops = 0;
+      vcn_topo t = topo("torus:4x4");
+      vcn_topo_coords(&t, r->src, cs_);
+      vcn_topo_coords(&t, r->dst, cd);
+      for (int d = 0; d < 2; d++) {
+        int x = abs(cd[d] - cs_[d]);
+        hops += x < 4 - x ? x : 4 - x;
+      }
+      ck_assert_uint_ge(r->req_complete_cycle - r->req_inject_cycle,
+                        vcn_zero_load_latency(&p, hops, r->burst_length));
+      last = r->rsp_complete_tick > last ? r->rsp_complete_tick : last;
+    }
+    ck_assert_uint_eq(out.result.total_ticks, last);
+    ck_assert_double_eq_tol(out.result.total_time_us, (double)last / 1000.0, 1e-9);
+    ck_assert_uint_gt(out.result.flit_hops, 0);
+    cs_job_output_free(&out);
+  }
+}
+END_TEST
+
+/* Plain DOR on a torus with one shallow VC: all-to-all traffic closes the wrap-around cycle and
+ * the driver's deadlock guard fails the job; the dateline runs the same job to the end. */
+START_TEST(deadlock_guard_should_stop_torus_dor_without_dateline) {
+  vcn_params p = params("torus:4x4", "dor", 1, 2);
+  cs_job job;
+  vcnet_job(&job, CS_PRIM_ALLTOALL, CS_ALGO_PAIRWISE, 256 * 1024, &p);
+  job.engine.deadlock_guard_ticks = 5000;
+  cs_err err;
+  cs_job_output out;
+  ck_assert_int_eq(cs_job_run(&job, false, &out, &err), CS_EDEADLOCK);
+  ck_assert_ptr_nonnull(strstr(err.msg, "request in the network"));
+  p = params("torus:4x4", "dor_dateline", 2, 2);
+  vcnet_job(&job, CS_PRIM_ALLTOALL, CS_ALGO_PAIRWISE, 256 * 1024, &p);
+  job.engine.deadlock_guard_ticks = 5000;
+  ck_assert_msg(cs_job_run(&job, false, &out, &err) == CS_OK, "%s", err.msg);
+  cs_job_output_free(&out);
+}
+END_TEST
+
+START_TEST(validation_should_want_an_endpoint_per_id) {
+  vcn_params p = params("torus:4x4", "dor_dateline", 2, 8);
+  cs_job job;
+  vcnet_job(&job, CS_PRIM_ALLREDUCE, CS_ALGO_RING, 4096, &p);
+  job.adapter.num_initiators = job.adapter.num_targets = 17;
+  cs_err err;
+  ck_assert_int_eq(cs_job_validate(&job, &err), CS_ECONSTRAINT);
+  ck_assert_ptr_nonnull(strstr(err.msg, "16 endpoints"));
+  snprintf(p.routing, sizeof p.routing, "dor_dateline");
+  snprintf(p.topology, sizeof p.topology, "mesh:4x4");
+  vcnet_job(&job, CS_PRIM_ALLREDUCE, CS_ALGO_RING, 4096, &p);
+  ck_assert_int_ne(cs_job_validate(&job, &err), CS_OK);
+  ck_assert_ptr_nonnull(strstr(err.msg, "torus"));
 }
 END_TEST
 
@@ -508,6 +622,10 @@ int main(void) {
   tc = tcase_create("transactions");
   tcase_add_test(tc, transaction_phases_should_take_zero_load_latency);
   tcase_add_test(tc, master_tracker_should_serialise_writes);
+  tcase_add_test(tc, driver_run_should_complete_with_consistent_records);
+  tcase_add_test(tc, deadlock_guard_should_stop_torus_dor_without_dateline);
+  tcase_add_test(tc, validation_should_want_an_endpoint_per_id);
+  tcase_set_timeout(tc, 120);
   suite_add_tcase(s, tc);
   return cs_test_run(s);
 }

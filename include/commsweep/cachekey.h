@@ -1,10 +1,13 @@
 /* The cache key of a job: SHA-256 over a canonical serialisation of every adapter field, the
- * spec (participants sorted unless order matters: p2p), the engine options, and
- * CS_ADAPTER_VERSION.  Field order in the input never changes it; any value change does.
+ * spec (participants in expansion order: cs_spec_participant_order), the engine's name, model
+ * version and result-changing options, and CS_ADAPTER_VERSION.  Field order in the input never
+ * changes it; any value change does.  There is no fallback key: a key that cannot be computed
+ * is an error, and the job fails instead of sharing a cache entry.
  */
 #ifndef COMMSWEEP_CACHEKEY_H
 #define COMMSWEEP_CACHEKEY_H
 
+#include "commsweep/err.h"
 #include "commsweep/model.h"
 
 #define CS_KEY_HEX 65 /* 64 hex digits + NUL */
@@ -21,9 +24,10 @@ void cs_sha256_update(cs_sha256 *s, const void *data, size_t n);
 void cs_sha256_final(cs_sha256 *s, uint8_t out[32]);
 void cs_sha256_hex(const void *data, size_t n, char out[CS_KEY_HEX]);
 
-/* Writes the canonical text the key hashes (for inspection); returns bytes needed. */
-size_t cs_cachekey_canonical(const cs_job *job, char *buf, size_t cap);
-/* 64 lowercase hex digits. */
-void cs_cachekey(const cs_job *job, char out[CS_KEY_HEX]);
+/* Writes the canonical text the key hashes (for inspection) into buf (at most cap bytes, NUL
+ * included) and the bytes it needs (without the NUL) into *need.  CS_ENOMEM on failure. */
+int cs_cachekey_canonical(const cs_job *job, char *buf, size_t cap, size_t *need, cs_err *err);
+/* 64 lowercase hex digits; CS_ENOMEM (out untouched) when the key cannot be computed. */
+int cs_cachekey(const cs_job *job, char out[CS_KEY_HEX], cs_err *err);
 
 #endif

@@ -25,17 +25,16 @@ int cs_config_adapter_from_json(const struct cJSON *obj, const char *source,
                                 cs_adapter_config *out, cs_err *err);
 int cs_config_spec_from_json(const struct cJSON *obj, const char *source, cs_spec *out,
                              cs_err *err);
-/* Engine options: {"name": ..., "deadlock_guard_ticks": ..., "math": {...}}; "math" is required
- * when name is "math".  An omitted "deadlock_guard_ticks" takes CS_DEFAULT_DEADLOCK_GUARD. */
-int cs_config_engine_from_json(const struct cJSON *obj, const char *source,
-                               cs_engine_options *out, cs_err *err);
-
+/* Engine options are loaded by the engine registry (engine.h: cs_engine_options_from_json);
+ * an omitted "deadlock_guard_ticks" takes this value. */
 #define CS_DEFAULT_DEADLOCK_GUARD 1000000u
 
 /* File variants: read, parse, load.  An empty or truncated file is a CS_EPARSE error. */
 int cs_config_adapter_load(const char *path, cs_adapter_config *out, cs_err *err);
 int cs_config_spec_load(const char *path, cs_spec *out, cs_err *err);
-int cs_config_engine_load(const char *path, cs_engine_options *out, cs_err *err);
+/* Reads, parses and loads a file with fn(json, "file 'PATH'", out, err). */
+typedef int (*cs_from_json_fn)(const struct cJSON *obj, const char *source, void *out, cs_err *err);
+int cs_config_load_file(const char *path, cs_from_json_fn fn, void *out, cs_err *err);
 
 /* Reads a whole file and parses it; the caller frees with cJSON_Delete. */
 int cs_config_parse_file(const char *path, struct cJSON **out, cs_err *err);
@@ -43,12 +42,10 @@ int cs_config_parse_file(const char *path, struct cJSON **out, cs_err *err);
 /* Field tables (NULL-key terminated). */
 const cs_field_doc *cs_config_adapter_fields(void);
 const cs_field_doc *cs_config_spec_fields(void);
-const cs_field_doc *cs_config_engine_fields(void);
 
 /* Serialises back to JSON (caller frees with cJSON_Delete); used by sweeps and the store. */
 struct cJSON *cs_config_adapter_to_json(const cs_adapter_config *cfg);
 struct cJSON *cs_config_spec_to_json(const cs_spec *spec);
-struct cJSON *cs_config_engine_to_json(const cs_engine_options *eng);
 
 /* Writes the canonical JSON of any cJSON value: keys sorted, numbers as integers when integral
  * and otherwise with 17 significant digits, no whitespace.  Returns bytes needed (excluding NUL);

@@ -9,7 +9,10 @@
 #ifndef COMMSWEEP_ENGINE_H
 #define COMMSWEEP_ENGINE_H
 
+#include <stdio.h>
+
 #include "commsweep/err.h"
+#include "commsweep/fields.h"
 #include "commsweep/model.h"
 
 enum { CS_PHASE_REQ = 0, CS_PHASE_FINAL = 1 };
@@ -20,16 +23,47 @@ typedef struct cs_completion {
   uint8_t phase;  /* CS_PHASE_REQ or CS_PHASE_FINAL */
 } cs_completion;
 
+/* Extra EngineResult columns an engine fills beyond the common ones (cs_engine_ops
+ * .result_columns): counters only, at most CS_ENGINE_EXTRA_MAX per engine. */
+#define CS_ENGINE_EXTRA_MAX 8
+
 typedef struct cs_engine_stats {
   uint64_t sim_cycles;     /* internal cycles advanced, skipped ones included */
   uint64_t skipped_cycles; /* cycles jumped over because nothing could move */
   uint64_t flit_hops;      /* flit moves between ring slices or links */
   uint64_t flits_injected, flits_ejected;
+  uint64_t extra[CS_ENGINE_EXTRA_MAX]; /* the engine's result_columns, in table order */
 } cs_engine_stats;
 
+/* One extra result column: a counter the engine reports through stats().extra. */
+typedef struct cs_engine_column {
+  const char *name; /* column name as stored: "<engine>_<what>", unique across engines */
+  const char *unit; /* NULL when dimensionless */
+  const char *doc;  /* one line */
+} cs_engine_column;
+
+/* Everything the rest of the program knows about an engine.  Only the registry (engine.c)
+ * lists engines; no other file names one. */
 typedef struct cs_engine_ops {
-  const char *name;    /* matches cs_engine_options.name */
-  const char *summary; /* one line for --help */
+  const char *name;          /* matches cs_engine_options.name */
+  const char *summary;       /* one line for --help */
+  const char *model_version; /* enters every cache key: bump it whenever results change */
+
+  /* ---- options: {"name": N, "deadlock_guard_ticks": G, N: {...options...}} ---------------- */
+  const cs_field *options; /* rows into cs_engine_options.params; NULL-key terminated, or NULL */
+  size_t options_size;     /* bytes of the engine's options struct, <= CS_ENGINE_PARAMS_MAX */
+  const char *options_doc; /* one line: what an absent options object means, for --help */
+
+  /* ---- what the engine asks of a job --------------------------------------------------------- */
+  /* Engine-specific checks of the adapter configuration and spec (the generic ones are
+   * validate.h's); a violation names the constraint, the field, the value and the rule. */
+  int (*validate)(const cs_job *job, cs_err *err);
+  /* Relative cost of the job for the scheduler (only the order matters; comparable across
+   * engines: about 1 per microsecond of host time). */
+  double (*cost)(const cs_job *job, uint64_t num_txns, uint32_t num_steps);
+  const cs_engine_column *result_columns; /* NULL-name terminated, or NULL */
+
+  /* ---- running ------------------------------------------------------------------------------- */
   /* Builds an engine for the job; on failure *engine is untouched and err says why. */
   int (*create)(const cs_job *job, void **engine, cs_err *err);
   /* Accepts a req or rsp inject at the current tick.  The record is copied. */
@@ -53,7 +87,37 @@ typedef struct cs_engine_ops {
 const cs_engine_ops *cs_engine_find(const char *name);
 /* All registered engines, NULL-terminated, for listings and error messages. */
 const cs_engine_ops *const *cs_engine_list(void);
-/* "math, dcin": the valid names, for messages. */
-const char *cs_engine_names(void);
+/* ---- extra result columns ------------------------------------------------------------------ */
+
+/* The first slot of cs_result.engine_extra that holds ops' result_columns (engines take slots
+ * in registry order, so no two share one). */
+size_t cs_engine_extra_slot(const cs_engine_ops *ops);
+/* Writes the extra result columns of every engine (or of `only`, when not NULL) as column rows
+ * into out, for a row struct that holds a cs_result at byte `result_offset`; NULL-terminated.
+ * Returns the number of rows (cap must leave room for the terminator). */
+size_t cs_engine_result_columns(const cs_engine_ops *only, size_t result_offset, cs_col *out,
+                                size_t cap);
+
+/* The model version that enters the cache key: ops->model_version, unless the test hook
+ * COMMSWEEP_TEST_MODEL_VERSION_<name> is set (tests use it to show that a bump reruns exactly
+ * that engine's rows). */
+const char *cs_engine_model_version(const cs_engine_ops *ops);
+/* Writes "dcin, math" (the registered names) into buf, for messages. */
+void cs_engine_names(char *buf, size_t cap);
+
+/* ---- engine options ------------------------------------------------------------------------ */
+
+/* Strict loading of {"name", "deadlock_guard_ticks"?, "<engine>": {...}?}.  The named engine's
+ * object is loaded with its option table (absent: has_options = false and the engine uses its
+ * defaults).  An object named after another registered engine is checked against that engine's
+ * table and otherwise ignored, so one base can serve an engine.name axis. */
+int cs_engine_options_from_json(const struct cJSON *obj, const char *source,
+                                cs_engine_options *out, cs_err *err);
+int cs_engine_options_load(const char *path, cs_engine_options *out, cs_err *err);
+/* The options as JSON.  For the cache key (key_only) the options that never change results are
+ * left out and the engine's model_version is added. */
+struct cJSON *cs_engine_options_to_json(const cs_engine_options *eng, bool key_only);
+/* Prints the engine options of every engine, from their tables, for --help. */
+void cs_engine_print_options(FILE *f);
 
 #endif

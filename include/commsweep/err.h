@@ -48,6 +48,12 @@ int cs_err_set(cs_err *err, int code, const char *fmt, ...)
 /* Prepends "<context>: " to the message and returns err->code.  Truncates at CS_ERR_MSG_MAX. */
 int cs_err_prefix(cs_err *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* True for failures that say nothing about the job itself (out of memory, I/O, a busy
+ * resource): such a failure is never cached as a failed row; the next run tries again. */
+static inline int cs_err_is_transient(int code) {
+  return code == CS_ENOMEM || code == CS_EIO || code == CS_EBUSY;
+}
+
 /* "EINVAL" etc., and the one-line description; "EUNKNOWN"/"unknown error" for other values. */
 const char *cs_err_name(int code);
 const char *cs_strerror(int code);

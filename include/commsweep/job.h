@@ -11,6 +11,11 @@ typedef struct cs_job_output {
   uint64_t num_records;
 } cs_job_output;
 
+/* The checks a job must pass before it runs: an engine that exists, the generic constraints of
+ * validate.h, a positive deadlock guard, then the engine's own validation (C1-C3 for the
+ * CrossRing engines).  The message names the part (adapter, spec, engine NAME). */
+int cs_job_validate(const cs_job *job, cs_err *err);
+
 /* Runs the job.  keep_records=false frees the records after back-fill.  On error *out holds
  * nothing to free and err carries the full context. */
 int cs_job_run(const cs_job *job, bool keep_records, cs_job_output *out, cs_err *err);

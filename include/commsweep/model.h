@@ -12,11 +12,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "commsweep/columns.h"
+
 /* The adapter specification version this implementation follows; part of every cache key so a
  * change of semantics invalidates old results. */
 #define CS_ADAPTER_VERSION "1.0.0"
 
 #define CS_MAX_PARTICIPANTS 512
+#define CS_MAX_GRID_DIMS 3
 #define CS_NAME_MAX 32
 #define CS_PATH_MAX 256
 #define CS_CHIP_SPEC_MAX 1024 /* canonical JSON of chip_spec_summary, NUL included */
@@ -36,6 +39,8 @@ typedef enum cs_algorithm {
   CS_ALGO_RING,     /* allreduce, allgather, reducescatter */
   CS_ALGO_PAIRWISE, /* alltoall */
   CS_ALGO_DIRECT,   /* p2p */
+  CS_ALGO_DIMRING,      /* allreduce: ring allreduce along each grid dimension in turn */
+  CS_ALGO_DIMRING_RSAG, /* allreduce: reduce-scatter along X, Y, Z, then all-gather Z, Y, X */
   CS_ALGO_COUNT
 } cs_algorithm;
 
@@ -49,6 +54,8 @@ typedef struct cs_spec {
   int32_t participants[CS_MAX_PARTICIPANTS];  /* logical GDMA ids, as given (C5: distinct) */
   char dtype[16];                             /* metadata only: "fp32", "bf16", ... */
   cs_p2p_op p2p_op;                           /* p2p only: read or write; NONE otherwise */
+  int32_t grid[CS_MAX_GRID_DIMS];             /* participant grid, dimension 0 first; 0 = absent.
+                                                 The dimring algorithms need it (product = N) */
   char chip_spec_summary[CS_CHIP_SPEC_MAX];   /* canonical JSON (sorted keys) of the dict */
 } cs_spec;
 
@@ -77,19 +84,19 @@ typedef struct cs_adapter_config {
 
 /* ---- engine selection and engine parameters ----------------------------------------------- */
 
-/* Named inputs of the closed-form alpha-beta engine (docs/math-engine.md has the formulas). */
-typedef struct cs_math_params {
-  double base_latency_ns;      /* fixed cost of one transaction phase: endpoint + memory */
-  double hop_latency_ns;       /* per NoC hop */
-  double d2d_latency_ns;       /* per die-to-die crossing */
-  double endpoint_bw_gb_per_s; /* peak bandwidth of one GDMA flow */
-  double d2d_bw_gb_per_s;      /* bandwidth of one D2D link, one direction */
-} cs_math_params;
+/* An engine's own options live in `params`, laid out by the engine's options struct and
+ * described by its option table (engine.h): the job stays a plain value of fixed size. */
+#define CS_ENGINE_PARAMS_MAX 1024
 
 typedef struct cs_engine_options {
-  char name[16];                 /* "math" or "dcin" */
+  char name[16];                 /* a registered engine: cs_engine_names() */
   uint64_t deadlock_guard_ticks; /* consecutive driver ticks without a completion => error */
-  cs_math_params math;           /* read by the math engine only */
+  bool has_options;              /* false: the engine's documented defaults apply */
+  union {
+    double align_;
+    uint64_t align64_;
+    unsigned char bytes[CS_ENGINE_PARAMS_MAX];
+  } params; /* read only by the engine named `name` */
 } cs_engine_options;
 
 /* One unit of work: what to run and on what. */
@@ -114,56 +121,102 @@ typedef struct cs_inject {
 
 /* ---- output translation contract: one record per transaction ------------------------------ */
 
+/* The transaction record, described once: X(ctype, name, dim, kind, unit, flags, doc).  The
+ * struct, the /txlog columns, the JSON-lines log and every other output come from this table.
+ * Ordered by size so the struct has no implicit padding (its bytes are checksummed).
+ * Categories (seed): 1 driver ticks, 2 back-pressure counters, 3 physical metadata, 4 internal
+ * cycles; docs/dcin-model.md defines every counter. */
+#define CS_TXN_RECORD_COLUMNS(X)                                                                 \
+  X(uint64_t, request_id, , U64, NULL, 0, "request id, unique within the job")                   \
+  X(uint64_t, req_inject_tick, , U64, "tick", 0, "req injected")                                 \
+  X(uint64_t, req_complete_tick, , U64, "tick", 0, "req phase completed")                        \
+  X(uint64_t, rsp_inject_tick, , U64, "tick", 0, "rsp injected")                                 \
+  X(uint64_t, rsp_complete_tick, , U64, "tick", 0, "rsp phase completed")                        \
+  X(uint64_t, req_inject_cycle, , U64, "cycle", 0, "NoC cycle of req inject")                    \
+  X(uint64_t, wdata_gen_cycle, , U64, "cycle", 0, "NoC cycle write data generated")              \
+  X(uint64_t, req_complete_cycle, , U64, "cycle", 0, "NoC cycle req completed")                  \
+  X(uint64_t, rsp_inject_cycle, , U64, "cycle", 0, "NoC cycle rsp injected")                     \
+  X(uint64_t, wdata_complete_cycle, , U64, "cycle", 0, "NoC cycle write data completed")         \
+  X(uint64_t, rsp_complete_cycle, , U64, "cycle", 0, "NoC cycle rsp completed")                  \
+  X(uint32_t, step, , U32, NULL, 0, "algorithm step")                                             \
+  X(int32_t, src, , I32, NULL, 0, "logical GDMA id (requester)")                                 \
+  X(int32_t, dst, , I32, NULL, 0, "logical DDR id (target)")                                     \
+  X(uint32_t, retry_count, , U32, NULL, CS_COL_COUNTER, "retries")                               \
+  X(uint32_t, rn_rd_block, , U32, NULL, CS_COL_COUNTER, "RN read tracker blocks")                \
+  X(uint32_t, rn_wr_block, , U32, NULL, CS_COL_COUNTER, "RN write tracker blocks")               \
+  X(uint32_t, rn_rdb_block, , U32, NULL, CS_COL_COUNTER, "RN read data buffer blocks")           \
+  X(uint32_t, rn_wdb_block, , U32, NULL, CS_COL_COUNTER, "RN write data buffer blocks")          \
+  X(uint32_t, sn_ro_block, , U32, NULL, CS_COL_COUNTER, "SN read-only tracker blocks")           \
+  X(uint32_t, sn_share_block, , U32, NULL, CS_COL_COUNTER, "SN shared tracker blocks")           \
+  X(uint32_t, sn_wdb_block, , U32, NULL, CS_COL_COUNTER, "SN write data buffer blocks")          \
+  X(uint32_t, d2d_ro_block, , U32, NULL, CS_COL_COUNTER, "D2D read-only tracker blocks")         \
+  X(uint32_t, d2d_share_block, , U32, NULL, CS_COL_COUNTER, "D2D shared tracker blocks")         \
+  X(uint32_t, d2d_wdb_block, , U32, NULL, CS_COL_COUNTER, "D2D write data buffer blocks")        \
+  X(uint32_t, eject_retries, , U32, NULL, CS_COL_COUNTER,                                        \
+    "failed eject attempts of the transaction's flits")                                          \
+  X(int16_t, src_die, , I16, NULL, 0, "die of the source")                                       \
+  X(int16_t, dst_die, , I16, NULL, 0, "die of the destination")                                  \
+  X(int16_t, src_node, , I16, NULL, 0, "node of the source inside its die (row * cols + col)")   \
+  X(int16_t, dst_node, , I16, NULL, 0, "node of the destination inside its die")                 \
+  X(int16_t, src_channel, , I16, NULL, 0, "physical gdma channel (cs_scheme_channel)")           \
+  X(int16_t, dst_channel, , I16, NULL, 0, "physical ddr channel")                                \
+  X(int16_t, d2d_src_node, , I16, NULL, 0, "D2D link source node, -1 when die-local")            \
+  X(int16_t, d2d_dst_node, , I16, NULL, 0, "D2D link destination node, -1 when die-local")       \
+  X(uint16_t, burst_length, , U16, "flit", 0, "flits of the transaction")                        \
+  X(uint8_t, is_read, , U8, NULL, CS_COL_BOOLEAN, "1 read, 0 write")
+
 typedef struct cs_txn_record {
-  uint64_t request_id;
-  uint32_t step;          /* algorithm step the transaction belongs to */
-  int32_t src;            /* logical GDMA id (requester) */
-  int32_t dst;            /* logical DDR id (target) */
-  /* category 3: physical metadata */
-  int16_t src_die, dst_die;
-  int16_t src_node, dst_node;    /* node id inside the die, row * cols + col */
-  int16_t src_channel, dst_channel; /* physical gdma_k / ddr_k channel index */
-  int16_t d2d_src_node, d2d_dst_node; /* D2D link end nodes; -1 for a die-local transaction */
-  uint8_t is_read;
-  uint8_t reserved_;
-  uint16_t burst_length;  /* flits */
-  /* category 1: driver ticks */
-  uint64_t req_inject_tick, req_complete_tick;
-  uint64_t rsp_inject_tick, rsp_complete_tick;
-  /* category 2: back-pressure (events; see docs/dcin-model.md for each counter) */
-  uint32_t retry_count;
-  uint32_t rn_rd_block, rn_wr_block, rn_rdb_block, rn_wdb_block;
-  uint32_t sn_ro_block, sn_share_block, sn_wdb_block;
-  uint32_t d2d_ro_block, d2d_share_block, d2d_wdb_block;
-  uint32_t eject_retries; /* failed eject attempts (ring circling) of this transaction's flits */
-  /* category 4: internal cycles (NoC cycles since the engine was created) */
-  uint64_t req_inject_cycle, wdata_gen_cycle, req_complete_cycle;
-  uint64_t rsp_inject_cycle, wdata_complete_cycle, rsp_complete_cycle;
+  CS_TXN_RECORD_COLUMNS(CS_COL_MEMBER)
+  uint8_t pad_; /* explicit, always zero */
 } cs_txn_record;
 
 /* ---- EngineResult (tbl-cr-09) plus engine identity and trace_meta summaries ----------------- */
 
+/* Extra result columns of the engines (cs_engine_ops.result_columns), each engine in its own
+ * slots (the registry assigns them): no two engines share a column. */
+#define CS_RESULT_EXTRA_SLOTS 16
+
+/* X(ctype, name, dim, kind, unit, flags, doc), as above.  CS_COL_AGGREGATE marks the tbl-cr-09
+ * aggregates; the rest are trace_meta summaries. */
+#define CS_RESULT_COLUMNS(X)                                                                      \
+  X(double, total_time_us, , F64, "us", CS_COL_AGGREGATE,                                         \
+    "max rsp_complete_tick / f_driver (tbl-cr-09)")                                               \
+  X(double, req_phase_us, , F64, "us", CS_COL_AGGREGATE,                                          \
+    "sum of req_complete - req_inject over transactions")                                         \
+  X(double, rsp_phase_us, , F64, "us", CS_COL_AGGREGATE,                                          \
+    "sum of rsp_complete - rsp_inject over transactions")                                         \
+  X(double, max_chip_latency_us, , F64, "us", CS_COL_AGGREGATE,                                   \
+    "max over participants of their last rsp_complete")                                           \
+  X(double, straggler_ratio, , F64, NULL, CS_COL_AGGREGATE, "max_i T_i / median_i T_i")           \
+  X(double, bus_bw_gb_per_s, , F64, "GB/s", CS_COL_AGGREGATE,                                     \
+    "total_comm_bytes / total_time (GB = 1e9 B)")                                                 \
+  X(uint64_t, total_comm_bytes, , U64, "B", CS_COL_AGGREGATE,                                     \
+    "bytes per participant (tbl-cr-06)")                                                          \
+  X(uint64_t, sim_cycles, , U64, "cycle", 0, "internal cycles simulated (0 for closed-form engines)") \
+  X(uint64_t, total_ticks, , U64, "tick", 0, "driver ticks at the end of the job")                \
+  X(uint64_t, num_transactions, , U64, NULL, 0, "transactions simulated")                         \
+  X(uint64_t, retries, , U64, NULL, 0, "sum of retry counts")                                     \
+  X(uint64_t, block_rn, , U64, NULL, 0, "sum of RN block counters")                               \
+  X(uint64_t, block_sn, , U64, NULL, 0, "sum of SN block counters")                               \
+  X(uint64_t, block_d2d, , U64, NULL, 0, "sum of D2D block counters")                             \
+  X(uint64_t, cross_die_transactions, , U64, NULL, 0, "transactions crossing a die boundary")     \
+  X(uint64_t, cross_die_bytes, , U64, "B", 0, "bytes crossing a die boundary")                    \
+  X(uint64_t, flit_hops, , U64, NULL, 0, "flit moves between ring slices or links")               \
+  X(double, wall_time_s, , F64, "s", CS_COL_VOLATILE,                                             \
+    "host time of the job (not deterministic, not in the checksum)")                              \
+  X(uint32_t, algorithm_steps, , U32, NULL, CS_COL_AGGREGATE, "T_steps")                          \
+  X(char, engine, [16], STR, NULL, 0, "engine that produced the result")
+
 typedef struct cs_result {
-  double total_time_us;       /* max rsp_complete_tick / f_driver */
-  double req_phase_us;        /* sum over transactions of req_complete - req_inject */
-  double rsp_phase_us;        /* sum over transactions of rsp_complete - rsp_inject */
-  double max_chip_latency_us; /* max over participants of their last rsp_complete */
-  double straggler_ratio;     /* max_i T_i / median_i T_i */
-  double bus_bw_gb_per_s;     /* total_comm_bytes / total_time */
-  uint64_t total_comm_bytes;  /* tbl-cr-06, per participant (bus-bandwidth convention) */
-  uint32_t algorithm_steps;   /* T_steps */
-  char engine[16];            /* "math", "dcin" */
-  uint64_t sim_cycles;        /* internal cycles simulated (0 for closed-form engines) */
-  uint64_t total_ticks;       /* driver ticks at the end of the job */
-  double wall_time_s;         /* host time spent in L1+L2+L3 (not deterministic) */
-  /* trace_meta summaries */
-  uint64_t num_transactions;
-  uint64_t retries;
-  uint64_t block_rn, block_sn, block_d2d; /* sums of the block counters by side */
-  uint64_t cross_die_transactions;
-  uint64_t cross_die_bytes;
-  uint64_t flit_hops;                     /* flit movements between ring slices / links */
+  uint64_t engine_extra[CS_RESULT_EXTRA_SLOTS]; /* engines' extra columns (engine.h) */
+  CS_RESULT_COLUMNS(CS_COL_MEMBER)
+  char pad_[4]; /* explicit, always zero */
 } cs_result;
+
+/* The column tables of the two records (NULL-name terminated).  The result table holds the
+ * common columns; cs_engine_result_columns (engine.h) lists the engines' extra ones. */
+extern const cs_col cs_txn_record_cols[];
+extern const cs_col cs_result_cols[];
 
 /* Names used in files and messages; NULL for an out-of-range value. */
 const char *cs_primitive_name(cs_primitive p);
@@ -172,5 +225,13 @@ const char *cs_p2p_op_name(cs_p2p_op op);
 /* Parse a name; returns 0 or CS_EINVAL (no message: the caller knows the field). */
 int cs_primitive_parse(const char *name, cs_primitive *out);
 int cs_algorithm_parse(const char *name, cs_algorithm *out);
+/* True for the algorithms laid out on spec.grid (dimring, dimring_rsag). */
+bool cs_algorithm_uses_grid(cs_algorithm a);
+
+/* The participants in the order L1 expansion uses them, which is also the order the cache key
+ * hashes: ascending ids for every collective (the ring and pairwise schedules are defined on the
+ * sorted list, so two specs listing the same set are the same job), as given for p2p
+ * ([source, destination]).  Writes num_participants ids into out. */
+void cs_spec_participant_order(const cs_spec *spec, int32_t *out);
 
 #endif

@@ -27,7 +27,7 @@
 #include "commsweep/err.h"
 #include "commsweep/model.h"
 
-#define CS_STORE_SCHEMA_VERSION 1
+#define CS_STORE_SCHEMA_VERSION 2
 #define CS_STORE_KEY_LEN 64     /* hex digits, no NUL in the file (NULLPAD string) */
 #define CS_STORE_JSON_LEN 4096  /* canonical job JSON column; longer text is cut with "..." */
 #define CS_STORE_ERROR_LEN 1024 /* error message column */
@@ -39,64 +39,70 @@ typedef enum cs_store_status {
   CS_STORE_FAILED = 2
 } cs_store_status;
 
-/* /jobs: what was asked.  Fixed at the structural step. */
+/* /jobs: what was asked.  Fixed at the structural step.  X(ctype, name, dim, kind, unit, flags,
+ * doc), as the model's tables (columns.h); ordered so the struct has no implicit padding. */
+#define CS_STORE_JOB_COLUMNS(X)                                                                   \
+  X(uint64_t, msg_size_bytes, , U64, "B", 0, "message size M")                                    \
+  X(uint64_t, expected_transactions, , U64, NULL, 0,                                              \
+    "transactions of the job (from L1 expansion; 0 when it could not be loaded)")                 \
+  X(uint64_t, txlog_reserved_offset, , U64, "record", 0, "first /txlog record reserved for the job") \
+  X(uint64_t, txlog_reserved_count, , U64, "record", 0,                                           \
+    "records reserved (0: reserved in results-only mode)")                                        \
+  X(double, driver_cycle_frequency_ghz, , F64, "GHz", 0, "driver tick frequency")                 \
+  X(double, ip_frequency_ghz, , F64, "GHz", 0, "IP clock")                                        \
+  X(double, noc_frequency_ghz, , F64, "GHz", 0, "NoC clock")                                      \
+  X(int32_t, num_participants, , I32, NULL, 0, "participant count N")                             \
+  X(int32_t, num_dies, , I32, NULL, 0, "number of dies")                                          \
+  X(int32_t, num_steps, , I32, NULL, 0, "algorithm steps (from L1 expansion)")                    \
+  X(int32_t, mst_rd_outstanding, , I32, NULL, 0, "read trackers of a logical GDMA")               \
+  X(int32_t, mst_wr_outstanding, , I32, NULL, 0, "write trackers of a logical GDMA")              \
+  X(int32_t, slv_rd_outstanding, , I32, NULL, 0, "read trackers of a physical DDR channel")       \
+  X(int32_t, slv_wr_outstanding, , I32, NULL, 0, "write trackers of a physical DDR channel")      \
+  X(int32_t, burst_length, , I32, "flit", 0, "flits per transaction")                             \
+  X(int32_t, bw_bytes, , I32, "B", 0, "bytes per flit")                                           \
+  X(char, key, [CS_STORE_KEY_LEN], KEY, NULL, 0,                                                  \
+    "cache key: SHA-256 (hex) of the job's canonical inputs, adapter and model versions")         \
+  X(char, sweep, [32], STR, NULL, 0, "name of the sweep that added this row")                     \
+  X(char, primitive, [16], STR, NULL, 0, "allreduce | allgather | reducescatter | alltoall | p2p") \
+  X(char, algorithm, [16], STR, NULL, 0, "the spec's algorithm")                                  \
+  X(char, dtype, [16], STR, NULL, 0, "element type (metadata only)")                              \
+  X(char, p2p_op, [8], STR, NULL, 0, "read | write for p2p, empty otherwise")                     \
+  X(char, topology, [CS_NAME_MAX], STR, NULL, 0, "die topology")                                  \
+  X(char, dcin_layout, [CS_NAME_MAX], STR, NULL, 0, "multi-die layout")                           \
+  X(char, engine, [16], STR, NULL, 0, "engine (cs_engine_names)")                                 \
+  X(char, participants, [CS_STORE_PARTS_LEN], STR, NULL, 0, "logical GDMA ids, comma separated")  \
+  X(char, job_json, [CS_STORE_JSON_LEN], STR, NULL, 0,                                            \
+    "canonical JSON of the job's inputs: {adapter, engine, spec}")
+
 typedef struct cs_store_job_row {
-  uint64_t msg_size_bytes;
-  uint64_t expected_transactions; /* cs_expand_count; 0 when the job could not be loaded */
-  uint64_t txlog_reserved_offset; /* slice of /txlog reserved for this job */
-  uint64_t txlog_reserved_count;  /* 0 when reserved in results-only mode */
-  double driver_cycle_frequency_ghz, ip_frequency_ghz, noc_frequency_ghz;
-  int32_t num_participants, num_dies, num_steps;
-  int32_t mst_rd_outstanding, mst_wr_outstanding, slv_rd_outstanding, slv_wr_outstanding;
-  int32_t burst_length, bw_bytes;
-  char key[CS_STORE_KEY_LEN];     /* cache key, 64 lowercase hex digits */
-  char sweep[32];                 /* name of the sweep that first added the row */
-  char primitive[16], algorithm[16], dtype[16], p2p_op[8];
-  char topology[CS_NAME_MAX], dcin_layout[CS_NAME_MAX];
-  char engine[16];
-  char participants[CS_STORE_PARTS_LEN];
-  char job_json[CS_STORE_JSON_LEN]; /* {"adapter":...,"engine":...,"spec":...}, canonical */
-  char pad_[4];                     /* explicit, always zero */
+  CS_STORE_JOB_COLUMNS(CS_COL_MEMBER)
+  char pad_[4]; /* explicit, always zero */
 } cs_store_job_row;
 
-/* /results: what came out. */
+/* /results: what came out: the EngineResult (model.h's table, plus the engines' extra columns)
+ * with the row's status, error and log slice. */
 typedef struct cs_store_result_row {
   uint64_t checksum;       /* cs_store_row_checksum; 0 while pending */
   uint64_t txlog_checksum; /* XXH64 of the row's /txlog slice (seed: row); 0 when empty */
-  double total_time_us, req_phase_us, rsp_phase_us, max_chip_latency_us;
-  double straggler_ratio, bus_bw_gb_per_s;
-  uint64_t total_comm_bytes;
-  uint64_t sim_cycles, total_ticks;
-  double wall_time_s; /* not deterministic; not covered by the checksum */
-  uint64_t num_transactions, retries, block_rn, block_sn, block_d2d;
-  uint64_t cross_die_transactions, cross_die_bytes, flit_hops;
   uint64_t txlog_offset, txlog_count; /* records written; count 0 in results-only mode */
-  uint32_t algorithm_steps;
-  int8_t status; /* cs_store_status */
-  char engine[16];
+  cs_result result;
+  int8_t status;                  /* cs_store_status */
   char error[CS_STORE_ERROR_LEN]; /* empty unless failed */
-  char pad_[3];                   /* explicit, always zero */
+  char pad_[7];                   /* explicit, always zero */
 } cs_store_result_row;
 
-/* /txlog: one transaction record (model.h cs_txn_record) plus its job's row index. */
+/* /txlog: one transaction record (model.h) plus its job's row index. */
 typedef struct cs_store_txn_row {
-  uint64_t job, request_id;
-  uint64_t req_inject_tick, req_complete_tick, rsp_inject_tick, rsp_complete_tick;
-  uint64_t req_inject_cycle, wdata_gen_cycle, req_complete_cycle;
-  uint64_t rsp_inject_cycle, wdata_complete_cycle, rsp_complete_cycle;
-  uint32_t step;
-  int32_t src, dst;
-  uint32_t retry_count;
-  uint32_t rn_rd_block, rn_wr_block, rn_rdb_block, rn_wdb_block;
-  uint32_t sn_ro_block, sn_share_block, sn_wdb_block;
-  uint32_t d2d_ro_block, d2d_share_block, d2d_wdb_block;
-  uint32_t eject_retries;
-  int16_t src_die, dst_die, src_node, dst_node, src_channel, dst_channel;
-  int16_t d2d_src_node, d2d_dst_node;
-  uint16_t burst_length;
-  uint8_t is_read;
-  uint8_t pad_; /* explicit, always zero */
+  uint64_t job;
+  cs_txn_record rec;
 } cs_store_txn_row;
+
+/* The columns of each dataset, in file order (NULL-name terminated, into out[cap]); the HDF5
+ * compound types, their attributes, docs/hdf5-schema.md and `show --csv` follow them. */
+size_t cs_store_job_columns(cs_col *out, size_t cap);
+size_t cs_store_result_columns(cs_col *out, size_t cap);
+size_t cs_store_txn_columns(cs_col *out, size_t cap);
+#define CS_STORE_MAX_COLUMNS 96
 
 typedef struct cs_store cs_store;
 
@@ -180,11 +186,6 @@ uint64_t cs_store_row_checksum(uint64_t row, const char key[CS_STORE_KEY_LEN],
 
 /* ---- conversions -------------------------------------------------------------------------- */
 
-/* Fills the result columns of a zeroed row (status, error and txlog fields are the caller's). */
-void cs_store_result_from(const cs_result *r, cs_store_result_row *row);
-void cs_store_result_to(const cs_store_result_row *row, cs_result *r);
-void cs_store_txn_from(uint64_t job, const cs_txn_record *rec, cs_store_txn_row *row);
-void cs_store_txn_to(const cs_store_txn_row *row, cs_txn_record *rec);
 /* Fills the typed input columns of a zeroed job row from a loaded job. */
 void cs_store_job_from(const cs_job *job, cs_store_job_row *row);
 /* Copies text into a fixed column, zero-padded; a cut is marked with "..." at the end. */

@@ -85,6 +85,7 @@ typedef struct cs_sweep_plan {
   uint64_t duplicates;      /* jobs whose key an earlier job of the sweep already has */
   uint64_t cached_done;     /* verified done rows reused */
   uint64_t cached_failed;   /* verified failed rows reused */
+  uint64_t retried;         /* failed rows rerun on request (--retry-failed) */
   uint64_t corrupt;         /* rows whose checksum failed: rerun */
   uint64_t pending;         /* rows left pending by an earlier run: rerun */
   uint64_t relog;           /* done rows without their log (results-only run): rerun */
@@ -102,9 +103,15 @@ typedef struct cs_sweep_plan {
   uint64_t *reserved_offset, *reserved_count;
 } cs_sweep_plan;
 
+typedef struct cs_sweep_plan_options {
+  bool results_only; /* rows need no /txlog slice */
+  bool verify_log;   /* also check each reused row's /txlog slice (reads the whole log) */
+  bool retry_failed; /* rerun verified failed rows instead of reusing them */
+} cs_sweep_plan_options;
+
 /* Matches keys against st (NULL: an empty or absent file) and assigns rows and slices.
- * verify_log also checks each reused row's /txlog slice (reads the whole log).  Reads only. */
-int cs_sweep_plan_make(const cs_sweep *sw, cs_store *st, bool results_only, bool verify_log,
+ * Reads only. */
+int cs_sweep_plan_make(const cs_sweep *sw, cs_store *st, const cs_sweep_plan_options *opt,
                        cs_sweep_plan *plan, cs_err *err);
 /* The structural step on a CS_STORE_WRITE store: grow, write /jobs rows, write the rows of jobs
  * that failed to load, clear rows to rerun, note the sweep, flush. */
@@ -125,6 +132,7 @@ typedef struct cs_sweep_options {
   bool results_only;
   bool break_lock;
   bool verify_log;   /* also verify the /txlog slices of reused rows */
+  bool retry_failed; /* rerun failed rows (a failed row is otherwise a cached result) */
   double progress_s; /* seconds between progress lines on stderr; <= 0: none */
   FILE *out;         /* summary / dry-run report (rank 0); NULL: stdout */
 } cs_sweep_options;

@@ -7,9 +7,20 @@
 #define COMMSWEEP_TOPO_H
 
 #include "commsweep/err.h"
+#include "commsweep/fields.h"
 #include "commsweep/model.h"
 
 #define CS_TOPO_MAX_DIES 8
+
+/* Calibrated inputs of the closed-form engine for one die type (the die file's "math" object;
+ * the math engine's options have the same shape, docs/math-engine.md has the formulas). */
+typedef struct cs_math_params {
+  double base_latency_ns;      /* fixed cost of one transaction phase: endpoint + memory */
+  double hop_latency_ns;       /* per NoC hop */
+  double d2d_latency_ns;       /* per die-to-die crossing */
+  double endpoint_bw_gb_per_s; /* peak bandwidth of one GDMA flow */
+  double d2d_bw_gb_per_s;      /* bandwidth of one D2D link, one direction */
+} cs_math_params;
 #define CS_TOPO_MAX_LINKS 32
 
 /* Parameters of one KCIN die (crossring-model.md §5).  Times are in ns as in the files;
@@ -71,6 +82,12 @@ int cs_topo_layout(const char *name, cs_layout *out, cs_err *err);
 /* Parses die/layout JSON text (the shipped files and tests use this). */
 int cs_topo_die_parse(const char *json, const char *source, cs_die_params *out, cs_err *err);
 int cs_topo_layout_parse(const char *json, const char *source, cs_layout *out, cs_err *err);
+/* The die file's "math" object as a field table (the math engine's options share it). */
+extern const cs_field cs_topo_math_fields[];
+/* C2 and C3 of the adapter: topology, num_dies and dcin_layout name shipped files that agree,
+ * and endpoint_id_scheme with num_initiators / num_targets match the scheme on that chip.  For
+ * the engines that model the shipped chips. */
+int cs_topo_check_adapter(const cs_adapter_config *cfg, cs_err *err);
 /* Writes "2261_5x4, 5x4" / "1die, 2die, ..." (the shipped names) into buf. */
 void cs_topo_die_names(char *buf, size_t cap);
 void cs_topo_layout_names(char *buf, size_t cap);
@@ -78,12 +95,20 @@ void cs_topo_layout_names(char *buf, size_t cap);
 /* ---- endpoint_id_scheme "mvp" ------------------------------------------------------------- */
 #define CS_SCHEME_MVP "mvp"
 
-/* Logical GDMA g (and DDR d) lives on die g / (rows*cols), node g % (rows*cols).  Each logical
- * endpoint drives two physical channels (gdma_0/gdma_1, ddr_0/ddr_1) alternately: a flow's k-th
- * transaction uses channel k % 2 at both ends.  Participant p's DDR is logical DDR p. */
+/* Logical GDMA g (and DDR d) lives on die g / (rows*cols), node g % (rows*cols).  Participant
+ * p's DDR is logical DDR p.  Each logical endpoint drives two physical channels (gdma_0/gdma_1,
+ * ddr_0/ddr_1) alternately: cs_scheme_channel is the one rule every engine applies. */
 typedef struct cs_endpoint {
   int die, node;
 } cs_endpoint;
+
+#define CS_SCHEME_CHANNELS 2
+/* The physical channel of a request: a logical GDMA alternates over its channels in the order
+ * it issues requests, counted over the whole job (issued_before = requests the same logical
+ * GDMA issued earlier in the job); the request uses the same channel index at its target. */
+static inline int cs_scheme_channel(uint64_t issued_before) {
+  return (int)(issued_before % CS_SCHEME_CHANNELS);
+}
 
 /* Number of logical GDMAs (= DDRs) the scheme defines for a die type and die count. */
 int cs_scheme_endpoints(const cs_die_params *die, int num_dies);

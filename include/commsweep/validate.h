@@ -7,16 +7,14 @@
 #include "commsweep/err.h"
 #include "commsweep/model.h"
 
-/* C1 mode, C2 topology/num_dies/dcin_layout, C3 scheme and endpoint counts, C4 even
- * outstanding, C7 frequency triple, C8 transaction log, plus positive sizes. */
+/* C4 even outstanding, C7 frequency triple, C8 transaction log.  (C1-C3 are the engines':
+ * cs_engine_ops.validate; cs_job_validate in job.h runs both.) */
 int cs_validate_adapter(const cs_adapter_config *cfg, cs_err *err);
 
 /* C5 distinct participants, C11 algorithm, plus primitive/participant-count/size rules and
  * participants within [0, num_initiators) and [0, num_targets). */
 int cs_validate_spec(const cs_spec *spec, const cs_adapter_config *cfg, cs_err *err);
 
-/* Both of the above, then the engine options. */
-int cs_validate_job(const cs_job *job, cs_err *err);
 
 /* C6: within one step, concurrent flows target distinct DDR ids; C9: only req/rsp packets.
  * `flow_of` gives each inject's flow (transactions of one flow share its target). */

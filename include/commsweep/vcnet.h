@@ -12,10 +12,6 @@
 
 extern const cs_engine_ops cs_vcnet_ops;
 
-/* The engine's option keys, "a, b, c", and one line per option for --help. */
-void cs_vcnet_option_keys(char *buf, size_t cap);
-void cs_vcnet_print_options(FILE *f);
-
 /* Prints the route of one pair hop by hop (router, output port, VC class and VCs) and returns
  * the hop count in *hops.  src/dst are router coordinates ("0,0,0") or router ids ("5").
  * Returns CS_EINVAL with a message on a bad topology, routing or coordinate. */
@@ -40,6 +36,7 @@ typedef struct cs_vcnet_bench {
 
 typedef struct cs_vcnet_bench_result {
   double avg_latency, p99_latency; /* cycles, packets created in the measure window */
+  double min_latency, max_latency;
   double offered, accepted;        /* flits per endpoint per cycle */
   uint64_t packets_measured;
   uint64_t cycles, skipped_cycles, flit_hops;

@@ -3,7 +3,6 @@
  * frequency: tick / f_driver[GHz] = ns. */
 #include "commsweep/backfill.h"
 
-#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -91,6 +90,11 @@ int cs_backfill(const cs_job *job, const cs_plan *plan, const cs_txn_record *rec
   if (engine_stats) {
     out->sim_cycles = engine_stats->sim_cycles;
     out->flit_hops = engine_stats->flit_hops;
+    const cs_engine_ops *ops = cs_engine_find(engine_name);
+    size_t slot = ops ? cs_engine_extra_slot(ops) : CS_RESULT_EXTRA_SLOTS;
+    for (size_t i = 0; ops && ops->result_columns && ops->result_columns[i].name; i++)
+      if (i < CS_ENGINE_EXTRA_MAX && slot + i < CS_RESULT_EXTRA_SLOTS)
+        out->engine_extra[slot + i] = engine_stats->extra[i];
   }
   return CS_OK;
 }
@@ -98,20 +102,13 @@ int cs_backfill(const cs_job *job, const cs_plan *plan, const cs_txn_record *rec
 void cs_backfill_trace_meta(const cs_txn_record *records, size_t n, int bw_bytes,
                             cs_trace_meta *out) {
   memset(out, 0, sizeof *out);
+  const cs_col *counters[CS_TRACE_MAX_COUNTERS];
+  size_t nc = 0;
+  for (const cs_col *c = cs_txn_record_cols; c->name && nc < CS_TRACE_MAX_COUNTERS; c++)
+    if (c->flags & CS_COL_COUNTER) counters[nc++] = c;
   for (size_t i = 0; i < n; i++) {
     const cs_txn_record *r = &records[i];
-    out->retry_count += r->retry_count;
-    out->rn_rd_block += r->rn_rd_block;
-    out->rn_wr_block += r->rn_wr_block;
-    out->rn_rdb_block += r->rn_rdb_block;
-    out->rn_wdb_block += r->rn_wdb_block;
-    out->sn_ro_block += r->sn_ro_block;
-    out->sn_share_block += r->sn_share_block;
-    out->sn_wdb_block += r->sn_wdb_block;
-    out->d2d_ro_block += r->d2d_ro_block;
-    out->d2d_share_block += r->d2d_share_block;
-    out->d2d_wdb_block += r->d2d_wdb_block;
-    out->eject_retries += r->eject_retries;
+    for (size_t k = 0; k < nc; k++) out->counter[k] += (uint64_t)cs_col_number(counters[k], r);
     if (r->src_die >= 0 && r->src_die < CS_TRACE_MAX_DIES && r->dst_die >= 0 &&
         r->dst_die < CS_TRACE_MAX_DIES) {
       out->pair_txns[r->src_die][r->dst_die]++;
@@ -120,57 +117,39 @@ void cs_backfill_trace_meta(const cs_txn_record *records, size_t n, int bw_bytes
   }
 }
 
-void cs_backfill_result_json(const cs_result *r, cJSON *agg, cJSON *meta) {
-  cJSON_AddNumberToObject(agg, "total_time_us", r->total_time_us);
-  cJSON_AddNumberToObject(agg, "req_phase_us", r->req_phase_us);
-  cJSON_AddNumberToObject(agg, "rsp_phase_us", r->rsp_phase_us);
-  cJSON_AddNumberToObject(agg, "max_chip_latency_us", r->max_chip_latency_us);
-  cJSON_AddNumberToObject(agg, "straggler_ratio", r->straggler_ratio);
-  cJSON_AddNumberToObject(agg, "bus_bw_gb_per_s", r->bus_bw_gb_per_s);
-  cJSON_AddNumberToObject(agg, "total_comm_bytes", (double)r->total_comm_bytes);
-  cJSON_AddNumberToObject(agg, "algorithm_steps", r->algorithm_steps);
-  cJSON_AddStringToObject(meta, "engine", r->engine);
-  cJSON_AddNumberToObject(meta, "num_transactions", (double)r->num_transactions);
-  cJSON_AddNumberToObject(meta, "sim_cycles", (double)r->sim_cycles);
-  cJSON_AddNumberToObject(meta, "total_ticks", (double)r->total_ticks);
-  cJSON_AddNumberToObject(meta, "flit_hops", (double)r->flit_hops);
-  cJSON_AddNumberToObject(meta, "wall_time_s", r->wall_time_s);
+void cs_backfill_trace_meta_json(const cs_trace_meta *t, cJSON *meta) {
   cJSON *bp = cJSON_AddObjectToObject(meta, "back_pressure");
-  cJSON_AddNumberToObject(bp, "retry_count", (double)r->retries);
-  cJSON_AddNumberToObject(bp, "block_rn", (double)r->block_rn);
-  cJSON_AddNumberToObject(bp, "block_sn", (double)r->block_sn);
-  cJSON_AddNumberToObject(bp, "block_d2d", (double)r->block_d2d);
-  cJSON *d2d = cJSON_AddObjectToObject(meta, "cross_die");
-  cJSON_AddNumberToObject(d2d, "transactions", (double)r->cross_die_transactions);
-  cJSON_AddNumberToObject(d2d, "bytes", (double)r->cross_die_bytes);
+  size_t k = 0;
+  for (const cs_col *c = cs_txn_record_cols; c->name && k < CS_TRACE_MAX_COUNTERS; c++)
+    if (c->flags & CS_COL_COUNTER) cJSON_AddNumberToObject(bp, c->name, (double)t->counter[k++]);
+  cJSON *arr = cJSON_AddArrayToObject(meta, "die_pairs");
+  for (int a = 0; a < CS_TRACE_MAX_DIES; a++)
+    for (int b = 0; b < CS_TRACE_MAX_DIES; b++) {
+      if (!t->pair_txns[a][b]) continue;
+      cJSON *o = cJSON_CreateObject();
+      cJSON_AddNumberToObject(o, "src_die", a);
+      cJSON_AddNumberToObject(o, "dst_die", b);
+      cJSON_AddNumberToObject(o, "transactions", (double)t->pair_txns[a][b]);
+      cJSON_AddNumberToObject(o, "bytes", (double)t->pair_bytes[a][b]);
+      cJSON_AddItemToArray(arr, o);
+    }
+}
+
+void cs_backfill_result_json(const cs_result *r, cJSON *agg, cJSON *meta) {
+  cs_cols_to_json(cs_result_cols, r, CS_COL_AGGREGATE, 0, agg);
+  cs_cols_to_json(cs_result_cols, r, 0, CS_COL_AGGREGATE, meta);
+  cs_col extra[CS_RESULT_EXTRA_SLOTS + 1];
+  const cs_engine_ops *ops = cs_engine_find(r->engine);
+  if (ops && cs_engine_result_columns(ops, 0, extra, sizeof extra / sizeof extra[0]))
+    cs_cols_to_json(extra, r, 0, 0, meta);
 }
 
 size_t cs_backfill_record_json(const cs_txn_record *r, char *buf, size_t cap) {
-  int n = snprintf(
-      buf, cap,
-      "{\"request_id\":%" PRIu64 ",\"step\":%u,\"src\":%d,\"dst\":%d,\"src_die\":%d,\"dst_die\":%d,"
-      "\"src_node\":%d,\"dst_node\":%d,\"src_channel\":%d,\"dst_channel\":%d,"
-      "\"d2d_src_node\":%d,\"d2d_dst_node\":%d,\"is_read\":%s,\"burst_length\":%u,"
-      "\"req_inject_tick\":%" PRIu64 ",\"req_complete_tick\":%" PRIu64 ",\"rsp_inject_tick\":%" PRIu64
-      ",\"rsp_complete_tick\":%" PRIu64 ",\"retry_count\":%u,\"rn_rd_block\":%u,\"rn_wr_block\":%u,"
-      "\"rn_rdb_block\":%u,\"rn_wdb_block\":%u,\"sn_ro_block\":%u,\"sn_share_block\":%u,"
-      "\"sn_wdb_block\":%u,\"d2d_ro_block\":%u,\"d2d_share_block\":%u,\"d2d_wdb_block\":%u,"
-      "\"eject_retries\":%u,\"req_inject_cycle\":%" PRIu64 ",\"wdata_gen_cycle\":%" PRIu64
-      ",\"req_complete_cycle\":%" PRIu64 ",\"rsp_inject_cycle\":%" PRIu64
-      ",\"wdata_complete_cycle\":%" PRIu64 ",\"rsp_complete_cycle\":%" PRIu64 "}",
-      r->request_id, r->step, r->src, r->dst, r->src_die, r->dst_die, r->src_node, r->dst_node,
-      r->src_channel, r->dst_channel, r->d2d_src_node, r->d2d_dst_node,
-      r->is_read ? "true" : "false", r->burst_length, r->req_inject_tick, r->req_complete_tick,
-      r->rsp_inject_tick, r->rsp_complete_tick, r->retry_count, r->rn_rd_block, r->rn_wr_block,
-      r->rn_rdb_block, r->rn_wdb_block, r->sn_ro_block, r->sn_share_block, r->sn_wdb_block,
-      r->d2d_ro_block, r->d2d_share_block, r->d2d_wdb_block, r->eject_retries, r->req_inject_cycle,
-      r->wdata_gen_cycle, r->req_complete_cycle, r->rsp_inject_cycle, r->wdata_complete_cycle,
-      r->rsp_complete_cycle);
-  return n < 0 ? 0 : (size_t)n;
+  return cs_cols_json_line(cs_txn_record_cols, r, buf, cap);
 }
 
 int cs_backfill_write_jsonl(FILE *f, const cs_txn_record *records, size_t n, cs_err *err) {
-  char line[2048];
+  char line[4096];
   for (size_t i = 0; i < n; i++) {
     cs_backfill_record_json(&records[i], line, sizeof line);
     if (fputs(line, f) == EOF || fputc('\n', f) == EOF)

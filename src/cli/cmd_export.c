@@ -59,11 +59,9 @@ static void add_result(cJSON *o, uint64_t row, const cs_store_job_row *j,
   cJSON_AddStringToObject(o, "status", cs_store_status_name(r->status));
   TXT(text, r->error);
   if (text[0]) cJSON_AddStringToObject(o, "error", text);
-  cs_result result;
-  cs_store_result_to(r, &result);
   cJSON *agg = cJSON_AddObjectToObject(o, "aggregates");
   cJSON *meta = cJSON_AddObjectToObject(o, "trace_meta");
-  cs_backfill_result_json(&result, agg, meta);
+  cs_backfill_result_json(&r->result, agg, meta);
   cJSON_AddNumberToObject(meta, "txlog_offset", (double)r->txlog_offset);
   cJSON_AddNumberToObject(meta, "txlog_count", (double)r->txlog_count);
 }
@@ -100,13 +98,13 @@ static int export_row(cs_store *st, uint64_t row, bool result, FILE *out, cs_err
     char msg[CS_STORE_ERROR_LEN + 1];
     TXT(msg, res.error);
     rc = cs_err_set(err, CS_ENOTFOUND, "job %" PRIu64 " failed, it has no log: %s", row, msg);
-  } else if (!rc && n == 0 && res.num_transactions > 0) {
+  } else if (!rc && n == 0 && res.result.num_transactions > 0) {
     rc = cs_err_set(err, CS_ENOTFOUND,
                     "job %" PRIu64 " was run in results-only mode; rerun its sweep without "
                     "--results-only to log it",
                     row);
   } else if (!rc) {
-    for (uint64_t i = 0; i < n; i++) cs_store_txn_to(&t[i], &recs[i]);
+    for (uint64_t i = 0; i < n; i++) recs[i] = t[i].rec;
     rc = cs_backfill_write_jsonl(out, recs, (size_t)n, err);
   }
   free(t);

@@ -219,9 +219,10 @@ int cs_cli_netbench(int argc, char **argv) {
              "accepted throughput  %.4f flits/endpoint/cycle\n"
              "average latency      %.2f cycles\n"
              "p99 latency          %.0f cycles\n"
+             "min / max latency    %.0f / %.0f cycles\n"
              "measured packets     %llu%s\n"
              "simulated            %llu cycles (%llu skipped), %llu flit-hops, %.3f s: %.0f cycles/s, %.0f flit-hops/s\n",
-             b.pattern, b.packet_flits, b.rate, r.accepted, r.avg_latency, r.p99_latency,
+             b.pattern, b.packet_flits, b.rate, r.accepted, r.avg_latency, r.p99_latency, r.min_latency, r.max_latency,
              (unsigned long long)r.packets_measured, r.saturated ? " (saturated: did not drain)" : "",
              (unsigned long long)r.cycles, (unsigned long long)r.skipped_cycles,
              (unsigned long long)r.flit_hops, wall, (double)r.cycles / wall,

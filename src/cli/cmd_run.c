@@ -12,7 +12,6 @@
 #include "commsweep/config.h"
 #include "commsweep/engine.h"
 #include "commsweep/job.h"
-#include "commsweep/topo.h"
 
 static void usage(FILE *f) {
   fprintf(f,
@@ -21,10 +20,9 @@ static void usage(FILE *f) {
           "Runs one job (L1 expand, L2 drive, L3 back-fill) and prints its EngineResult.\n"
           "\n"
           "options:\n"
-          "  --engine NAME          engine: math | dcin (default dcin)\n"
-          "  --engine-config FILE   engine options JSON {name, deadlock_guard_ticks, math{...}};\n"
-          "                         without it the math engine takes the parameters of the die\n"
-          "                         topology file's \"math\" section\n"
+          "  --engine NAME          engine (default: the first listed below)\n"
+          "  --engine-config FILE   engine options JSON {name, deadlock_guard_ticks, NAME{...}};\n"
+          "                         without it the engine runs with its default options\n"
           "  --deadlock-ticks N     consecutive ticks without a completion before failing\n"
           "  --txlog FILE.jsonl     write the transaction records here (default: the adapter's\n"
           "                         transaction_log_path, {key} replaced by the cache key)\n"
@@ -38,9 +36,8 @@ static void usage(FILE *f) {
   fprintf(f, "\nAdapter fields (all required):\n");
   for (const cs_field_doc *d = cs_config_adapter_fields(); d->key; d++)
     fprintf(f, "  %-28s %-8s %s\n", d->key, d->type, d->meaning);
-  fprintf(f, "\nEngine options:\n");
-  for (const cs_field_doc *d = cs_config_engine_fields(); d->key; d++)
-    fprintf(f, "  %-28s %-8s %s\n", d->key, d->type, d->meaning);
+  fprintf(f, "\nEngine options (--engine-config):\n");
+  cs_engine_print_options(f);
 }
 
 /* "{key}" in the template becomes the cache key. */
@@ -53,44 +50,14 @@ static void expand_log_path(const char *tmpl, const char *key, char *out, size_t
   snprintf(out, cap, "%.*s%s%s", (int)(at - tmpl), tmpl, key, at + 5);
 }
 
-static cJSON *counters_json(const cs_trace_meta *t) {
-  cJSON *bp = cJSON_CreateObject();
-  const struct {
-    const char *name;
-    uint64_t v;
-  } rows[] = {{"retry_count", t->retry_count},       {"rn_rd_block", t->rn_rd_block},
-              {"rn_wr_block", t->rn_wr_block},       {"rn_rdb_block", t->rn_rdb_block},
-              {"rn_wdb_block", t->rn_wdb_block},     {"sn_ro_block", t->sn_ro_block},
-              {"sn_share_block", t->sn_share_block}, {"sn_wdb_block", t->sn_wdb_block},
-              {"d2d_ro_block", t->d2d_ro_block},     {"d2d_share_block", t->d2d_share_block},
-              {"d2d_wdb_block", t->d2d_wdb_block},   {"eject_retries", t->eject_retries}};
-  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
-    cJSON_AddNumberToObject(bp, rows[i].name, (double)rows[i].v);
-  return bp;
-}
-
-/* Non-zero entries of the die-pair matrix as [{src_die, dst_die, transactions, bytes}]. */
-static cJSON *die_pairs_json(const cs_trace_meta *t) {
-  cJSON *arr = cJSON_CreateArray();
-  for (int a = 0; a < CS_TRACE_MAX_DIES; a++)
-    for (int b = 0; b < CS_TRACE_MAX_DIES; b++) {
-      if (!t->pair_txns[a][b]) continue;
-      cJSON *o = cJSON_CreateObject();
-      cJSON_AddNumberToObject(o, "src_die", a);
-      cJSON_AddNumberToObject(o, "dst_die", b);
-      cJSON_AddNumberToObject(o, "transactions", (double)t->pair_txns[a][b]);
-      cJSON_AddNumberToObject(o, "bytes", (double)t->pair_bytes[a][b]);
-      cJSON_AddItemToArray(arr, o);
-    }
-  return arr;
-}
-
 static cJSON *result_json(const cs_job *job, const cs_job_output *out, const char *key,
                           const char *log) {
   const cs_result *r = &out->result;
   cJSON *o = cJSON_CreateObject();
   cJSON_AddStringToObject(o, "cache_key", key);
   cJSON_AddStringToObject(o, "engine", r->engine);
+  const cs_engine_ops *ops = cs_engine_find(r->engine);
+  if (ops) cJSON_AddStringToObject(o, "model_version", cs_engine_model_version(ops));
   cJSON_AddStringToObject(o, "primitive", cs_primitive_name(job->spec.primitive));
   cJSON_AddStringToObject(o, "algorithm", cs_algorithm_name(job->spec.algorithm));
   cJSON_AddNumberToObject(o, "msg_size_bytes", (double)job->spec.msg_size_bytes);
@@ -102,8 +69,7 @@ static cJSON *result_json(const cs_job *job, const cs_job_output *out, const cha
   if (out->records) { /* the records give every counter and the die-pair traffic */
     cs_trace_meta t;
     cs_backfill_trace_meta(out->records, out->num_records, job->adapter.bw_bytes, &t);
-    cJSON_ReplaceItemInObjectCaseSensitive(meta, "back_pressure", counters_json(&t));
-    cJSON_AddItemToObject(meta, "die_pairs", die_pairs_json(&t));
+    cs_backfill_trace_meta_json(&t, meta);
   }
   cJSON *parts = cJSON_AddArrayToObject(meta, "participants");
   for (int i = 0; i < job->spec.num_participants; i++)
@@ -125,7 +91,8 @@ static void print_table(const cs_job *job, const cs_result *r) {
 }
 
 int cs_cli_run(int argc, char **argv) {
-  const char *spec_path = NULL, *config_path = NULL, *engine_name = "dcin", *engine_path = NULL;
+  const char *spec_path = NULL, *config_path = NULL, *engine_name = cs_engine_list()[0]->name;
+  const char *engine_path = NULL;
   const char *txlog = NULL;
   long long deadlock = -1;
   bool table = false, no_txlog = false;
@@ -162,15 +129,13 @@ int cs_cli_run(int argc, char **argv) {
     return 1;
   }
   if (engine_path) {
-    if (cs_config_engine_load(engine_path, &job.engine, &err)) {
+    if (cs_engine_options_load(engine_path, &job.engine, &err)) {
       fprintf(stderr, "commsweep run: %s\n", err.msg);
       return 1;
     }
   } else {
     snprintf(job.engine.name, sizeof job.engine.name, "%s", engine_name);
     job.engine.deadlock_guard_ticks = CS_DEFAULT_DEADLOCK_GUARD;
-    cs_die_params die;
-    if (cs_topo_die(job.adapter.topology, &die, &err) == CS_OK) job.engine.math = die.math;
   }
   if (deadlock == 0 || deadlock < -1) {
     fprintf(stderr, "commsweep run: --deadlock-ticks must be a positive integer\n");
@@ -179,10 +144,9 @@ int cs_cli_run(int argc, char **argv) {
   if (deadlock > 0) job.engine.deadlock_guard_ticks = (uint64_t)deadlock;
 
   char key[CS_KEY_HEX];
-  cs_cachekey(&job, key);
   cs_job_output out;
   cs_err_clear(&err);
-  if (cs_job_run(&job, !no_txlog, &out, &err)) {
+  if (cs_cachekey(&job, key, &err) || cs_job_run(&job, !no_txlog, &out, &err)) {
     fprintf(stderr, "commsweep run: %s\n", err.msg);
     return 1;
   }

@@ -70,19 +70,44 @@ static bool wanted(const filters *f, const cs_store_job_row *j, int status) {
 }
 
 static double algbw(const cs_store_job_row *j, const cs_store_result_row *r) {
-  return r->total_time_us > 0 ? (double)j->msg_size_bytes / (r->total_time_us * 1e3) : 0;
+  return r->result.total_time_us > 0
+             ? (double)j->msg_size_bytes / (r->result.total_time_us * 1e3)
+             : 0;
 }
 
-static void csv_header(void) {
-  printf("row,key,sweep,primitive,algorithm,num_participants,participants,msg_size_bytes,dtype,"
-         "p2p_op,engine,topology,num_dies,dcin_layout,mst_rd_outstanding,mst_wr_outstanding,"
-         "slv_rd_outstanding,slv_wr_outstanding,burst_length,bw_bytes,"
-         "driver_cycle_frequency_ghz,ip_frequency_ghz,noc_frequency_ghz,num_steps,"
-         "expected_transactions,status,total_time_us,algbw_gb_per_s,bus_bw_gb_per_s,"
-         "req_phase_us,rsp_phase_us,max_chip_latency_us,straggler_ratio,total_comm_bytes,"
-         "algorithm_steps,sim_cycles,total_ticks,wall_time_s,num_transactions,retries,block_rn,"
-         "block_sn,block_d2d,cross_die_transactions,cross_die_bytes,flit_hops,txlog_offset,"
-         "txlog_count,checksum,error\n");
+/* The --csv columns, from the store's column lists: the row number, every /jobs column but the
+ * canonical JSON and the slice reservation, the status as text, every /results column but the
+ * bookkeeping ones (the engine is a /jobs column already), the derived algbw, the error. */
+typedef struct csv_cols {
+  cs_col job[CS_STORE_MAX_COLUMNS], result[CS_STORE_MAX_COLUMNS];
+} csv_cols;
+
+static void keep_columns(cs_col *cols, const char *const *drop) {
+  size_t n = 0;
+  for (cs_col *c = cols; c->name; c++) {
+    bool dropped = false;
+    for (const char *const *d = drop; *d && !dropped; d++) dropped = !strcmp(*d, c->name);
+    if (!dropped) cols[n++] = *c;
+  }
+  cols[n] = (cs_col){NULL, 0, 0, 0, NULL, NULL, 0};
+}
+
+static void csv_columns(csv_cols *c) {
+  static const char *const job_drop[] = {"job_json", "txlog_reserved_offset",
+                                         "txlog_reserved_count", NULL};
+  static const char *const result_drop[] = {"status", "engine", "error", "txlog_checksum", NULL};
+  cs_store_job_columns(c->job, CS_STORE_MAX_COLUMNS);
+  cs_store_result_columns(c->result, CS_STORE_MAX_COLUMNS);
+  keep_columns(c->job, job_drop);
+  keep_columns(c->result, result_drop);
+}
+
+static void csv_header(const csv_cols *c) {
+  fputs("row,", stdout);
+  cs_cols_csv_header(c->job, stdout);
+  fputs(",status,", stdout);
+  cs_cols_csv_header(c->result, stdout);
+  fputs(",algbw_gb_per_s,error\n", stdout);
 }
 
 static void csv_text(const char *s) {
@@ -94,30 +119,15 @@ static void csv_text(const char *s) {
   putchar('"');
 }
 
-static void csv_row(uint64_t row, const cs_store_job_row *j, const cs_store_result_row *r,
-                    const char *status) {
-  char key[CS_STORE_KEY_LEN + 1], sweep[40], prim[20], algo[20], parts[CS_STORE_PARTS_LEN + 1];
-  char dtype[20], op[12], eng[20], topo[40], layout[40], error[CS_STORE_ERROR_LEN + 1];
-  TXT(key, j->key), TXT(sweep, j->sweep), TXT(prim, j->primitive), TXT(algo, j->algorithm);
-  TXT(parts, j->participants), TXT(dtype, j->dtype), TXT(op, j->p2p_op), TXT(eng, j->engine);
-  TXT(topo, j->topology), TXT(layout, j->dcin_layout), TXT(error, r->error);
-  printf("%" PRIu64 ",%s,%s,%s,%s,%d,", row, key, sweep, prim, algo, j->num_participants);
-  csv_text(parts);
-  printf(",%" PRIu64 ",%s,%s,%s,%s,%d,%s,%d,%d,%d,%d,%d,%d,%.17g,%.17g,%.17g,%d,%" PRIu64 ",%s,",
-         j->msg_size_bytes, dtype, op, eng, topo, j->num_dies, layout, j->mst_rd_outstanding,
-         j->mst_wr_outstanding, j->slv_rd_outstanding, j->slv_wr_outstanding, j->burst_length,
-         j->bw_bytes, j->driver_cycle_frequency_ghz, j->ip_frequency_ghz, j->noc_frequency_ghz,
-         j->num_steps, j->expected_transactions, status);
-  printf("%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%" PRIu64 ",%u,%" PRIu64 ",%" PRIu64
-         ",%.17g,",
-         r->total_time_us, algbw(j, r), r->bus_bw_gb_per_s, r->req_phase_us, r->rsp_phase_us,
-         r->max_chip_latency_us, r->straggler_ratio, r->total_comm_bytes, r->algorithm_steps,
-         r->sim_cycles, r->total_ticks, r->wall_time_s);
-  printf("%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-         ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",",
-         r->num_transactions, r->retries, r->block_rn, r->block_sn, r->block_d2d,
-         r->cross_die_transactions, r->cross_die_bytes, r->flit_hops, r->txlog_offset,
-         r->txlog_count, r->checksum);
+static void csv_row(const csv_cols *c, uint64_t row, const cs_store_job_row *j,
+                    const cs_store_result_row *r, const char *status) {
+  char error[CS_STORE_ERROR_LEN + 1];
+  TXT(error, r->error);
+  printf("%" PRIu64 ",", row);
+  cs_cols_csv_values(c->job, j, stdout);
+  printf(",%s,", status);
+  cs_cols_csv_values(c->result, r, stdout);
+  printf(",%.17g,", algbw(j, r));
   csv_text(error);
   putchar('\n');
 }
@@ -152,8 +162,9 @@ static void table_row(uint64_t row, const cs_store_job_row *j, const cs_store_re
          row, prim[0] ? prim : "?", algo, j->num_participants, parts, j->msg_size_bytes, count,
          dtype, eng, topo, j->num_dies, outst, j->burst_length);
   if (r->status == CS_STORE_DONE && !strcmp(status, "done"))
-    printf("%12.3f %10.3f %10.3f %7.3f %5u %s\n", r->total_time_us, algbw(j, r),
-           r->bus_bw_gb_per_s, r->straggler_ratio, r->algorithm_steps, status);
+    printf("%12.3f %10.3f %10.3f %7.3f %5u %s\n", r->result.total_time_us, algbw(j, r),
+           r->result.bus_bw_gb_per_s, r->result.straggler_ratio, r->result.algorithm_steps,
+           status);
   else
     printf("%12s %10s %10s %7s %5s %s%s%s\n", "-", "-", "-", "-", "-", status,
            error[0] ? ": " : "", error);
@@ -239,10 +250,12 @@ int cs_cli_show(int argc, char **argv) {
   cs_store_job_row *jobs = malloc(BLOCK * sizeof *jobs);
   cs_store_result_row *res = malloc(BLOCK * sizeof *res);
   uint8_t *ok = malloc(BLOCK);
-  int rc = jobs && res && ok ? 0 : 1;
+  csv_cols *cols = f.csv ? malloc(sizeof *cols) : NULL;
+  int rc = jobs && res && ok && (cols || !f.csv) ? 0 : 1;
   if (rc) fprintf(stderr, "commsweep show: out of memory\n");
   if (!rc) {
-    if (f.csv) csv_header();
+    if (f.csv) csv_columns(cols);
+    if (f.csv) csv_header(cols);
     else table_header(path, rows);
   }
   uint64_t counts[4] = {0, 0, 0, 0};
@@ -264,7 +277,7 @@ int cs_cli_show(int argc, char **argv) {
       if (!wanted(&f, &jobs[k], s)) continue;
       if (f.limit >= 0 && shown >= f.limit) continue;
       shown++;
-      if (f.csv) csv_row(first + k, &jobs[k], &res[k], sname);
+      if (f.csv) csv_row(cols, first + k, &jobs[k], &res[k], sname);
       else table_row(first + k, &jobs[k], &res[k], sname);
     }
   }
@@ -280,6 +293,7 @@ int cs_cli_show(int argc, char **argv) {
   free(jobs);
   free(res);
   free(ok);
+  free(cols);
   cs_store_close(st, NULL);
   return rc;
 }

@@ -30,6 +30,8 @@ static void usage(FILE *f) {
           "  -q, --quiet           same as --progress 0\n"
           "      --verify-log      also verify the transaction log of every reused row (reads\n"
           "                        the whole log; rows themselves are always verified)\n"
+          "      --retry-failed    rerun the jobs whose rows say failed (a failed row is otherwise\n"
+          "                        a cached result, like a done one)\n"
           "      --break-lock      remove FILE.h5.lock left by a sweep that is known to be dead\n"
           "  -h, --help            this text\n"
           "\n"
@@ -51,6 +53,7 @@ static int parse(int argc, char **argv, cs_sweep_options *o, bool *help) {
     else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) o->progress_s = 0;
     else if (!strcmp(a, "--break-lock")) o->break_lock = true;
     else if (!strcmp(a, "--verify-log")) o->verify_log = true;
+    else if (!strcmp(a, "--retry-failed")) o->retry_failed = true;
     else if ((!strcmp(a, "-p") || !strcmp(a, "--progress")) && i + 1 < argc) {
       char *end;
       o->progress_s = strtod(argv[++i], &end);

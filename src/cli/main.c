@@ -18,6 +18,7 @@ static const command commands[] = {
     {"sweep", cs_cli_sweep, "run a sweep file over MPI ranks into one HDF5 file (cache + output)"},
     {"show", cs_cli_show, "print the results of an HDF5 file as a table, with filters"},
     {"export", cs_cli_export, "export a job's transaction records as JSON lines"},
+    {"schema", cs_cli_schema, "print the columns of the HDF5 file (units, meanings)"},
     {"route", cs_cli_route, "print a mesh/torus route hop by hop with ports and VCs"},
     {"deadlock-check", cs_cli_deadlock_check, "channel dependency graph of a routing function: acyclic or a cycle"},
     {"netbench", cs_cli_netbench, "synthetic traffic on the router network: latency and throughput"},

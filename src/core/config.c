@@ -41,8 +41,8 @@
 #define SIZE_DOUBLE(m) 0
 #define SIZE_BOOL(m) 0
 #define ADAPTER_ROW_(key, type, member, lo, hi, meaning) \
-  {key, CS_F_##type, offsetof(cs_adapter_config, member), SIZE_##type(member), lo, hi, meaning},
-static const cs_field adapter_fields[] = {ADAPTER_FIELDS(ADAPTER_ROW_){NULL, 0, 0, 0, 0, 0, NULL}};
+  {key, CS_F_##type, offsetof(cs_adapter_config, member), SIZE_##type(member), lo, hi, meaning, 0},
+static const cs_field adapter_fields[] = {ADAPTER_FIELDS(ADAPTER_ROW_){NULL, 0, 0, 0, 0, 0, NULL, 0}};
 #undef ADAPTER_ROW_
 
 #define TYPE_NAME_STRING "string"
@@ -56,47 +56,24 @@ static const cs_field_doc adapter_docs[] = {ADAPTER_FIELDS(ADAPTER_DOC_){NULL, N
 /* Spec fields the table handles; participants, chip_spec_summary, primitive, algorithm and
  * p2p_op are structured and handled below. */
 static const cs_field spec_fields[] = {
-    {"msg_size_bytes", CS_F_U64, NUM(cs_spec, msg_size_bytes), 1, 9007199254740992.0, "message size M in bytes"},
-    {"dtype", CS_F_STRING, OFF(cs_spec, dtype), 0, 0, "element type, metadata only"},
-    {NULL, 0, 0, 0, 0, 0, NULL}};
+    {"msg_size_bytes", CS_F_U64, NUM(cs_spec, msg_size_bytes), 1, 9007199254740992.0, "message size M in bytes", 0},
+    {"dtype", CS_F_STRING, OFF(cs_spec, dtype), 0, 0, "element type, metadata only", 0},
+    {NULL, 0, 0, 0, 0, 0, NULL, 0}};
 static const char *const spec_extra[] = {"primitive", "algorithm", "participants",
-                                         "chip_spec_summary", "p2p_op", NULL};
-
-static const cs_field engine_fields[] = {
-    {"name", CS_F_STRING, OFF(cs_engine_options, name), 0, 0, "engine: \"math\" or \"dcin\""},
-    {"deadlock_guard_ticks", CS_F_U64, NUM(cs_engine_options, deadlock_guard_ticks), 1, 1e15, "ticks without a completion before a job fails"},
-    {NULL, 0, 0, 0, 0, 0, NULL}};
-static const char *const engine_extra[] = {"math", NULL};
-static const char *const engine_optional[] = {"deadlock_guard_ticks", NULL};
-
-static const cs_field math_fields[] = {
-    {"base_latency_ns", CS_F_DOUBLE, NUM(cs_math_params, base_latency_ns), 0, 1e9, "fixed latency of one transaction phase, ns"},
-    {"hop_latency_ns", CS_F_DOUBLE, NUM(cs_math_params, hop_latency_ns), 0, 1e9, "latency per NoC hop, ns"},
-    {"d2d_latency_ns", CS_F_DOUBLE, NUM(cs_math_params, d2d_latency_ns), 0, 1e9, "latency per die crossing, ns"},
-    {"endpoint_bw_gb_per_s", CS_F_DOUBLE, NUM(cs_math_params, endpoint_bw_gb_per_s), 1e-6, 1e9, "peak bandwidth of one GDMA flow, GB/s"},
-    {"d2d_bw_gb_per_s", CS_F_DOUBLE, NUM(cs_math_params, d2d_bw_gb_per_s), 1e-6, 1e9, "bandwidth of one D2D link direction, GB/s"},
-    {NULL, 0, 0, 0, 0, 0, NULL}};
+                                         "chip_spec_summary", "p2p_op", "grid", NULL};
 
 const cs_field_doc *cs_config_adapter_fields(void) { return adapter_docs; }
 
 const cs_field_doc *cs_config_spec_fields(void) {
   static const cs_field_doc docs[] = {
       {"primitive", "string", "allreduce | allgather | reducescatter | alltoall | p2p"},
-      {"algorithm", "string", "ring (allreduce/allgather/reducescatter), pairwise (alltoall), direct (p2p) (C11)"},
+      {"algorithm", "string", "ring (allreduce/allgather/reducescatter), pairwise (alltoall), direct (p2p), dimring | dimring_rsag (allreduce) (C11)"},
       {"msg_size_bytes", "integer", "message size M in bytes, > 0"},
       {"participants", "array", "logical GDMA ids, distinct (C5); p2p: [source, destination]"},
       {"dtype", "string", "element type, metadata only"},
       {"chip_spec_summary", "object", "chip description; part of the cache key"},
       {"p2p_op", "string", "p2p only: read | write"},
-      {NULL, NULL, NULL}};
-  return docs;
-}
-
-const cs_field_doc *cs_config_engine_fields(void) {
-  static const cs_field_doc docs[] = {
-      {"name", "string", "engine: math | dcin"},
-      {"deadlock_guard_ticks", "integer", "ticks without a completion before the job fails (default 1000000)"},
-      {"math", "object", "math engine parameters: base_latency_ns, hop_latency_ns, d2d_latency_ns, endpoint_bw_gb_per_s, d2d_bw_gb_per_s"},
+      {"grid", "array", "participant grid [X, Y, Z], dimension 0 first; needed by dimring, dimring_rsag"},
       {NULL, NULL, NULL}};
   return docs;
 }
@@ -158,7 +135,8 @@ int cs_config_spec_from_json(const cJSON *obj, const char *source, cs_spec *out,
     if (k == 1 && cs_algorithm_parse(v->valuestring, &spec.algorithm))
       return cs_err_set(err, CS_ECONSTRAINT,
                         "%s: C11: field 'algorithm' = \"%.40s\": only ring (allreduce, allgather, "
-                        "reducescatter), pairwise (alltoall) and direct (p2p) are supported",
+                        "reducescatter), pairwise (alltoall), direct (p2p), dimring and dimring_rsag "
+                        "(allreduce) are supported",
                         source, v->valuestring);
   }
 
@@ -199,29 +177,22 @@ int cs_config_spec_from_json(const cJSON *obj, const char *source, cs_spec *out,
     return cs_err_set(err, CS_EINVAL, "%s: field 'p2p_op' applies only to primitive p2p, not %s",
                       source, cs_primitive_name(spec.primitive));
   }
-  *out = spec;
-  return CS_OK;
-}
-
-int cs_config_engine_from_json(const cJSON *obj, const char *source, cs_engine_options *out,
-                               cs_err *err) {
-  cs_engine_options eng;
-  memset(&eng, 0, sizeof eng);
-  eng.deadlock_guard_ticks = CS_DEFAULT_DEADLOCK_GUARD;
-  int rc = cs_fields_load(engine_fields, obj, source, engine_extra, engine_optional, &eng, err);
-  if (rc) return rc;
-  const cJSON *math = cJSON_GetObjectItemCaseSensitive(obj, "math");
-  if (math) {
-    char src[CS_ERR_MSG_MAX / 2];
-    snprintf(src, sizeof src, "%s: field 'math'", source);
-    if ((rc = cs_fields_load(math_fields, math, src, NULL, NULL, &eng.math, err))) return rc;
-  } else if (strcmp(eng.name, "math") == 0) {
-    return cs_err_set(err, CS_EINVAL,
-                      "%s: missing field 'math' (object: base_latency_ns, hop_latency_ns, "
-                      "d2d_latency_ns, endpoint_bw_gb_per_s, d2d_bw_gb_per_s), required for engine math",
-                      source);
+  const cJSON *grid = cJSON_GetObjectItemCaseSensitive(obj, "grid");
+  if (grid) {
+    int dims = cJSON_IsArray(grid) ? cJSON_GetArraySize(grid) : 0;
+    if (dims < 1 || dims > CS_MAX_GRID_DIMS)
+      return cs_err_set(err, CS_EINVAL, "%s: field 'grid': expected an array of 1 to %d integers",
+                        source, CS_MAX_GRID_DIMS);
+    for (int d = 0; d < dims; d++) {
+      double v;
+      char key[16];
+      snprintf(key, sizeof key, "grid[%d]", d);
+      if (cs_json_integer(cJSON_GetArrayItem(grid, d), key, 1, CS_MAX_PARTICIPANTS, &v, err))
+        return cs_err_prefix(err, "%s", source);
+      spec.grid[d] = (int32_t)v;
+    }
   }
-  *out = eng;
+  *out = spec;
   return CS_OK;
 }
 
@@ -266,9 +237,7 @@ int cs_config_parse_file(const char *path, cJSON **out, cs_err *err) {
   return CS_OK;
 }
 
-typedef int (*from_json_fn)(const cJSON *, const char *, void *, cs_err *);
-
-static int load_file(const char *path, from_json_fn fn, void *out, cs_err *err) {
+int cs_config_load_file(const char *path, cs_from_json_fn fn, void *out, cs_err *err) {
   cJSON *json = NULL;
   int rc = cs_config_parse_file(path, &json, err);
   if (rc) return rc;
@@ -285,23 +254,17 @@ static int adapter_fn(const cJSON *j, const char *s, void *o, cs_err *e) {
 static int spec_fn(const cJSON *j, const char *s, void *o, cs_err *e) {
   return cs_config_spec_from_json(j, s, o, e);
 }
-static int engine_fn(const cJSON *j, const char *s, void *o, cs_err *e) {
-  return cs_config_engine_from_json(j, s, o, e);
-}
 
 int cs_config_adapter_load(const char *path, cs_adapter_config *out, cs_err *err) {
-  return load_file(path, adapter_fn, out, err);
+  return cs_config_load_file(path, adapter_fn, out, err);
 }
 int cs_config_spec_load(const char *path, cs_spec *out, cs_err *err) {
-  return load_file(path, spec_fn, out, err);
-}
-int cs_config_engine_load(const char *path, cs_engine_options *out, cs_err *err) {
-  return load_file(path, engine_fn, out, err);
+  return cs_config_load_file(path, spec_fn, out, err);
 }
 
 cJSON *cs_config_adapter_to_json(const cs_adapter_config *cfg) {
   cJSON *obj = cJSON_CreateObject();
-  if (obj) cs_fields_store(adapter_fields, cfg, obj);
+  if (obj) cs_fields_store(adapter_fields, cfg, obj, false);
   return obj;
 }
 
@@ -310,7 +273,7 @@ cJSON *cs_config_spec_to_json(const cs_spec *spec) {
   if (!obj) return NULL;
   cJSON_AddStringToObject(obj, "primitive", cs_primitive_name(spec->primitive));
   cJSON_AddStringToObject(obj, "algorithm", cs_algorithm_name(spec->algorithm));
-  cs_fields_store(spec_fields, spec, obj);
+  cs_fields_store(spec_fields, spec, obj, false);
   cJSON *parts = cJSON_AddArrayToObject(obj, "participants");
   for (int i = 0; parts && i < spec->num_participants; i++)
     cJSON_AddItemToArray(parts, cJSON_CreateNumber(spec->participants[i]));
@@ -318,16 +281,11 @@ cJSON *cs_config_spec_to_json(const cs_spec *spec) {
   if (chip) cJSON_AddItemToObject(obj, "chip_spec_summary", chip);
   if (spec->primitive == CS_PRIM_P2P)
     cJSON_AddStringToObject(obj, "p2p_op", cs_p2p_op_name(spec->p2p_op));
-  return obj;
-}
-
-cJSON *cs_config_engine_to_json(const cs_engine_options *eng) {
-  cJSON *obj = cJSON_CreateObject();
-  if (!obj) return NULL;
-  cs_fields_store(engine_fields, eng, obj);
-  if (strcmp(eng->name, "math") == 0) {
-    cJSON *math = cJSON_AddObjectToObject(obj, "math");
-    if (math) cs_fields_store(math_fields, &eng->math, math);
+  /* the grid is part of the job (and its key) only for the algorithms that use it */
+  if (spec->grid[0] && cs_algorithm_uses_grid(spec->algorithm)) {
+    cJSON *g = cJSON_AddArrayToObject(obj, "grid");
+    for (int d = 0; g && d < CS_MAX_GRID_DIMS && spec->grid[d]; d++)
+      cJSON_AddItemToArray(g, cJSON_CreateNumber(spec->grid[d]));
   }
   return obj;
 }

@@ -41,6 +41,8 @@ int cs_json_integer(const cJSON *v, const char *key, double min, double max, dou
 
 static const char *const type_names[] = {"string", "integer", "integer", "number", "boolean"};
 
+const char *cs_field_type_name(cs_ftype type) { return type_names[type]; }
+
 static bool listed(const char *const *names, const char *key) {
   for (; names && *names; names++)
     if (strcmp(*names, key) == 0) return true;
@@ -130,14 +132,16 @@ int cs_fields_load(const cs_field *table, const cJSON *obj, const char *source,
     if (load_one(f, item, target, err)) return cs_err_prefix(err, "%s", source);
   }
   for (const cs_field *f = table; f->key; f++)
-    if (!cJSON_GetObjectItemCaseSensitive(obj, f->key) && !listed(optional, f->key))
+    if (!cJSON_GetObjectItemCaseSensitive(obj, f->key) && !(f->flags & CS_FIELD_OPTIONAL) &&
+        !listed(optional, f->key))
       return cs_err_set(err, CS_EINVAL, "%s: missing required field '%s' (%s: %s)", source,
                         f->key, type_names[f->type], f->meaning);
   return CS_OK;
 }
 
-void cs_fields_store(const cs_field *table, const void *target, cJSON *obj) {
+void cs_fields_store(const cs_field *table, const void *target, cJSON *obj, bool key_only) {
   for (; table->key; table++) {
+    if (key_only && (table->flags & CS_FIELD_NO_KEY)) continue;
     const char *slot = (const char *)target + table->offset;
     switch (table->type) {
       case CS_F_STRING: cJSON_AddStringToObject(obj, table->key, slot); break;

@@ -1,5 +1,7 @@
-/* Constraints C1-C11 (seed tbl-cr-10).  Each message names the constraint, the field, the
- * offending value and the rule, so one failed job in a sweep explains itself. */
+/* The engine-neutral constraints of tbl-cr-10 (C4-C11).  C1-C3 describe the CrossRing adapter's
+ * chips and are checked by the engines that model them (cs_engine_ops.validate).  Each message
+ * names the constraint, the field, the offending value and the rule, so one failed job in a
+ * sweep explains itself. */
 #include "commsweep/validate.h"
 
 #include <math.h>
@@ -23,60 +25,7 @@ static void frequency_triple(const cs_adapter_config *cfg, freq out[3]) {
   out[2] = (freq){"noc_frequency_ghz", cfg->noc_frequency_ghz};
 }
 
-static int check_layout(const cs_adapter_config *cfg, cs_err *err) {
-  cs_die_params die;
-  cs_layout lay;
-  cs_err inner;
-  cs_err_clear(&inner);
-  if (cs_topo_die(cfg->topology, &die, &inner))
-    return cs_err_set(err, CS_ECONSTRAINT, "C2: topology = \"%s\": %s", cfg->topology, inner.msg);
-  if (cs_topo_layout(cfg->dcin_layout, &lay, &inner))
-    return cs_err_set(err, CS_ECONSTRAINT, "C2: dcin_layout = \"%s\": %s", cfg->dcin_layout,
-                      inner.msg);
-  if (lay.num_dies != cfg->num_dies)
-    return cs_err_set(err, CS_ECONSTRAINT,
-                      "C2: num_dies = %d: dcin_layout \"%s\" has %d dies; topology, num_dies and "
-                      "dcin_layout must agree",
-                      cfg->num_dies, cfg->dcin_layout, lay.num_dies);
-  bool accepted = false;
-  for (int i = 0; i < lay.num_die_topologies; i++)
-    accepted |= strcmp(lay.die_topologies[i], cfg->topology) == 0;
-  if (!accepted)
-    return cs_err_set(err, CS_ECONSTRAINT,
-                      "C2: topology = \"%s\": dcin_layout \"%s\" is built of %s%s%s dies", cfg->topology,
-                      cfg->dcin_layout, lay.die_topologies[0], lay.num_die_topologies > 1 ? " or " : "",
-                      lay.num_die_topologies > 1 ? lay.die_topologies[1] : "");
-  for (int i = 0; i < lay.num_links; i++) {
-    const cs_d2d_link *l = &lay.links[i];
-    if (l->node_a >= die.rows * die.cols || l->node_b >= die.rows * die.cols)
-      return cs_err_set(err, CS_ECONSTRAINT,
-                        "C2: dcin_layout \"%s\" link %d names node %d, but a %s die has %d nodes",
-                        cfg->dcin_layout, i, l->node_a > l->node_b ? l->node_a : l->node_b,
-                        cfg->topology, die.rows * die.cols);
-  }
-  if (strcmp(cfg->endpoint_id_scheme, CS_SCHEME_MVP) != 0)
-    return cs_err_set(err, CS_ECONSTRAINT, "C3: endpoint_id_scheme = \"%s\": only \"%s\" is supported",
-                      cfg->endpoint_id_scheme, CS_SCHEME_MVP);
-  int endpoints = cs_scheme_endpoints(&die, cfg->num_dies);
-  if (cfg->num_initiators != endpoints)
-    return cs_err_set(err, CS_ECONSTRAINT,
-                      "C3: num_initiators = %d: scheme \"%s\" on %d x %s dies defines %d logical GDMAs",
-                      cfg->num_initiators, cfg->endpoint_id_scheme, cfg->num_dies, cfg->topology,
-                      endpoints);
-  if (cfg->num_targets != endpoints)
-    return cs_err_set(err, CS_ECONSTRAINT,
-                      "C3: num_targets = %d: scheme \"%s\" on %d x %s dies defines %d logical DDRs",
-                      cfg->num_targets, cfg->endpoint_id_scheme, cfg->num_dies, cfg->topology,
-                      endpoints);
-  return CS_OK;
-}
-
 int cs_validate_adapter(const cs_adapter_config *cfg, cs_err *err) {
-  if (strcmp(cfg->mode, "dcin") != 0)
-    return cs_err_set(err, CS_ECONSTRAINT, "C1: mode = \"%s\": the adapter runs only in mode \"dcin\"",
-                      cfg->mode);
-  int rc = check_layout(cfg, err);
-  if (rc) return rc;
   if (cfg->mst_rd_outstanding % 2)
     return cs_err_set(err, CS_ECONSTRAINT,
                       "C4: mst_rd_outstanding = %d: must be even (a logical GDMA drives two DMA "
@@ -130,12 +79,23 @@ int cs_validate_spec(const cs_spec *spec, const cs_adapter_config *cfg, cs_err *
   const char *prim = cs_primitive_name(spec->primitive);
   if (!prim) return cs_err_set(err, CS_EINVAL, "primitive: invalid value %d", (int)spec->primitive);
   cs_algorithm want = required_algorithm(spec->primitive);
-  if (spec->algorithm != want)
+  bool dim_allreduce = spec->primitive == CS_PRIM_ALLREDUCE && cs_algorithm_uses_grid(spec->algorithm);
+  if (spec->algorithm != want && !dim_allreduce)
     return cs_err_set(err, CS_ECONSTRAINT,
                       "C11: algorithm = \"%s\" for %s: the adapter supports only \"%s\" for %s "
-                      "(ring for allreduce/allgather/reducescatter, pairwise for alltoall)",
+                      "(ring for allreduce/allgather/reducescatter, pairwise for alltoall; "
+                      "allreduce also dimring and dimring_rsag)",
                       cs_algorithm_name(spec->algorithm), prim, cs_algorithm_name(want), prim);
   int n = spec->num_participants;
+  if (dim_allreduce) {
+    long product = 1;
+    for (int d = 0; d < CS_MAX_GRID_DIMS && spec->grid[d]; d++) product *= spec->grid[d];
+    if (!spec->grid[0] || product != n)
+      return cs_err_set(err, CS_ECONSTRAINT,
+                        "C11: algorithm = \"%s\" needs spec.grid [X, Y, Z] whose product equals the "
+                        "%d participants (grid product %ld)",
+                        cs_algorithm_name(spec->algorithm), n, spec->grid[0] ? product : 0);
+  }
   if (spec->primitive == CS_PRIM_P2P && n != 2)
     return cs_err_set(err, CS_EINVAL, "participants: p2p takes exactly 2 ([source, destination]), got %d", n);
   if (n < 2)
@@ -164,16 +124,6 @@ int cs_validate_spec(const cs_spec *spec, const cs_adapter_config *cfg, cs_err *
   if (spec->primitive != CS_PRIM_P2P && spec->p2p_op != CS_P2P_NONE)
     return cs_err_set(err, CS_EINVAL, "p2p_op: applies only to p2p, not %s", prim);
   return check_chip_frequencies(spec, cfg, err);
-}
-
-int cs_validate_job(const cs_job *job, cs_err *err) {
-  int rc = cs_validate_adapter(&job->adapter, err);
-  if (rc) return cs_err_prefix(err, "adapter");
-  rc = cs_validate_spec(&job->spec, &job->adapter, err);
-  if (rc) return cs_err_prefix(err, "spec");
-  if (job->engine.deadlock_guard_ticks == 0)
-    return cs_err_set(err, CS_EINVAL, "engine: deadlock_guard_ticks = 0: must be positive");
-  return CS_OK;
 }
 
 int cs_validate_step_injects(const cs_inject *injects, const uint32_t *flow_of, size_t n,

@@ -1,13 +1,20 @@
-/* The engine registry: ops tables by name.  Resolved once per job; the hot loop then makes one
- * indirect call per operation. */
+/* The engine registry and the engine options.  The registry is the one place that lists the
+ * engines; everything else asks it (by name) and reads the answer from the engine's ops table:
+ * its options, validation, cost, model version and extra columns. */
 #include "commsweep/engine.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
+#include "commsweep/config.h"
 #include "commsweep/dcin.h"
 #include "commsweep/math_engine.h"
+#include "commsweep/vcnet.h"
 
-static const cs_engine_ops *const registry[] = {&cs_dcin_ops, &cs_math_ops, NULL};
+static const cs_engine_ops *const registry[] = {&cs_dcin_ops, &cs_math_ops, &cs_vcnet_ops, NULL};
 
 const cs_engine_ops *cs_engine_find(const char *name) {
   for (int i = 0; registry[i]; i++)
@@ -17,4 +24,147 @@ const cs_engine_ops *cs_engine_find(const char *name) {
 
 const cs_engine_ops *const *cs_engine_list(void) { return registry; }
 
-const char *cs_engine_names(void) { return "dcin, math"; }
+void cs_engine_names(char *buf, size_t cap) {
+  size_t used = 0;
+  buf[0] = '\0';
+  for (int i = 0; registry[i] && used < cap; i++)
+    used += (size_t)snprintf(buf + used, cap - used, "%s%s", i ? ", " : "", registry[i]->name);
+}
+
+const char *cs_engine_model_version(const cs_engine_ops *ops) {
+  char var[64];
+  snprintf(var, sizeof var, "COMMSWEEP_TEST_MODEL_VERSION_%s", ops->name);
+  const char *v = getenv(var);
+  return v && *v ? v : ops->model_version;
+}
+
+/* ---- extra result columns --------------------------------------------------------------------- */
+
+static size_t extra_count(const cs_engine_ops *ops) {
+  size_t n = 0;
+  while (ops->result_columns && ops->result_columns[n].name) n++;
+  return n;
+}
+
+size_t cs_engine_extra_slot(const cs_engine_ops *ops) {
+  size_t slot = 0;
+  for (int i = 0; registry[i] && registry[i] != ops; i++) slot += extra_count(registry[i]);
+  return slot;
+}
+
+size_t cs_engine_result_columns(const cs_engine_ops *only, size_t result_offset, cs_col *out,
+                                size_t cap) {
+  size_t n = 0, slot = 0;
+  for (int i = 0; registry[i]; i++) {
+    for (const cs_engine_column *c = registry[i]->result_columns; c && c->name; c++, slot++) {
+      if ((only && registry[i] != only) || n + 1 >= cap || slot >= CS_RESULT_EXTRA_SLOTS) continue;
+      out[n++] = (cs_col){c->name, result_offset + offsetof(cs_result, engine_extra) + 8 * slot,
+                          CS_COL_U64, 8, c->unit, c->doc, 0};
+    }
+  }
+  if (cap) out[n] = (cs_col){NULL, 0, 0, 0, NULL, NULL, 0};
+  return n;
+}
+
+/* ---- options -------------------------------------------------------------------------------- */
+
+#define ENGINE_KEYS "name, deadlock_guard_ticks, or an engine's options object"
+
+static int load_engine_object(const cs_engine_ops *ops, const cJSON *v, const char *source,
+                              void *params, cs_err *err) {
+  char where[CS_ERR_MSG_MAX / 2];
+  snprintf(where, sizeof where, "%s: field '%s'", source, ops->name);
+  if (!ops->options) {
+    if (cJSON_IsObject(v) && !v->child) return CS_OK;
+    return cs_err_set(err, CS_EINVAL, "%s: engine %s takes no options (expected {})", where,
+                      ops->name);
+  }
+  return cs_fields_load(ops->options, v, where, NULL, NULL, params, err);
+}
+
+int cs_engine_options_from_json(const cJSON *obj, const char *source, cs_engine_options *out,
+                                cs_err *err) {
+  if (!cJSON_IsObject(obj))
+    return cs_err_set(err, CS_EINVAL, "%s: expected a JSON object with " ENGINE_KEYS, source);
+  cs_engine_options eng;
+  memset(&eng, 0, sizeof eng);
+  eng.deadlock_guard_ticks = CS_DEFAULT_DEADLOCK_GUARD;
+  static const cs_field common[] = {
+      {"name", CS_F_STRING, offsetof(cs_engine_options, name), sizeof eng.name, 0, 0, "engine", 0},
+      {"deadlock_guard_ticks", CS_F_U64, offsetof(cs_engine_options, deadlock_guard_ticks), 0, 1,
+       1e15, "ticks without a completion before a job fails", CS_FIELD_OPTIONAL},
+      {NULL, 0, 0, 0, 0, 0, NULL, 0}};
+  const char *engine_keys[sizeof registry / sizeof registry[0]];
+  for (size_t i = 0; i < sizeof registry / sizeof registry[0]; i++)
+    engine_keys[i] = registry[i] ? registry[i]->name : NULL;
+  int rc = cs_fields_load(common, obj, source, engine_keys, NULL, &eng, err);
+  if (rc) return rc;
+  const cs_engine_ops *ops = cs_engine_find(eng.name);
+  if (!ops) {
+    char valid[256];
+    cs_engine_names(valid, sizeof valid);
+    return cs_err_set(err, CS_EINVAL, "%s: field 'name': unknown engine \"%s\" (valid: %s)", source,
+                      eng.name, valid);
+  }
+  for (int i = 0; registry[i]; i++) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, registry[i]->name);
+    if (!v) continue;
+    if (registry[i] == ops) {
+      if ((rc = load_engine_object(ops, v, source, eng.params.bytes, err))) return rc;
+      eng.has_options = true;
+    } else { /* another engine's options: checked, not kept */
+      cs_engine_options scratch;
+      if ((rc = load_engine_object(registry[i], v, source, scratch.params.bytes, err))) return rc;
+    }
+  }
+  *out = eng;
+  return CS_OK;
+}
+
+static int options_fn(const cJSON *j, const char *s, void *o, cs_err *e) {
+  return cs_engine_options_from_json(j, s, o, e);
+}
+
+int cs_engine_options_load(const char *path, cs_engine_options *out, cs_err *err) {
+  return cs_config_load_file(path, options_fn, out, err);
+}
+
+cJSON *cs_engine_options_to_json(const cs_engine_options *eng, bool key_only) {
+  cJSON *obj = cJSON_CreateObject();
+  if (!obj) return NULL;
+  const cs_engine_ops *ops = cs_engine_find(eng->name);
+  if (!cJSON_AddStringToObject(obj, "name", eng->name) ||
+      !cJSON_AddNumberToObject(obj, "deadlock_guard_ticks", (double)eng->deadlock_guard_ticks))
+    goto fail;
+  /* An unknown engine still gets a key (its jobs fail validation, as failed rows). */
+  if (key_only && ops &&
+      !cJSON_AddStringToObject(obj, "model_version", cs_engine_model_version(ops)))
+    goto fail;
+  if (ops && ops->options && eng->has_options) {
+    cJSON *o = cJSON_AddObjectToObject(obj, ops->name);
+    if (!o) goto fail;
+    cs_fields_store(ops->options, eng->params.bytes, o, key_only);
+  }
+  return obj;
+fail:
+  cJSON_Delete(obj);
+  return NULL;
+}
+
+void cs_engine_print_options(FILE *f) {
+  fprintf(f, "  %-28s %-8s %s\n", "name", "string", "engine: one of the engines below");
+  fprintf(f, "  %-28s %-8s %s\n", "deadlock_guard_ticks", "integer",
+          "ticks without a completion before the job fails (optional, default 1000000)");
+  for (int i = 0; registry[i]; i++) {
+    const cs_engine_ops *ops = registry[i];
+    fprintf(f, "  %-28s %-8s %s (model %s)\n", ops->name, "object", ops->summary,
+            ops->model_version);
+    if (ops->options_doc) fprintf(f, "  %-28s %-8s   %s\n", "", "", ops->options_doc);
+    for (const cs_field *o = ops->options; o && o->key; o++) {
+      char key[64];
+      snprintf(key, sizeof key, "%s.%s", ops->name, o->key);
+      fprintf(f, "    %-26s %-8s %s%s\n", key, cs_field_type_name(o->type), o->meaning,
+              o->flags & CS_FIELD_OPTIONAL ? " (optional)" : "");
+    }
+  }
+}

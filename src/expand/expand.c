@@ -5,7 +5,15 @@
  * Chunk c of the message holds floor(M/N) bytes plus one for c < M mod N: bytes are conserved
  * exactly.  Ring step t of the reduce-scatter phase sends chunk (i - t) mod N from i to i+1; the
  * all-gather phase step s sends chunk (i + 1 - s) mod N; pairwise step t sends from i to
- * (i + t + 1) mod N the block destined for that peer. */
+ * (i + t + 1) mod N the block destined for that peer.
+ *
+ * The dimension-decomposed allreduces lay participant index i on spec.grid (dimension 0
+ * fastest: c_d = (i / (g_0 ... g_{d-1})) mod g_d) and run ring phases along one dimension at a
+ * time, every row of that dimension at once, each participant sending to its +1 neighbour in the
+ * dimension.  dimring: a whole ring allreduce of M per dimension (reduce-scatter then all-gather
+ * of X, then of Y, then of Z).  dimring_rsag: reduce-scatter along X on M, along Y on the piece
+ * each participant then holds, along Z on its piece of that, then all-gather Z, Y, X in reverse.
+ * Dimensions of size 1 take no steps. */
 #include "commsweep/expand.h"
 
 #include <stdlib.h>
@@ -21,6 +29,61 @@ static uint64_t chunk_bytes(uint64_t m, int n, int c) {
 }
 
 static int mod(int a, int n) { return ((a % n) + n) % n; }
+
+static int grid_dims(const cs_spec *spec) {
+  int d = 0;
+  while (d < CS_MAX_GRID_DIMS && spec->grid[d]) d++;
+  return d;
+}
+
+static uint32_t num_steps_of(const cs_spec *spec) {
+  if (spec->primitive != CS_PRIM_ALLREDUCE || !cs_algorithm_uses_grid(spec->algorithm))
+    return cs_expand_num_steps(spec->primitive, spec->num_participants);
+  uint32_t steps = 0;
+  for (int d = 0; d < grid_dims(spec); d++) steps += 2 * (uint32_t)(spec->grid[d] - 1);
+  return steps;
+}
+
+/* Which ring phase step t of a dimension-decomposed allreduce belongs to. */
+typedef struct dim_phase {
+  int dim;     /* grid dimension the step runs along */
+  bool gather; /* all-gather (else reduce-scatter) */
+  int step;    /* step inside the phase, 0 .. g_dim - 2 */
+} dim_phase;
+
+static dim_phase phase_of(const cs_spec *spec, uint32_t t) {
+  int dims = grid_dims(spec), n_ph = 0;
+  dim_phase order[2 * CS_MAX_GRID_DIMS];
+  for (int k = 0; k < 2 * dims; k++) {
+    int d = spec->algorithm == CS_ALGO_DIMRING ? k / 2 : (k < dims ? k : 2 * dims - 1 - k);
+    bool gather = spec->algorithm == CS_ALGO_DIMRING ? k % 2 == 1 : k >= dims;
+    order[n_ph++] = (dim_phase){d, gather, 0};
+  }
+  for (int k = 0; k < n_ph; k++) {
+    uint32_t len = (uint32_t)(spec->grid[order[k].dim] - 1);
+    if (t < len) return (dim_phase){order[k].dim, order[k].gather, (int)t};
+    t -= len;
+  }
+  return (dim_phase){0, false, 0}; /* not reached for t < num_steps_of() */
+}
+
+/* Flow of participant index i in step t of a dimension-decomposed allreduce. */
+static flow_shape dim_shape_of(const cs_spec *spec, uint32_t t, int i) {
+  dim_phase ph = phase_of(spec, t);
+  int c[CS_MAX_GRID_DIMS] = {0, 0, 0}, stride = 1, stride_d = 1;
+  for (int d = 0; d < grid_dims(spec); d++) {
+    c[d] = (i / stride) % spec->grid[d];
+    if (d == ph.dim) stride_d = stride;
+    stride *= spec->grid[d];
+  }
+  int g = spec->grid[ph.dim];
+  uint64_t piece = spec->msg_size_bytes;
+  if (spec->algorithm == CS_ALGO_DIMRING_RSAG)
+    for (int d = 0; d < ph.dim; d++) piece = chunk_bytes(piece, spec->grid[d], mod(c[d] + 1, spec->grid[d]));
+  int chunk = ph.gather ? mod(c[ph.dim] + 1 - ph.step, g) : mod(c[ph.dim] - ph.step, g);
+  flow_shape s = {i, i + (mod(c[ph.dim] + 1, g) - c[ph.dim]) * stride_d, chunk_bytes(piece, g, chunk)};
+  return s;
+}
 
 uint32_t cs_expand_num_steps(cs_primitive p, int n) {
   switch (p) {
@@ -43,6 +106,8 @@ uint64_t cs_expand_total_bytes(cs_primitive p, uint64_t m, int n) {
 
 /* Flow f (0 <= f < flows_per_step) of step t. */
 static flow_shape shape_of(const cs_spec *spec, uint32_t t, int f) {
+  if (spec->primitive == CS_PRIM_ALLREDUCE && cs_algorithm_uses_grid(spec->algorithm))
+    return dim_shape_of(spec, t, f);
   int n = spec->num_participants;
   uint64_t m = spec->msg_size_bytes;
   int steps_rs = n - 1;
@@ -70,18 +135,6 @@ static int flows_per_step(const cs_spec *spec) {
   return spec->primitive == CS_PRIM_P2P ? 1 : spec->num_participants;
 }
 
-static int cmp_i32(const void *a, const void *b) {
-  int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-  return (x > y) - (x < y);
-}
-
-/* The participants in the order the algorithm uses them. */
-static void ordered_participants(const cs_spec *spec, int32_t *out) {
-  memcpy(out, spec->participants, (size_t)spec->num_participants * sizeof *out);
-  if (spec->primitive != CS_PRIM_P2P)
-    qsort(out, (size_t)spec->num_participants, sizeof *out, cmp_i32);
-}
-
 static int check_shape(const cs_job *job, cs_err *err) {
   const cs_spec *spec = &job->spec;
   if ((unsigned)spec->primitive >= CS_PRIM_COUNT)
@@ -90,6 +143,13 @@ static int check_shape(const cs_job *job, cs_err *err) {
       spec->num_participants > CS_MAX_PARTICIPANTS)
     return cs_err_set(err, CS_EINVAL, "expand: %d participants (need 2 to %d)",
                       spec->num_participants, CS_MAX_PARTICIPANTS);
+  if (spec->primitive == CS_PRIM_ALLREDUCE && cs_algorithm_uses_grid(spec->algorithm)) {
+    long product = 1;
+    for (int d = 0; d < grid_dims(spec); d++) product *= spec->grid[d];
+    if (!grid_dims(spec) || product != spec->num_participants)
+      return cs_err_set(err, CS_EINVAL, "expand: %s needs a grid whose product is the %d participants",
+                        cs_algorithm_name(spec->algorithm), spec->num_participants);
+  }
   if (job->adapter.bw_bytes < 1 || job->adapter.burst_length < 1)
     return cs_err_set(err, CS_EINVAL, "expand: bw_bytes %d and burst_length %d must be positive",
                       job->adapter.bw_bytes, job->adapter.burst_length);
@@ -100,7 +160,7 @@ int cs_expand_count(const cs_job *job, uint64_t *num_txns, uint32_t *num_steps, 
   int rc = check_shape(job, err);
   if (rc) return rc;
   const cs_spec *spec = &job->spec;
-  uint32_t steps = cs_expand_num_steps(spec->primitive, spec->num_participants);
+  uint32_t steps = num_steps_of(spec);
   uint64_t bw = (uint64_t)job->adapter.bw_bytes, burst = (uint64_t)job->adapter.burst_length;
   uint64_t total = 0;
   int fps = flows_per_step(spec);
@@ -153,7 +213,7 @@ int cs_expand(const cs_job *job, cs_plan *plan, cs_err *err) {
                       (unsigned long long)num_txns);
   }
   int32_t order[CS_MAX_PARTICIPANTS];
-  ordered_participants(spec, order);
+  cs_spec_participant_order(spec, order);
   uint64_t bw = (uint64_t)job->adapter.bw_bytes, burst = (uint64_t)job->adapter.burst_length;
   uint8_t is_read = spec->primitive == CS_PRIM_P2P && spec->p2p_op == CS_P2P_READ;
   uint64_t next = 0;

@@ -1,4 +1,4 @@
-/* One job end to end: validate (C1-C11), L1 expand, engine create, L2 drive, L3 back-fill.
+/* One job end to end: validate (C1-C11, generic and the engine's), L1 expand, engine create, L2 drive, L3 back-fill.
  * Every failure carries the job's identity in its message and frees what the job allocated. */
 #include "commsweep/job.h"
 
@@ -31,17 +31,28 @@ static int context(const cs_job *job, cs_err *err) {
                        job->adapter.dcin_layout);
 }
 
+int cs_job_validate(const cs_job *job, cs_err *err) {
+  const cs_engine_ops *ops = cs_engine_find(job->engine.name);
+  if (!ops) {
+    char valid[256];
+    cs_engine_names(valid, sizeof valid);
+    return cs_err_set(err, CS_EINVAL, "engine: name = \"%s\": unknown engine (valid: %s)",
+                      job->engine.name, valid);
+  }
+  if (cs_validate_adapter(&job->adapter, err)) return cs_err_prefix(err, "adapter");
+  if (cs_validate_spec(&job->spec, &job->adapter, err)) return cs_err_prefix(err, "spec");
+  if (job->engine.deadlock_guard_ticks == 0)
+    return cs_err_set(err, CS_EINVAL, "engine: deadlock_guard_ticks = 0: must be positive");
+  if (ops->validate && ops->validate(job, err)) return cs_err_prefix(err, "engine %s", ops->name);
+  return CS_OK;
+}
+
 int cs_job_run(const cs_job *job, bool keep_records, cs_job_output *out, cs_err *err) {
   memset(out, 0, sizeof *out);
   double t0 = seconds_now();
-  int rc = cs_validate_job(job, err);
+  int rc = cs_job_validate(job, err);
   if (rc) return context(job, err);
   const cs_engine_ops *ops = cs_engine_find(job->engine.name);
-  if (!ops) {
-    cs_err_set(err, CS_EINVAL, "engine: name = \"%s\": unknown engine (valid: %s)", job->engine.name,
-               cs_engine_names());
-    return context(job, err);
-  }
   cs_plan plan;
   if ((rc = cs_expand(job, &plan, err))) return context(job, err);
   cs_txn_record *records = calloc(plan.num_txns ? plan.num_txns : 1, sizeof *records);

@@ -77,7 +77,7 @@ uint64_t cs_store_row_checksum(uint64_t row, const char key[CS_STORE_KEY_LEN],
   memcpy(bound.key, key, CS_STORE_KEY_LEN);
   bound.res = *res;
   bound.res.checksum = 0;
-  bound.res.wall_time_s = 0;
+  bound.res.result.wall_time_s = 0;
   uint64_t h = cs_store_xxh64(&bound, sizeof bound, CS_STORE_SCHEMA_VERSION);
   return h ? h : 1; /* 0 is reserved for pending rows */
 }

@@ -32,9 +32,13 @@ static cs_store *store_new(void) {
   cs_store *st = calloc(1, sizeof *st);
   if (!st) return NULL;
   st->file = st->jobs = st->results = st->txlog = H5I_INVALID_HID;
-  st->t_job = cs_store_type_create(cs_store_job_cols, sizeof(cs_store_job_row));
-  st->t_result = cs_store_type_create(cs_store_result_cols, sizeof(cs_store_result_row));
-  st->t_txn = cs_store_type_create(cs_store_txn_cols, sizeof(cs_store_txn_row));
+  cs_col cols[CS_STORE_MAX_COLUMNS];
+  cs_store_job_columns(cols, CS_STORE_MAX_COLUMNS);
+  st->t_job = cs_store_type_create(cols, sizeof(cs_store_job_row));
+  cs_store_result_columns(cols, CS_STORE_MAX_COLUMNS);
+  st->t_result = cs_store_type_create(cols, sizeof(cs_store_result_row));
+  cs_store_txn_columns(cols, CS_STORE_MAX_COLUMNS);
+  st->t_txn = cs_store_type_create(cols, sizeof(cs_store_txn_row));
   st->dxpl = H5P_DEFAULT;
   return st;
 }
@@ -87,6 +91,11 @@ static int create_layout(cs_store *st, cs_err *err) {
     return cs_store_h5_error(err, CS_EIO, "creating datasets");
   char now[32];
   utc_now(now, sizeof now);
+  cs_col job_cols[CS_STORE_MAX_COLUMNS], result_cols[CS_STORE_MAX_COLUMNS],
+      txn_cols[CS_STORE_MAX_COLUMNS];
+  cs_store_job_columns(job_cols, CS_STORE_MAX_COLUMNS);
+  cs_store_result_columns(result_cols, CS_STORE_MAX_COLUMNS);
+  cs_store_txn_columns(txn_cols, CS_STORE_MAX_COLUMNS);
   if (cs_store_attr_text(st->file, "format", "commsweep", err) ||
       cs_store_attr_int(st->file, "schema_version", CS_STORE_SCHEMA_VERSION, err) ||
       cs_store_attr_text(st->file, "adapter_version", CS_ADAPTER_VERSION, err) ||
@@ -96,13 +105,12 @@ static int create_layout(cs_store *st, cs_err *err) {
                          "row per job, same index as /jobs), /txlog (transaction records); see "
                          "docs/hdf5-schema.md",
                          err) ||
-      cs_store_type_describe(st->jobs, cs_store_job_cols,
-                             "one row per job: cache key and inputs", err) ||
-      cs_store_type_describe(st->results, cs_store_result_cols,
+      cs_store_type_describe(st->jobs, job_cols, "one row per job: cache key and inputs", err) ||
+      cs_store_type_describe(st->results, result_cols,
                              "one row per job (row i describes /jobs row i): status and "
                              "EngineResult",
                              err) ||
-      cs_store_type_describe(st->txlog, cs_store_txn_cols,
+      cs_store_type_describe(st->txlog, txn_cols,
                              "transaction records; job j owns rows [txlog_offset, "
                              "txlog_offset + txlog_count) of /results row j",
                              err))
@@ -281,12 +289,12 @@ int cs_store_read_index(cs_store *st, uint64_t first, uint64_t n, cs_store_index
   if (st->jobs < 0) return cs_err_set(err, CS_EINVAL, "/jobs is not open in a parallel store");
   if (check_range("/jobs rows", first, n, st->rows, err)) return err->code;
   static const cs_col cols[] = {
-      {"key", offsetof(cs_store_index_row, key), CS_COL_KEY, CS_STORE_KEY_LEN, NULL, ""},
+      {"key", offsetof(cs_store_index_row, key), CS_COL_KEY, CS_STORE_KEY_LEN, NULL, "", 0},
       {"txlog_reserved_offset", offsetof(cs_store_index_row, txlog_reserved_offset), CS_COL_U64,
-       0, NULL, ""},
+       0, NULL, "", 0},
       {"txlog_reserved_count", offsetof(cs_store_index_row, txlog_reserved_count), CS_COL_U64, 0,
-       NULL, ""},
-      {NULL, 0, 0, 0, NULL, NULL}};
+       NULL, "", 0},
+      {NULL, 0, 0, 0, NULL, NULL, 0}};
   hid_t t = cs_store_type_create(cols, sizeof(cs_store_index_row));
   memset(out, 0, n * sizeof *out);
   herr_t rc = t < 0 ? -1 : slab_io(st, st->jobs, t, first, n, out, false);

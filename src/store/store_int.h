@@ -7,34 +7,6 @@
 
 #include "commsweep/store.h"
 
-typedef enum cs_col_kind {
-  CS_COL_U64,
-  CS_COL_F64,
-  CS_COL_U32,
-  CS_COL_I32,
-  CS_COL_I16,
-  CS_COL_U16,
-  CS_COL_U8,
-  CS_COL_STR,    /* fixed-length, NULL-terminated unless full */
-  CS_COL_KEY,    /* fixed-length 64, NULL-padded */
-  CS_COL_STATUS, /* int8 enum pending/done/failed */
-} cs_col_kind;
-
-/* One column of a compound dataset: the C field it maps, how it reads, what it means. */
-typedef struct cs_col {
-  const char *name;
-  size_t offset;
-  cs_col_kind kind;
-  size_t size;      /* bytes, strings only */
-  const char *unit; /* NULL when dimensionless */
-  const char *doc;
-} cs_col;
-
-/* NULL-name-terminated tables, in file column order. */
-extern const cs_col cs_store_job_cols[];
-extern const cs_col cs_store_result_cols[];
-extern const cs_col cs_store_txn_cols[];
-
 /* A compound type over `cols` with the struct's size; H5Tclose it. */
 hid_t cs_store_type_create(const cs_col *cols, size_t struct_size);
 /* Writes "<col>.unit" and "<col>.description" attributes, and "description" on the dataset. */

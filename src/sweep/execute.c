@@ -1,5 +1,7 @@
 /* One job on one rank: run it (cs_job_run) and write its slice and row.  A job that fails is a
- * `failed` row with its message; only a row that cannot be written is an error. */
+ * `failed` row with its message, cached like a result; a failure that says nothing about the
+ * job (out of memory, I/O: cs_err_is_transient) writes nothing, so the row stays pending and the
+ * next run tries again.  Only a row that cannot be written is an error. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +21,12 @@ int cs_sweep_execute(cs_store *st, const cs_sweep_item *item, bool results_only,
   cs_store_txn_row *txns = NULL;
   uint64_t n = 0;
   int rc = cs_job_run(&item->job, !results_only, &out, &jerr);
+  /* Test hook: COMMSWEEP_TEST_ENOMEM_ROW=N fails row N as if memory ran out. */
+  const char *hook = getenv("COMMSWEEP_TEST_ENOMEM_ROW");
+  if (!rc && hook && strtoull(hook, NULL, 10) == item->row) {
+    cs_job_output_free(&out);
+    rc = cs_err_set(&jerr, CS_ENOMEM, "out of memory (injected by COMMSWEEP_TEST_ENOMEM_ROW)");
+  }
   if (!rc && !results_only && out.num_records != item->txlog_count)
     rc = cs_err_set(&jerr, CS_EINTERNAL,
                     "the job produced %llu transaction records, L1 expansion counted %llu",
@@ -27,21 +35,29 @@ int cs_sweep_execute(cs_store *st, const cs_sweep_item *item, bool results_only,
     txns = calloc(out.num_records, sizeof *txns);
     if (!txns) rc = cs_err_set(&jerr, CS_ENOMEM, "%llu transaction records: out of memory",
                                (unsigned long long)out.num_records);
-    for (uint64_t i = 0; txns && i < out.num_records; i++)
-      cs_store_txn_from(item->row, &out.records[i], &txns[i]);
+    for (uint64_t i = 0; txns && i < out.num_records; i++) {
+      txns[i].job = item->row;
+      txns[i].rec = out.records[i];
+    }
     n = txns ? out.num_records : 0;
   }
   if (!rc) {
-    cs_store_result_from(&out.result, &row);
+    row.result = out.result;
     row.status = CS_STORE_DONE;
   } else {
     n = 0;
     row.status = CS_STORE_FAILED;
-    cs_store_set_text(row.engine, sizeof row.engine, item->job.engine.name);
+    cs_store_set_text(row.result.engine, sizeof row.result.engine, item->job.engine.name);
     cs_store_set_text(row.error, sizeof row.error, jerr.msg[0] ? jerr.msg : cs_strerror(rc));
   }
   cs_job_output_free(&out);
   *failed = rc != 0;
+  if (rc && cs_err_is_transient(rc)) {
+    fprintf(stderr, "commsweep: job row %llu not stored, the next run retries it: %s\n",
+            (unsigned long long)item->row, jerr.msg);
+    free(txns);
+    return CS_OK;
+  }
   int wrc = cs_store_put_result(st, item->row, item->key, &row, txns, n, err);
   free(txns);
   if (wrc) return cs_err_prefix(err, "job row %llu", (unsigned long long)item->row);

@@ -9,7 +9,8 @@
 #include "commsweep/cachekey.h"
 #include "commsweep/config.h"
 #include "commsweep/expand.h"
-#include "commsweep/validate.h"
+#include "commsweep/engine.h"
+#include "commsweep/job.h"
 #include "sweep_int.h"
 
 /* Sets section.path = value (duplicated) in sec[], creating intermediate objects. */
@@ -51,34 +52,6 @@ static char *canonical_text(const cJSON *v) {
   return s;
 }
 
-/* Adapter + engine pairs that passed cs_validate_job in this expansion.  cs_validate_job is
- * cs_validate_adapter (which loads topology files: the expensive part), cs_validate_spec
- * against that adapter, and the engine options; for a pair seen valid before, only the spec
- * part can differ, so only it runs again.  A miss just means a full validation. */
-#define MEMO_SLOTS 32
-typedef struct valid_memo {
-  size_t used, next;
-  struct {
-    cs_adapter_config adapter;
-    cs_engine_options engine;
-  } slot[MEMO_SLOTS];
-} valid_memo;
-
-static int validate(valid_memo *m, const cs_job *job, cs_err *err) {
-  for (size_t i = 0; i < m->used; i++)
-    if (!memcmp(&m->slot[i].adapter, &job->adapter, sizeof job->adapter) &&
-        !memcmp(&m->slot[i].engine, &job->engine, sizeof job->engine))
-      return cs_validate_spec(&job->spec, &job->adapter, err) ? cs_err_prefix(err, "spec")
-                                                               : CS_OK;
-  int rc = cs_validate_job(job, err);
-  if (!rc) {
-    size_t k = m->used < MEMO_SLOTS ? m->used++ : m->next++ % MEMO_SLOTS;
-    m->slot[k].adapter = job->adapter;
-    m->slot[k].engine = job->engine;
-  }
-  return rc;
-}
-
 /* "spec.msg_size_bytes=1024, adapter.burst_length=4" for messages. */
 static void describe_combo(const cs_sweep_def *def, const size_t *digit, char *buf, size_t cap) {
   size_t used = 0;
@@ -97,23 +70,22 @@ static void describe_combo(const cs_sweep_def *def, const size_t *digit, char *b
   }
 }
 
-static int load_job(cJSON *sec[3], const char *source, valid_memo *memo, cs_sweep_job *j,
-                    cs_err *err) {
+static int load_job(cJSON *sec[3], const char *source, cs_sweep_job *j, cs_err *err) {
   cs_job *job = &j->job;
   if (cs_config_spec_from_json(sec[CS_SEC_SPEC], source, &job->spec, err) ||
       cs_config_adapter_from_json(sec[CS_SEC_ADAPTER], source, &job->adapter, err) ||
-      cs_config_engine_from_json(sec[CS_SEC_ENGINE], source, &job->engine, err))
+      cs_engine_options_from_json(sec[CS_SEC_ENGINE], source, &job->engine, err))
     return err->code;
-  if (validate(memo, job, err) || cs_expand_count(job, &j->num_txns, &j->num_steps, err))
+  if (cs_job_validate(job, err) || cs_expand_count(job, &j->num_txns, &j->num_steps, err))
     return cs_err_prefix(err, "%s", source);
   char key[CS_KEY_HEX];
-  cs_cachekey(job, key);
+  if (cs_cachekey(job, key, err)) return cs_err_prefix(err, "%s", source);
   memcpy(j->key, key, CS_KEY_HEX);
   return CS_OK;
 }
 
 static int expand_one(const cs_sweep_def *def, size_t index, const size_t *digit,
-                      valid_memo *memo, cs_sweep_job *j, cs_err *err) {
+                      cs_sweep_job *j, cs_err *err) {
   cJSON *sec[3] = {NULL, NULL, NULL};
   cJSON *doc = cJSON_CreateObject();
   int rc = doc ? CS_OK : CS_ENOMEM;
@@ -139,7 +111,12 @@ static int expand_one(const cs_sweep_def *def, size_t index, const size_t *digit
            combo[0] ? " [" : "", combo, combo[0] ? "]" : "");
   cs_err jerr;
   cs_err_clear(&jerr);
-  j->load_code = load_job(sec, source, memo, j, &jerr);
+  j->load_code = load_job(sec, source, j, &jerr);
+  if (j->load_code && cs_err_is_transient(j->load_code)) { /* says nothing about the job */
+    cJSON_Delete(doc);
+    cs_err_set(err, j->load_code, "%s", jerr.msg);
+    return j->load_code;
+  }
   if (j->load_code) {
     j->error = strdup(jerr.msg);
     j->num_txns = 0;
@@ -172,10 +149,7 @@ int cs_sweep_alloc(const cs_sweep_def *def, cs_sweep *out, cs_err *err) {
 int cs_sweep_expand_range(const cs_sweep_def *def, size_t lo, size_t hi, cs_sweep *out,
                           cs_err *err) {
   size_t *digit = calloc(def->num_axes + 1, sizeof *digit);
-  valid_memo *memo = calloc(1, sizeof *memo);
-  if (!digit || !memo) {
-    free(memo);
-    free(digit);
+  if (!digit) {
     return cs_err_set(err, CS_ENOMEM, "%zu jobs: out of memory", hi - lo);
   }
   /* digits of job lo: mixed radix, the last axis least significant */
@@ -185,14 +159,13 @@ int cs_sweep_expand_range(const cs_sweep_def *def, size_t lo, size_t hi, cs_swee
   }
   int rc = CS_OK;
   for (size_t i = lo; i < hi && !rc; i++) {
-    rc = expand_one(def, i, digit, memo, &out->jobs[i], err);
+    rc = expand_one(def, i, digit, &out->jobs[i], err);
     for (size_t a = def->num_axes; a-- > 0;) { /* odometer: the last axis moves fastest */
       if (++digit[a] < def->axes[a].num_values) break;
       digit[a] = 0;
     }
   }
   free(digit);
-  free(memo);
   return rc;
 }
 

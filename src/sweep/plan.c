@@ -8,13 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "commsweep/engine.h"
 #include "commsweep/store.h"
 #include "commsweep/sweep.h"
 #include "keymap.h"
 
 static double job_cost(const cs_sweep_job *j) {
-  double weight = strcmp(j->job.engine.name, "math") == 0 ? 1.0 : 50.0;
-  return ((double)j->num_txns + 16.0) * weight + 4.0 * (double)j->num_steps;
+  const cs_engine_ops *ops = cs_engine_find(j->job.engine.name);
+  return ops && ops->cost ? ops->cost(&j->job, j->num_txns, j->num_steps) : (double)j->num_txns;
 }
 
 static int cmp_cost(const void *a, const void *b) {
@@ -45,9 +46,13 @@ void cs_sweep_plan_free(cs_sweep_plan *p) {
 
 /* Decides reuse or rerun for job j whose key is at existing row `row` (verified: ok). */
 static void judge_existing(const cs_sweep_job *j, const cs_store_result_row *r, bool ok,
-                           bool results_only, cs_sweep_plan *p, size_t idx) {
+                           const cs_sweep_plan_options *o, cs_sweep_plan *p, size_t idx) {
+  bool results_only = o->results_only;
   bool finished = r->status == CS_STORE_DONE || r->status == CS_STORE_FAILED;
-  if (ok && r->status == CS_STORE_FAILED) {
+  if (ok && r->status == CS_STORE_FAILED && o->retry_failed) {
+    p->retried++;
+    p->action[idx] = CS_PLAN_CLEAR;
+  } else if (ok && r->status == CS_STORE_FAILED) {
     p->cached_failed++;
     p->action[idx] = CS_PLAN_HIT;
   } else if (ok && (results_only || j->load_code || r->txlog_count == j->num_txns)) {
@@ -63,8 +68,9 @@ static void judge_existing(const cs_sweep_job *j, const cs_store_result_row *r, 
   }
 }
 
-int cs_sweep_plan_make(const cs_sweep *sw, cs_store *st, bool results_only, bool verify_log,
+int cs_sweep_plan_make(const cs_sweep *sw, cs_store *st, const cs_sweep_plan_options *o,
                        cs_sweep_plan *p, cs_err *err) {
+  bool results_only = o->results_only, verify_log = o->verify_log;
   memset(p, 0, sizeof *p);
   size_t n = sw->num_jobs;
   uint64_t file_rows = st ? cs_store_num_rows(st) : 0;
@@ -114,7 +120,7 @@ int cs_sweep_plan_make(const cs_sweep *sw, cs_store *st, bool results_only, bool
   /* pass 2: checksums of the existing rows the sweep wants */
   if (nchk && (rc = cs_store_verify_rows(st, check_rows, nchk, index, res, verify_log, ok, err))) goto out;
   for (size_t k = 0; k < nchk; k++)
-    judge_existing(&sw->jobs[check_job[k]], &res[check_rows[k]], ok[k], results_only, p,
+    judge_existing(&sw->jobs[check_job[k]], &res[check_rows[k]], ok[k], o, p,
                    check_job[k]);
 
   /* pass 3: slices and items for everything that runs */

@@ -53,6 +53,8 @@ static void report_plan(FILE *out, const cs_sweep_options *opt, const cs_sweep *
   fprintf(out, "  cache hits: %llu (%llu done, %llu failed)\n",
           (unsigned long long)(p->cached_done + p->cached_failed),
           (unsigned long long)p->cached_done, (unsigned long long)p->cached_failed);
+  if (p->retried)
+    fprintf(out, "  failed rows to retry (--retry-failed): %llu\n", (unsigned long long)p->retried);
   fprintf(out, "  to run: %zu (%llu new rows, %llu pending, %llu corrupt, %llu without log); "
           "%llu fail to load\n",
           p->num_items, (unsigned long long)p->new_rows, (unsigned long long)p->pending,
@@ -73,6 +75,7 @@ static void report_plan(FILE *out, const cs_sweep_options *opt, const cs_sweep *
 /* rank 0: load, match, structural step (or the dry-run report). */
 static int prepare(const cs_sweep_options *opt, FILE *out, cs_sweep *sw, cs_sweep_plan *plan,
                    bool *locked, cs_err *err) {
+  const cs_sweep_plan_options popt = {opt->results_only, opt->verify_log, opt->retry_failed};
   if (!sw->jobs && cs_sweep_load(opt->sweep_path, sw, err)) return err->code;
   cs_store *st = NULL;
   int rc;
@@ -80,7 +83,7 @@ static int prepare(const cs_sweep_options *opt, FILE *out, cs_sweep *sw, cs_swee
     rc = cs_store_open(opt->out_path, CS_STORE_READ, &st, err);
     bool exists = rc == CS_OK;
     if (rc == CS_ENOTFOUND) rc = CS_OK;
-    if (!rc) rc = cs_sweep_plan_make(sw, st, opt->results_only, opt->verify_log, plan, err);
+    if (!rc) rc = cs_sweep_plan_make(sw, st, &popt, plan, err);
     if (!rc) {
       report_plan(out, opt, sw, plan, exists);
       report_load_errors(out, sw, plan);
@@ -102,7 +105,7 @@ static int prepare(const cs_sweep_options *opt, FILE *out, cs_sweep *sw, cs_swee
   sigaddset(&stop, SIGHUP);
   sigprocmask(SIG_BLOCK, &stop, &old);
   if (!(rc = cs_store_open(opt->out_path, CS_STORE_WRITE, &st, err))) {
-    if (!(rc = cs_sweep_plan_make(sw, st, opt->results_only, opt->verify_log, plan, err)))
+    if (!(rc = cs_sweep_plan_make(sw, st, &popt, plan, err)))
       rc = cs_sweep_plan_apply(sw, st, plan, err);
     if (rc) cs_err_prefix(err, "file '%s'", opt->out_path);
     cs_err cerr;

@@ -6,15 +6,26 @@
 #include <string.h>
 
 #include "commsweep/config.h"
+#include "commsweep/engine.h"
 #include "sweep_int.h"
 
 const char *const cs_sweep_sections[3] = {"spec", "adapter", "engine"};
 
-static const cs_field_doc *section_fields(int sec) {
+/* The engine section's keys: the common ones plus one options object per registered engine. */
+static void engine_section_fields(cs_field_doc *out, size_t cap) {
+  size_t n = 0;
+  out[n++] = (cs_field_doc){"name", "string", "engine"};
+  out[n++] = (cs_field_doc){"deadlock_guard_ticks", "integer", "deadlock guard"};
+  for (const cs_engine_ops *const *e = cs_engine_list(); *e && n + 1 < cap; e++)
+    out[n++] = (cs_field_doc){(*e)->name, "object", (*e)->summary};
+  out[n] = (cs_field_doc){NULL, NULL, NULL};
+}
+
+static const cs_field_doc *section_fields(int sec, cs_field_doc *scratch, size_t cap) {
   switch (sec) {
     case CS_SEC_SPEC: return cs_config_spec_fields();
     case CS_SEC_ADAPTER: return cs_config_adapter_fields();
-    default: return cs_config_engine_fields();
+    default: engine_section_fields(scratch, cap); return scratch;
   }
 }
 
@@ -49,12 +60,14 @@ static int check_path(const cs_sweep_def *def, const char *path, const char *whe
   char *key = strtok_r(NULL, ".", &save);
   if (!key) return cs_err_set(err, CS_EINVAL, "%s: field '%s' names no field", where, path);
   bool known = false;
-  for (const cs_field_doc *f = section_fields(sec); f->key && !known; f++)
+  cs_field_doc scratch[16];
+  const cs_field_doc *fields = section_fields(sec, scratch, sizeof scratch / sizeof scratch[0]);
+  for (const cs_field_doc *f = fields; f->key && !known; f++)
     known = strcmp(f->key, key) == 0;
   if (!known) {
     char list[1024] = "";
     size_t used = 0;
-    for (const cs_field_doc *f = section_fields(sec); f->key; f++)
+    for (const cs_field_doc *f = fields; f->key; f++)
       used += (size_t)snprintf(list + used, used < sizeof list ? sizeof list - used : 0, "%s%s",
                                used ? ", " : "", f->key);
     return cs_err_set(err, CS_EINVAL, "%s: unknown field '%s' (%s fields: %s)", where, path,

@@ -16,12 +16,12 @@ extern const struct {
 } cs_topo_files[];
 
 #define D(member) offsetof(cs_die_params, member), 0
-#define I(key, member, lo, hi) {key, CS_F_INT, D(member), lo, hi, key},
-#define F(key, member, lo, hi) {key, CS_F_DOUBLE, D(member), lo, hi, key},
-#define B(key, member) {key, CS_F_BOOL, D(member), 0, 0, key},
+#define I(key, member, lo, hi) {key, CS_F_INT, D(member), lo, hi, key, 0},
+#define F(key, member, lo, hi) {key, CS_F_DOUBLE, D(member), lo, hi, key, 0},
+#define B(key, member) {key, CS_F_BOOL, D(member), 0, 0, key, 0},
 
 static const cs_field die_fields[] = {
-    {"name", CS_F_STRING, offsetof(cs_die_params, name), CS_NAME_MAX, 0, 0, "die name"},
+    {"name", CS_F_STRING, offsetof(cs_die_params, name), CS_NAME_MAX, 0, 0, "die name", 0},
     I("rows", rows, 1, 64) I("cols", cols, 1, 64) I("flit_bytes", flit_bytes, 1, 4096)
     F("network_frequency_ghz", network_frequency_ghz, 1e-3, 100)
     F("ip_frequency_ghz", ip_frequency_ghz, 1e-3, 100)
@@ -53,36 +53,38 @@ static const cs_field die_fields[] = {
     F("ddr_bw_limit_gb_per_s", ddr_bw_limit_gb_per_s, 1e-3, 1e6)
     I("rn_rdb_size", rn_rdb_size, 1, 1 << 20) I("rn_wdb_size", rn_wdb_size, 1, 1 << 20)
     I("sn_ddr_rdb_size", sn_ddr_rdb_size, 1, 1 << 20) I("sn_ddr_wdb_size", sn_ddr_wdb_size, 1, 1 << 20)
-    {NULL, 0, 0, 0, 0, 0, NULL}};
+    {NULL, 0, 0, 0, 0, 0, NULL, 0}};
 static const char *const die_extra[] = {"description", "routing", "math", NULL};
 
 #define L(member) offsetof(cs_layout, member), 0
 static const cs_field layout_fields[] = {
-    {"name", CS_F_STRING, offsetof(cs_layout, name), CS_NAME_MAX, 0, 0, "layout name"},
-    {"num_dies", CS_F_INT, L(num_dies), 1, CS_TOPO_MAX_DIES, "dies"},
-    {"ar_latency_ns", CS_F_DOUBLE, L(ar_latency_ns), 0, 1e6, "AR channel latency"},
-    {"r_latency_ns", CS_F_DOUBLE, L(r_latency_ns), 0, 1e6, "R channel latency"},
-    {"aw_latency_ns", CS_F_DOUBLE, L(aw_latency_ns), 0, 1e6, "AW channel latency"},
-    {"w_latency_ns", CS_F_DOUBLE, L(w_latency_ns), 0, 1e6, "W channel latency"},
-    {"b_latency_ns", CS_F_DOUBLE, L(b_latency_ns), 0, 1e6, "B channel latency"},
-    {"axi_bw_gb_per_s", CS_F_DOUBLE, L(axi_bw_gb_per_s), 1e-3, 1e6, "AXI channel bandwidth"},
-    {"d2d_rn_bw_gb_per_s", CS_F_DOUBLE, L(d2d_rn_bw_gb_per_s), 1e-3, 1e6, "D2D_RN bandwidth"},
-    {"d2d_sn_bw_gb_per_s", CS_F_DOUBLE, L(d2d_sn_bw_gb_per_s), 1e-3, 1e6, "D2D_SN bandwidth"},
-    {"d2d_rn_rdb_size", CS_F_INT, L(d2d_rn_rdb_size), 1, 1 << 20, "D2D_RN read buffer, flits"},
-    {"d2d_rn_wdb_size", CS_F_INT, L(d2d_rn_wdb_size), 1, 1 << 20, "D2D_RN write buffer, flits"},
-    {"d2d_sn_rdb_size", CS_F_INT, L(d2d_sn_rdb_size), 1, 1 << 20, "D2D_SN read buffer, flits"},
-    {"d2d_sn_wdb_size", CS_F_INT, L(d2d_sn_wdb_size), 1, 1 << 20, "D2D_SN write buffer, flits"},
-    {NULL, 0, 0, 0, 0, 0, NULL}};
+    {"name", CS_F_STRING, offsetof(cs_layout, name), CS_NAME_MAX, 0, 0, "layout name", 0},
+    {"num_dies", CS_F_INT, L(num_dies), 1, CS_TOPO_MAX_DIES, "dies", 0},
+    {"ar_latency_ns", CS_F_DOUBLE, L(ar_latency_ns), 0, 1e6, "AR channel latency", 0},
+    {"r_latency_ns", CS_F_DOUBLE, L(r_latency_ns), 0, 1e6, "R channel latency", 0},
+    {"aw_latency_ns", CS_F_DOUBLE, L(aw_latency_ns), 0, 1e6, "AW channel latency", 0},
+    {"w_latency_ns", CS_F_DOUBLE, L(w_latency_ns), 0, 1e6, "W channel latency", 0},
+    {"b_latency_ns", CS_F_DOUBLE, L(b_latency_ns), 0, 1e6, "B channel latency", 0},
+    {"axi_bw_gb_per_s", CS_F_DOUBLE, L(axi_bw_gb_per_s), 1e-3, 1e6, "AXI channel bandwidth", 0},
+    {"d2d_rn_bw_gb_per_s", CS_F_DOUBLE, L(d2d_rn_bw_gb_per_s), 1e-3, 1e6, "D2D_RN bandwidth", 0},
+    {"d2d_sn_bw_gb_per_s", CS_F_DOUBLE, L(d2d_sn_bw_gb_per_s), 1e-3, 1e6, "D2D_SN bandwidth", 0},
+    {"d2d_rn_rdb_size", CS_F_INT, L(d2d_rn_rdb_size), 1, 1 << 20, "D2D_RN read buffer, flits", 0},
+    {"d2d_rn_wdb_size", CS_F_INT, L(d2d_rn_wdb_size), 1, 1 << 20, "D2D_RN write buffer, flits", 0},
+    {"d2d_sn_rdb_size", CS_F_INT, L(d2d_sn_rdb_size), 1, 1 << 20, "D2D_SN read buffer, flits", 0},
+    {"d2d_sn_wdb_size", CS_F_INT, L(d2d_sn_wdb_size), 1, 1 << 20, "D2D_SN write buffer, flits", 0},
+    {NULL, 0, 0, 0, 0, 0, NULL, 0}};
 static const char *const layout_extra[] = {"description", "die_topologies", "links", "d2d_select",
                                            NULL};
 
-static const cs_field math_fields[] = {
-    {"base_latency_ns", CS_F_DOUBLE, offsetof(cs_math_params, base_latency_ns), 0, 0, 1e9, "ns"},
-    {"hop_latency_ns", CS_F_DOUBLE, offsetof(cs_math_params, hop_latency_ns), 0, 0, 1e9, "ns"},
-    {"d2d_latency_ns", CS_F_DOUBLE, offsetof(cs_math_params, d2d_latency_ns), 0, 0, 1e9, "ns"},
-    {"endpoint_bw_gb_per_s", CS_F_DOUBLE, offsetof(cs_math_params, endpoint_bw_gb_per_s), 0, 1e-6, 1e9, "GB/s"},
-    {"d2d_bw_gb_per_s", CS_F_DOUBLE, offsetof(cs_math_params, d2d_bw_gb_per_s), 0, 1e-6, 1e9, "GB/s"},
-    {NULL, 0, 0, 0, 0, 0, NULL}};
+#define M(member) offsetof(cs_math_params, member), 0
+const cs_field cs_topo_math_fields[] = {
+    {"base_latency_ns", CS_F_DOUBLE, M(base_latency_ns), 0, 1e9, "fixed latency of one transaction phase, ns", 0},
+    {"hop_latency_ns", CS_F_DOUBLE, M(hop_latency_ns), 0, 1e9, "latency per NoC hop, ns", 0},
+    {"d2d_latency_ns", CS_F_DOUBLE, M(d2d_latency_ns), 0, 1e9, "latency per die crossing, ns", 0},
+    {"endpoint_bw_gb_per_s", CS_F_DOUBLE, M(endpoint_bw_gb_per_s), 1e-6, 1e9, "peak bandwidth of one GDMA flow, GB/s", 0},
+    {"d2d_bw_gb_per_s", CS_F_DOUBLE, M(d2d_bw_gb_per_s), 1e-6, 1e9, "bandwidth of one D2D link direction, GB/s", 0},
+    {NULL, 0, 0, 0, 0, 0, NULL, 0}};
+
 
 static int parse_routing(const cJSON *obj, const char *source, cs_die_params *die, cs_err *err) {
   const cJSON *r = cJSON_GetObjectItemCaseSensitive(obj, "routing");
@@ -102,7 +104,7 @@ int cs_topo_die_parse(const char *json, const char *source, cs_die_params *out, 
   if (!rc) {
     char src[CS_ERR_MSG_MAX / 2];
     snprintf(src, sizeof src, "%s: field 'math'", source);
-    rc = cs_fields_load(math_fields, cJSON_GetObjectItemCaseSensitive(obj, "math"), src, NULL, NULL,
+    rc = cs_fields_load(cs_topo_math_fields, cJSON_GetObjectItemCaseSensitive(obj, "math"), src, NULL, NULL,
                         &die.math, err);
   }
   if (!rc && die.rows * die.cols > 4096)
@@ -274,4 +276,52 @@ int cs_topo_hops(const cs_die_params *die, int src_node, int dst_node) {
   int dr = src_node / die->cols - dst_node / die->cols;
   int dc = src_node % die->cols - dst_node % die->cols;
   return (dr < 0 ? -dr : dr) + (dc < 0 ? -dc : dc);
+}
+
+int cs_topo_check_adapter(const cs_adapter_config *cfg, cs_err *err) {
+  cs_die_params die;
+  cs_layout lay;
+  cs_err inner;
+  cs_err_clear(&inner);
+  if (cs_topo_die(cfg->topology, &die, &inner))
+    return cs_err_set(err, CS_ECONSTRAINT, "C2: topology = \"%s\": %s", cfg->topology, inner.msg);
+  if (cs_topo_layout(cfg->dcin_layout, &lay, &inner))
+    return cs_err_set(err, CS_ECONSTRAINT, "C2: dcin_layout = \"%s\": %s", cfg->dcin_layout,
+                      inner.msg);
+  if (lay.num_dies != cfg->num_dies)
+    return cs_err_set(err, CS_ECONSTRAINT,
+                      "C2: num_dies = %d: dcin_layout \"%s\" has %d dies; topology, num_dies and "
+                      "dcin_layout must agree",
+                      cfg->num_dies, cfg->dcin_layout, lay.num_dies);
+  bool accepted = false;
+  for (int i = 0; i < lay.num_die_topologies; i++)
+    accepted |= strcmp(lay.die_topologies[i], cfg->topology) == 0;
+  if (!accepted)
+    return cs_err_set(err, CS_ECONSTRAINT,
+                      "C2: topology = \"%s\": dcin_layout \"%s\" is built of %s%s%s dies", cfg->topology,
+                      cfg->dcin_layout, lay.die_topologies[0], lay.num_die_topologies > 1 ? " or " : "",
+                      lay.num_die_topologies > 1 ? lay.die_topologies[1] : "");
+  for (int i = 0; i < lay.num_links; i++) {
+    const cs_d2d_link *l = &lay.links[i];
+    if (l->node_a >= die.rows * die.cols || l->node_b >= die.rows * die.cols)
+      return cs_err_set(err, CS_ECONSTRAINT,
+                        "C2: dcin_layout \"%s\" link %d names node %d, but a %s die has %d nodes",
+                        cfg->dcin_layout, i, l->node_a > l->node_b ? l->node_a : l->node_b,
+                        cfg->topology, die.rows * die.cols);
+  }
+  if (strcmp(cfg->endpoint_id_scheme, CS_SCHEME_MVP) != 0)
+    return cs_err_set(err, CS_ECONSTRAINT, "C3: endpoint_id_scheme = \"%s\": only \"%s\" is supported",
+                      cfg->endpoint_id_scheme, CS_SCHEME_MVP);
+  int endpoints = cs_scheme_endpoints(&die, cfg->num_dies);
+  if (cfg->num_initiators != endpoints)
+    return cs_err_set(err, CS_ECONSTRAINT,
+                      "C3: num_initiators = %d: scheme \"%s\" on %d x %s dies defines %d logical GDMAs",
+                      cfg->num_initiators, cfg->endpoint_id_scheme, cfg->num_dies, cfg->topology,
+                      endpoints);
+  if (cfg->num_targets != endpoints)
+    return cs_err_set(err, CS_ECONSTRAINT,
+                      "C3: num_targets = %d: scheme \"%s\" on %d x %s dies defines %d logical DDRs",
+                      cfg->num_targets, cfg->endpoint_id_scheme, cfg->num_dies, cfg->topology,
+                      endpoints);
+  return CS_OK;
 }

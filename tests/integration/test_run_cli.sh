@@ -28,7 +28,7 @@ assert len(r["cache_key"]) == 64
 pairs = {(p["src_die"], p["dst_die"]): p for p in r["trace_meta"]["die_pairs"]}
 assert sum(p["transactions"] for p in pairs.values()) == len(lines)
 assert pairs[(0, 1)]["bytes"] == sum(l["burst_length"] * 128 for l in lines if l["src_die"] == 0 and l["dst_die"] == 1)
-assert r["trace_meta"]["cross_die"]["transactions"] == sum(p["transactions"] for k, p in pairs.items() if k[0] != k[1])
+assert r["trace_meta"]["cross_die_transactions"] == sum(p["transactions"] for k, p in pairs.items() if k[0] != k[1])
 assert "sn_share_block" in r["trace_meta"]["back_pressure"]
 PY
 "$CS_BIN" run --engine math --spec "$ex/spec_p2p_read.json" --config "$ex/adapter_2die.json" \
@@ -48,7 +48,7 @@ assert a == b, "dcin results differ between two runs"
 g = a["aggregates"]
 assert a["engine"] == "dcin" and a["trace_meta"]["sim_cycles"] > 0, a
 assert 0 < g["bus_bw_gb_per_s"] <= 256 and g["total_comm_bytes"] == 65536, g
-assert a["trace_meta"]["cross_die"]["transactions"] == a["trace_meta"]["num_transactions"] == 128
+assert a["trace_meta"]["cross_die_transactions"] == a["trace_meta"]["num_transactions"] == 128
 PY
 # the log path template of the adapter config is used when --txlog is absent
 "$CS_BIN" run --engine math --spec "$ex/spec_p2p_read.json" --config "$ex/adapter_2die.json" >/dev/null
@@ -86,4 +86,13 @@ expect_error "C11" "${A[@]}" --spec tree.json
 expect_error "cannot open" "${A[@]}" --spec missing.json
 expect_error "unknown engine" --engine nosuch --spec "$ex/spec_allreduce.json" --config "$ex/adapter_2die.json"
 expect_error "unknown or incomplete option" --bogus
+# docs/hdf5-schema.md quotes `commsweep schema` verbatim: the documented columns are the file's
+"$CS_BIN" schema > schema.md
+/usr/bin/python3 - "$CS_SOURCE_DIR/docs/hdf5-schema.md" schema.md <<'PY'
+import sys
+doc, out = (open(p).read() for p in sys.argv[1:3])
+assert out.strip() in doc, "docs/hdf5-schema.md's Columns section differs from `commsweep schema`"
+PY
+
 echo "test_run_cli: all checks passed"
+

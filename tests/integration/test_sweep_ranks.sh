@@ -11,24 +11,24 @@ SWEEP=$DEMO
 timeout 300 "$CS_BIN" sweep "$SWEEP" --out single.h5 --quiet
 for n in 1 2 3; do
   timeout 300 mpirun -np "$n" "$CS_BIN" sweep "$SWEEP" --out "np$n.h5" --quiet | tee "np$n.txt"
-  expect "np$n.txt" "ran 96 (0 failed) on $n rank" "np$n.h5"
+  expect "np$n.txt" "ran 144 (0 failed) on $n rank" "np$n.h5"
 done
 grep -q "jobs per rank:" np3.txt
 $PY "$HERE/sweep_compare.py" np1.h5 np2.h5 np3.h5 single.h5
 
 "$CS_BIN" show np3.h5 --csv > show.csv
 $PY "$HERE/sweep_check.py" show np3.h5 show.csv
-$PY "$HERE/sweep_check.py" counts np3.h5 96 0 0
+$PY "$HERE/sweep_check.py" counts np3.h5 144 0 0
 "$CS_BIN" show np3.h5 --primitive alltoall --participants 8 > table.txt
-test "$(grep -c ' alltoall ' table.txt)" = 12
-"$CS_BIN" show np3.h5 --verify | tail -1 | grep -q "96 done, 0 failed, 0 pending, 0 corrupt"
+test "$(grep -c ' alltoall ' table.txt)" = 18
+"$CS_BIN" show np3.h5 --verify | tail -1 | grep -q "144 done, 0 failed, 0 pending, 0 corrupt"
 "$CS_BIN" export np3.h5 --job 13 --jsonl -o job13.jsonl
 $PY "$HERE/sweep_check.py" export np3.h5 13 job13.jsonl
 "$CS_BIN" export np3.h5 --job 13 --result | grep -q '"status":	"done"'
 
 # the analysis script reads the file: summary CSV and both plots
 $PY "$CS_SOURCE_DIR/scripts/analyze.py" np3.h5 --out analysis
-test "$(wc -l < analysis/summary.csv)" = 97
+test "$(wc -l < analysis/summary.csv)" = 145
 test -s analysis/busbw_vs_size.png && test -s analysis/pareto_outstanding.png
 
 # results-only: same results, no log

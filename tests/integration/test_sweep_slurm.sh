@@ -24,6 +24,6 @@ timeout 300 "$CI/sbatch-wait.sh" --nodes=1 --ntasks=2 --ntasks-per-node=2 --time
   "$CS_SOURCE_DIR/slurm/commsweep.sbatch" "$DEMO" "$CS_WORK/slurm.h5" | tee wait.txt
 cat "$CS_WORK"/slurm-*.out
 grep -q "state=COMPLETED exit=0:0" wait.txt
-grep -q "ran 96 (0 failed) on 2 ranks" "$CS_WORK"/slurm-*.out
+grep -q "ran 144 (0 failed) on 2 ranks" "$CS_WORK"/slurm-*.out
 $PY "$HERE/sweep_compare.py" mpirun.h5 slurm.h5
 echo "test_sweep_slurm: OK"

@@ -1,5 +1,6 @@
 /* Helpers shared by the Check suites. */
 #include "test_support.h"
+
 #include "test_dcin.h"
 
 #include <check.h>
@@ -57,8 +58,15 @@ void cs_test_job(cs_job *job, const char *engine, cs_primitive prim, unsigned lo
 
   snprintf(job->engine.name, sizeof job->engine.name, "%s", engine);
   job->engine.deadlock_guard_ticks = CS_DEFAULT_DEADLOCK_GUARD;
-  job->engine.math = (cs_math_params){8.0, 5.5, 40.0, 128.0, 192.0};
+  cs_test_math_params(job, (cs_math_params){8.0, 5.5, 40.0, 128.0, 192.0});
 }
+
+void cs_test_math_params(cs_job *job, cs_math_params p) {
+  memcpy(job->engine.params.bytes, &p, sizeof p);
+  job->engine.has_options = true;
+}
+
+cs_math_params *cs_test_math(cs_job *job) { return (cs_math_params *)job->engine.params.bytes; }
 
 bool cs_test_quick(void) { return getenv("CS_TEST_QUICK") != NULL; }
 

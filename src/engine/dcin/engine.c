@@ -514,6 +514,30 @@ static void op_stats(const void *engine, cs_engine_stats *out) {
   out->flit_hops = s->st.flit_hops;
   out->flits_injected = s->st.flits_injected;
   out->flits_ejected = s->st.flits_ejected;
+  const uint64_t extra[] = {s->st.itag_h, s->st.itag_v, s->st.etag_t1, s->st.etag_t0};
+  memcpy(out->extra, extra, sizeof extra);
+}
+
+/* In the order of op_stats' extra[]. */
+static const cs_engine_column result_columns[] = {
+    {"dcin_itag_h", NULL, "I-Tags placed on horizontal rings (an inject waited past its threshold)"},
+    {"dcin_itag_v", NULL, "I-Tags placed on vertical rings"},
+    {"dcin_etag_t1_ejects", "flit", "flits ejected holding E-Tag priority T1 (upgraded once)"},
+    {"dcin_etag_t0_ejects", "flit", "flits ejected holding E-Tag priority T0 (upgraded twice)"},
+    {NULL, NULL, NULL}};
+
+/* C1 (the adapter's mode) and C2, C3 (the shipped chip files and the endpoint scheme). */
+static int op_validate(const cs_job *job, cs_err *err) {
+  if (strcmp(job->adapter.mode, "dcin") != 0)
+    return cs_err_set(err, CS_ECONSTRAINT,
+                      "C1: mode = \"%s\": the adapter runs only in mode \"dcin\"", job->adapter.mode);
+  return cs_topo_check_adapter(&job->adapter, err);
+}
+
+/* Cycle simulation: about fifty times the closed-form cost per transaction. */
+static double op_cost(const cs_job *job, uint64_t num_txns, uint32_t num_steps) {
+  (void)job;
+  return 50.0 * ((double)num_txns + 16.0) + 4.0 * num_steps;
 }
 
 static void op_destroy(void *engine) {
@@ -525,6 +549,13 @@ static void op_destroy(void *engine) {
 const cs_engine_ops cs_dcin_ops = {
     .name = "dcin",
     .summary = "cycle-level CrossRing model: KCIN ring NoC per die plus D2D AXI links",
+    .model_version = "1",
+    .options = NULL,
+    .options_size = 0,
+    .options_doc = "no options: the chip comes from the adapter's topology and dcin_layout",
+    .validate = op_validate,
+    .cost = op_cost,
+    .result_columns = result_columns,
     .create = op_create,
     .inject = op_inject,
     .advance = op_advance,

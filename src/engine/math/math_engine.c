@@ -23,7 +23,7 @@ typedef struct math_txn {
   double req_inject_ns, req_done_ns, rsp_inject_ns, final_ns;
   double bw_bytes_per_ns; /* B_f of its flow */
   double path_ns;         /* P_f */
-  uint32_t channel;       /* k % 2 of its flow */
+  uint32_t channel;       /* cs_scheme_channel at inject */
   bool scheduled, rsp_seen;
 } math_txn;
 
@@ -36,6 +36,9 @@ typedef struct event {
 
 typedef struct math_engine {
   cs_job job;
+  cs_math_params params; /* the job's options, or the die file's defaults */
+  uint64_t *issued;      /* requests issued so far per logical GDMA (the channel rule) */
+  int num_endpoints;
   cs_die_params die;
   cs_layout layout;
   double f_driver; /* ticks per ns */
@@ -114,6 +117,14 @@ static int math_create(const cs_job *job, void **out, cs_err *err) {
     free(m);
     return cs_err_prefix(err, "math engine");
   }
+  m->params = m->die.math;
+  if (job->engine.has_options) memcpy(&m->params, job->engine.params.bytes, sizeof m->params);
+  m->num_endpoints = cs_scheme_endpoints(&m->die, m->layout.num_dies);
+  m->issued = calloc((size_t)m->num_endpoints, sizeof *m->issued);
+  if (!m->issued) {
+    free(m);
+    return cs_err_set(err, CS_ENOMEM, "math engine: out of memory");
+  }
   m->f_driver = job->adapter.driver_cycle_frequency_ghz;
   *out = m;
   return CS_OK;
@@ -126,6 +137,7 @@ static void math_destroy(void *engine) {
   free(m->unscheduled);
   free(m->heap);
   free(m->ready);
+  free(m->issued);
   free(m);
 }
 
@@ -156,7 +168,7 @@ static batch_flow *flow_of(batch_flow *flows, size_t *n, size_t *hint, int32_t s
 /* Prices every transaction injected since the last call: groups them into flows by (src, dst),
  * counts flows per directed die pair, and schedules each req-phase completion. */
 static int price_batch(math_engine *m, cs_err *err) {
-  const cs_math_params *mp = &m->job.engine.math;
+  const cs_math_params *mp = &m->params;
   const cs_adapter_config *ad = &m->job.adapter;
   int dies = m->layout.num_dies;
   int pair_flows[CS_TOPO_MAX_DIES * CS_TOPO_MAX_DIES] = {0};
@@ -204,7 +216,6 @@ static int price_batch(math_engine *m, cs_err *err) {
     batch_flow *f = flow_of(flows, &n_flows, &hint, t->req.src_id, t->req.dst_id);
     t->path_ns = path;
     t->bw_bytes_per_ns = bw;
-    t->channel = f->count % 2;
     t->req_inject_ns = now_ns;
     t->req_done_ns = now_ns + mp->base_latency_ns + 2.0 * path + f->bytes_before / bw;
     t->scheduled = true;
@@ -228,9 +239,15 @@ static int math_inject(void *engine, const cs_inject *in, cs_err *err) {
         !grow((void **)&m->unscheduled, &m->cap_unscheduled, m->n_unscheduled + 1,
               sizeof *m->unscheduled))
       return cs_err_set(err, CS_ENOMEM, "math engine: out of memory");
+    if (in->src_id < 0 || in->src_id >= m->num_endpoints || in->dst_id < 0 ||
+        in->dst_id >= m->num_endpoints)
+      return cs_err_set(err, CS_EINVAL, "math engine: request %llu: endpoint %d->%d outside 0..%d",
+                        (unsigned long long)in->request_id, in->src_id, in->dst_id,
+                        m->num_endpoints - 1);
     math_txn *t = &m->txns[in->request_id];
     memset(t, 0, sizeof *t);
     t->req = *in;
+    t->channel = (uint32_t)cs_scheme_channel(m->issued[in->src_id]++);
     m->unscheduled[m->n_unscheduled++] = in->request_id;
     return CS_OK;
   }
@@ -318,9 +335,25 @@ static void math_stats(const void *engine, cs_engine_stats *out) {
   memset(out, 0, sizeof *out);
 }
 
+static int math_validate(const cs_job *job, cs_err *err) {
+  return cs_topo_check_adapter(&job->adapter, err); /* C2, C3: the model reads the same files */
+}
+
+/* Pricing is linear in transactions, plus a fixed cost per step and per job. */
+static double math_cost(const cs_job *job, uint64_t num_txns, uint32_t num_steps) {
+  (void)job;
+  return (double)num_txns + 16.0 + 4.0 * num_steps;
+}
+
 const cs_engine_ops cs_math_ops = {
     .name = "math",
     .summary = "closed-form alpha-beta model (docs/math-engine.md)",
+    .model_version = "1",
+    .options = cs_topo_math_fields,
+    .options_size = sizeof(cs_math_params),
+    .options_doc = "absent: the die topology file's calibrated \"math\" values",
+    .validate = math_validate,
+    .cost = math_cost,
     .create = math_create,
     .inject = math_inject,
     .advance = math_advance,

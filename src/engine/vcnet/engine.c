@@ -5,11 +5,37 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "commsweep/fields.h"
 #include "commsweep/vcnet.h"
 #include "vcnet_int.h"
 #include "vcnet_txn.h"
 
-int vcn_job_params(const cs_job *job, vcn_params *p, cs_err *err);
+/* Logical ids name endpoints: every id the adapter declares must have one, and so must every
+ * participant. */
+static int op_validate(const cs_job *job, cs_err *err) {
+  vcn_params p;
+  int rc = vcn_job_params(job, &p, err);
+  if (rc) return rc;
+  vcn_topo t;
+  vcn_params_validate(&p, &t, err);
+  const cs_adapter_config *ad = &job->adapter;
+  if (ad->num_initiators > t.endpoints || ad->num_targets > t.endpoints)
+    return cs_err_set(err, CS_ECONSTRAINT,
+                      "vcnet: num_initiators = %d, num_targets = %d: %s with %d endpoint(s) per "
+                      "router has %d endpoints (logical GDMA and DDR id i is endpoint i)",
+                      ad->num_initiators, ad->num_targets, p.topology, t.epr, t.endpoints);
+  for (int i = 0; i < job->spec.num_participants; i++)
+    if (job->spec.participants[i] >= t.endpoints)
+      return cs_err_set(err, CS_ECONSTRAINT, "vcnet: participant %d has no endpoint on %s (%d endpoints)",
+                        job->spec.participants[i], p.topology, t.endpoints);
+  return CS_OK;
+}
+
+/* Cycle simulation: a few tens of times the closed-form cost per transaction, growing with the
+ * flits a transaction carries. */
+static double op_cost(const cs_job *job, uint64_t num_txns, uint32_t num_steps) {
+  return 4.0 * (double)(job->adapter.burst_length + 4) * ((double)num_txns + 16.0) + 4.0 * num_steps;
+}
 
 static int op_create(const cs_job *job, void **engine, cs_err *err) {
   vcn_params p;
@@ -51,13 +77,33 @@ static void op_stats(const void *engine, cs_engine_stats *out) {
   out->flit_hops = s->flit_hops;
   out->flits_injected = s->flits_injected;
   out->flits_ejected = s->flits_ejected;
+  const vcn_engine *v = engine;
+  out->extra[0] = s->packets_ejected;
+  out->extra[1] = s->skipped_cycles;
+  out->extra[2] = v->mst_blocks;
+  out->extra[3] = v->slv_blocks;
 }
+
+/* In the order of op_stats' extra[]. */
+static const cs_engine_column result_columns[] = {
+    {"vcnet_packets", NULL, "packets delivered (requests, write data, responses, read data)"},
+    {"vcnet_skipped_cycles", "cycle", "cycles the clock jumped because nothing could move"},
+    {"vcnet_master_waits", NULL, "requests that waited for a master tracker"},
+    {"vcnet_slave_waits", NULL, "requests that waited at their target for a slave tracker"},
+    {NULL, NULL, NULL}};
 
 static void op_destroy(void *engine) { vcn_engine_destroy(engine); }
 
 const cs_engine_ops cs_vcnet_ops = {
     .name = "vcnet",
     .summary = "cycle-level VC router network, mesh/torus with DOR (docs/vcnet.md)",
+    .model_version = "1",
+    .options = vcn_option_fields,
+    .options_size = sizeof(vcn_params),
+    .options_doc = vcn_options_doc,
+    .validate = op_validate,
+    .cost = op_cost,
+    .result_columns = result_columns,
     .create = op_create,
     .inject = op_inject,
     .advance = op_advance,

@@ -53,7 +53,7 @@ void vcn_net_destroy(vcn_net *n) {
   if (!n) return;
   free(n->slot), free(n->head), free(n->count), free(n->state), free(n->ready);
   free(n->out_port), free(n->out_vc), free(n->out_cls), free(n->owner), free(n->credits);
-  free(n->va_rr), free(n->va_in_rr), free(n->sa_acc_rr), free(n->sa_in_rr), free(n->sa_out_rr), free(n->nbr), free(n->router_flits);
+  free(n->nonempty), free(n->va_rr), free(n->va_in_rr), free(n->sa_acc_rr), free(n->sa_in_rr), free(n->sa_out_rr), free(n->nbr), free(n->router_flits);
   free(n->active), free(n->is_active);
   free(n->q_head), free(n->q_tail), free(n->q_len), free(n->ep_vc), free(n->ep_sent);
   free(n->ep_credits), free(n->ep_vc_busy), free(n->ep_rr), free(n->ep_active);
@@ -107,6 +107,8 @@ int vcn_net_create(const vcn_params *p, vcn_net **out, cs_err *err) {
   n->out_cls = calloc(nvc, sizeof *n->out_cls);
   n->owner = malloc(nvc * sizeof *n->owner);
   n->credits = malloc(nvc * sizeof *n->credits);
+  n->words = (P * V + 63) / 64;
+  n->nonempty = calloc(R * (size_t)n->words, sizeof *n->nonempty);
   n->va_rr = calloc(nvc, sizeof *n->va_rr);
   n->va_in_rr = calloc(nvc, sizeof *n->va_in_rr);
   n->sa_acc_rr = calloc(R * P, sizeof *n->sa_acc_rr);
@@ -131,7 +133,7 @@ int vcn_net_create(const vcn_params *p, vcn_net **out, cs_err *err) {
   while (n->wheel_size <= longest) n->wheel_size *= 2;
   n->wheel = calloc(n->wheel_size, sizeof *n->wheel);
   if (!n->slot || !n->head || !n->count || !n->state || !n->ready || !n->out_port || !n->out_vc ||
-      !n->out_cls || !n->owner || !n->credits || !n->va_rr || !n->va_in_rr || !n->sa_acc_rr || !n->sa_in_rr || !n->sa_out_rr ||
+      !n->out_cls || !n->owner || !n->credits || !n->nonempty || !n->va_rr || !n->va_in_rr || !n->sa_acc_rr || !n->sa_in_rr || !n->sa_out_rr ||
       !n->nbr || !n->router_flits || !n->active || !n->is_active || !n->q_head || !n->q_tail ||
       !n->q_len || !n->ep_vc || !n->ep_sent || !n->ep_credits || !n->ep_vc_busy || !n->ep_rr ||
       !n->ep_active || !n->ep_is_active || !n->wheel || !grow_pkts(n)) {
@@ -217,12 +219,16 @@ static void land(vcn_net *n, const vcn_event *ev) {
   uint32_t to = EV_TO(ev->kind_to);
   switch (EV_KIND(ev->kind_to)) {
     case EV_FLIT: {
-      uint32_t pos = (n->head[to] + n->count[to]) % (uint32_t)n->D;
+      uint32_t pos = (uint32_t)n->head[to] + n->count[to];
+      if (pos >= (uint32_t)n->D) pos -= (uint32_t)n->D;
       vcn_flit *s = &n->slot[(size_t)to * (size_t)n->D + pos];
       *s = ev->flit;
       s->arrive = n->now;
-      n->count[to]++;
       uint32_t r = to / (uint32_t)(n->P * n->V);
+      if (n->count[to]++ == 0) {
+        uint32_t li = to - r * (uint32_t)(n->P * n->V);
+        n->nonempty[(size_t)r * n->words + (li >> 6)] |= 1ull << (li & 63);
+      }
       n->router_flits[r]++;
       activate_router(n, r);
       break;
@@ -293,36 +299,105 @@ static bool endpoint_step(vcn_net *n, uint32_t e) {
   return true;
 }
 
+/* x + 1 on a cycle of n positions. */
+static inline int next_of(int x, int n) { return x + 1 == n ? 0 : x + 1; }
+
+/* Distance from pointer rr forward to x on a cycle of n positions (0 <= x, rr < n). */
+static inline int wrap_dist(int x, int rr, int n) { return x >= rr ? x - rr : x - rr + n; }
+
+/* First set bit of mask at or after position from (cyclic over width bits), or -1. */
+static int first_from(uint32_t mask, int from, int width) {
+  if (!mask) return -1;
+  uint32_t hi = mask >> from;
+  if (hi) return from + __builtin_ctz(hi);
+  (void)width;
+  return __builtin_ctz(mask);
+}
+
+/* Sends the flit at the front of input VC li through output port op (switch traversal). */
+static void traverse(vcn_net *n, uint32_t r, int ip, int v, int op) {
+  const int P = n->P, V = n->V, links = 2 * n->t.ndims;
+  const size_t base = (size_t)r * (size_t)(P * V);
+  int li = ip * V + v;
+  size_t g = base + (size_t)li;
+  vcn_flit f = n->slot[g * (size_t)n->D + n->head[g]];
+  n->head[g] = (uint16_t)next_of(n->head[g], n->D);
+  if (--n->count[g] == 0) n->nonempty[(size_t)r * n->words + (size_t)(li >> 6)] &= ~(1ull << (li & 63));
+  n->router_flits[r]--;
+  n->sa_in_rr[(size_t)r * P + ip] = (uint16_t)next_of(v, V);
+  n->sa_out_rr[(size_t)r * P + op] = (uint16_t)next_of(ip, P);
+  int ov = n->out_vc[g];
+  size_t og = base + (size_t)(op * V + ov);
+  /* the freed buffer slot goes back upstream as a credit */
+  if (ip < links) {
+    uint32_t up = (uint32_t)n->nbr[(size_t)r * P + (ip ^ 1)];
+    schedule(n, (uint32_t)n->p.link_latency, EV_CREDIT,
+             (up * (uint32_t)P + (uint32_t)ip) * (uint32_t)V + (uint32_t)v, NULL);
+  } else {
+    uint32_t e = r * (uint32_t)n->t.epr + (uint32_t)(ip - links);
+    schedule(n, 1, EV_EPCREDIT, e * (uint32_t)V + (uint32_t)v, NULL);
+  }
+  uint32_t pipe = (uint32_t)(n->p.sa_delay + n->p.st_delay);
+  vcn_pkt *p = &n->pkt[f.pkt];
+  if (op < links) {
+    n->credits[og]--;
+    uint32_t nb = (uint32_t)n->nbr[(size_t)r * P + op];
+    schedule(n, pipe + (uint32_t)n->p.link_latency, EV_FLIT,
+             (nb * (uint32_t)P + (uint32_t)op) * (uint32_t)V + (uint32_t)ov, &f);
+    n->st.flit_hops++;
+    if (f.seq == 0) p->hops++;
+  } else {
+    if (f.seq == 0) p->last_vc = (int16_t)ov;
+    schedule(n, pipe + 1 + VCN_RETIRE_CYCLES, EV_EJECT,
+             r * (uint32_t)n->t.epr + (uint32_t)(op - links), &f);
+  }
+  if (f.tail) {
+    n->owner[og] = -1;
+    n->state[g] = VCN_IDLE;
+  }
+}
+
 static void router_step(vcn_net *n, uint32_t r) {
   const int P = n->P, V = n->V, PV = P * V, links = 2 * n->t.ndims;
   const uint64_t t = n->now;
   const size_t base = (size_t)r * (size_t)PV;
-  /* route computation for packets whose head reached the front of an idle VC */
-  for (int li = 0; li < PV; li++) {
-    size_t g = base + (size_t)li;
-    if (!n->count[g] || n->state[g] != VCN_IDLE) continue;
-    const vcn_flit *f = &n->slot[g * (size_t)n->D + n->head[g]];
-    vcn_pkt *p = &n->pkt[f->pkt];
-    int op, cls;
-    n->routing->fn(&n->t, (int)r, p->dst_router, p->dst_ep % n->t.epr, &p->rs, &op, &cls);
-    n->out_port[g] = (uint8_t)op;
-    n->out_cls[g] = (uint8_t)cls;
-    n->state[g] = VCN_VA;
-    n->ready[g] = (f->arrive > t ? f->arrive : t) + (uint64_t)n->p.rc_delay;
-  }
+  const uint64_t *mask = &n->nonempty[(size_t)r * n->words];
+  int16_t waiting[VCN_MAX_PORTS * VCN_MAX_VCS], active[VCN_MAX_PORTS * VCN_MAX_VCS];
+  int nwait = 0, nact = 0;
+  /* one pass over the VCs holding flits: route computation for a head at the front of an idle
+   * VC, and the lists of VCs ready for VC allocation and for switch allocation */
+  for (int w = 0; w < n->words; w++)
+    for (uint64_t bits = mask[w]; bits; bits &= bits - 1) {
+      int li = w * 64 + __builtin_ctzll(bits);
+      size_t g = base + (size_t)li;
+      uint8_t st = n->state[g];
+      if (st == VCN_IDLE) {
+        const vcn_flit *f = &n->slot[g * (size_t)n->D + n->head[g]];
+        vcn_pkt *p = &n->pkt[f->pkt];
+        int op, cls;
+        n->routing->fn(&n->t, (int)r, p->dst_router, p->dst_ep % n->t.epr, &p->rs, &op, &cls);
+        n->out_port[g] = (uint8_t)op;
+        n->out_cls[g] = (uint8_t)cls;
+        n->state[g] = st = VCN_VA;
+        n->ready[g] = (f->arrive > t ? f->arrive : t) + (uint64_t)n->p.rc_delay;
+      }
+      if (n->ready[g] > t) continue;
+      if (st == VCN_VA) waiting[nwait++] = (int16_t)li;
+      else active[nact++] = (int16_t)li;
+    }
   /* VC allocation, one iteration of request-grant-accept (iSLIP style): every waiting input VC
    * requests every free output VC of its class at its output port; every requested output VC
    * grants the requester nearest after its round-robin pointer; every input VC accepts the grant
    * nearest after its own pointer.  Pointers move only on an accepted grant. */
-  int16_t grant_of[VCN_MAX_PORTS * VCN_MAX_VCS]; /* per output VC: granted input VC or -1 */
-  int16_t waiting[VCN_MAX_PORTS * VCN_MAX_VCS];
-  int nwait = 0;
-  for (int li = 0; li < PV; li++) {
-    size_t g = base + (size_t)li;
-    if (n->state[g] == VCN_VA && n->ready[g] <= t) waiting[nwait++] = (int16_t)li;
-  }
   if (nwait) {
-    for (int o = 0; o < PV; o++) grant_of[o] = -1;
+    int16_t grant_of[VCN_MAX_PORTS * VCN_MAX_VCS];
+    for (int k = 0; k < nwait; k++) {
+      size_t g = base + (size_t)waiting[k];
+      int op = n->out_port[g];
+      int lo = op < links ? n->out_cls[g] * n->vcs_per_class : 0;
+      int hi = op < links ? lo + n->vcs_per_class : V;
+      for (int v = lo; v < hi; v++) grant_of[op * V + v] = -1;
+    }
     for (int k = 0; k < nwait; k++) {
       int li = waiting[k];
       size_t g = base + (size_t)li;
@@ -333,7 +408,7 @@ static void router_step(vcn_net *n, uint32_t r) {
         int o = op * V + v;
         if (n->owner[base + (size_t)o] >= 0) continue;
         int rr = n->va_rr[base + (size_t)o];
-        if (grant_of[o] < 0 || (li - rr + PV) % PV < (grant_of[o] - rr + PV) % PV)
+        if (grant_of[o] < 0 || wrap_dist(li, rr, PV) < wrap_dist(grant_of[o], rr, PV))
           grant_of[o] = (int16_t)li;
       }
     }
@@ -351,100 +426,41 @@ static void router_step(vcn_net *n, uint32_t r) {
       if (pick < 0) continue;
       int o = op * V + pick;
       n->owner[base + (size_t)o] = li;
-      n->va_rr[base + (size_t)o] = (uint16_t)((li + 1) % PV);
-      n->va_in_rr[g] = (uint16_t)((pick - lo + 1) % span);
+      n->va_rr[base + (size_t)o] = (uint16_t)next_of(li, PV);
+      n->va_in_rr[g] = (uint16_t)next_of(pick - lo, span);
       n->out_vc[g] = (uint16_t)pick;
       n->state[g] = VCN_ACTIVE;
       n->ready[g] = t + (uint64_t)n->p.va_delay;
+      if (n->p.va_delay == 0) active[nact++] = (int16_t)li;
     }
   }
+  if (!nact) return;
   /* switch allocation, one iteration of request-grant-accept: an input port requests every
-   * output port one of its VCs (with a flit, past its VC allocation, holding a credit) wants,
-   * naming for each the VC nearest after its VC pointer; each output port grants the input port
-   * nearest after its pointer; each input port accepts the grant nearest after its own output
-   * pointer. */
-  int8_t want[VCN_MAX_PORTS][VCN_MAX_PORTS]; /* [ip][op]: VC, or -1 */
-  int8_t granted[VCN_MAX_PORTS], win[VCN_MAX_PORTS], cand[VCN_MAX_PORTS];
-  bool any = false;
-  for (int ip = 0; ip < P; ip++) {
-    for (int op = 0; op < P; op++) want[ip][op] = -1;
+   * output port one of its VCs (with a flit, past VC allocation, holding a credit) wants, naming
+   * for each the VC nearest after its VC pointer; each output port grants the input port nearest
+   * after its pointer; each input port accepts the grant nearest after its own output pointer. */
+  int8_t want[VCN_MAX_PORTS][VCN_MAX_PORTS]; /* [ip][op]: VC; valid where in_req has the bit */
+  uint32_t in_req[VCN_MAX_PORTS] = {0}, out_req[VCN_MAX_PORTS] = {0}, granted[VCN_MAX_PORTS] = {0};
+  for (int k = 0; k < nact; k++) {
+    int li = active[k], ip = li / V, v = li % V;
+    size_t g = base + (size_t)li;
+    int op = n->out_port[g];
+    if (n->credits[base + (size_t)(op * V + n->out_vc[g])] <= 0) continue;
     int rr = n->sa_in_rr[(size_t)r * P + ip];
-    for (int k = 0; k < V; k++) {
-      int v = (rr + k) % V;
-      size_t g = base + (size_t)(ip * V + v);
-      if (!n->count[g] || n->state[g] != VCN_ACTIVE || n->ready[g] > t) continue;
-      int op = n->out_port[g];
-      if (want[ip][op] >= 0) continue;
-      if (n->credits[base + (size_t)(op * V + n->out_vc[g])] <= 0) continue;
+    if (!(in_req[ip] >> op & 1u) || wrap_dist(v, rr, V) < wrap_dist(want[ip][op], rr, V))
       want[ip][op] = (int8_t)v;
-      any = true;
-    }
+    in_req[ip] |= 1u << op;
+    out_req[op] |= 1u << ip;
   }
-  if (!any) return;
   for (int op = 0; op < P; op++) {
-    granted[op] = -1;
-    int rr = n->sa_out_rr[(size_t)r * P + op];
-    for (int k = 0; k < P; k++) {
-      int ip = (rr + k) % P;
-      if (want[ip][op] >= 0) {
-        granted[op] = (int8_t)ip;
-        break;
-      }
-    }
+    int ip = first_from(out_req[op], n->sa_out_rr[(size_t)r * P + op], P);
+    if (ip >= 0) granted[ip] |= 1u << op;
   }
-  for (int op = 0; op < P; op++) win[op] = -1;
   for (int ip = 0; ip < P; ip++) {
-    cand[ip] = -1;
-    int rr = n->sa_acc_rr[(size_t)r * P + ip];
-    for (int k = 0; k < P; k++) {
-      int op = (rr + k) % P;
-      if (granted[op] == ip) {
-        win[op] = (int8_t)ip;
-        cand[ip] = want[ip][op];
-        n->sa_acc_rr[(size_t)r * P + ip] = (uint16_t)((op + 1) % P);
-        break;
-      }
-    }
-  }
-  for (int op = 0; op < P; op++) {
-    int ip = win[op];
-    if (ip < 0) continue;
-    int v = cand[ip];
-    size_t g = base + (size_t)(ip * V + v);
-    vcn_flit f = n->slot[g * (size_t)n->D + n->head[g]];
-    n->head[g] = (uint16_t)((n->head[g] + 1) % n->D);
-    n->count[g]--;
-    n->router_flits[r]--;
-    n->sa_in_rr[(size_t)r * P + ip] = (uint16_t)((v + 1) % V);
-    n->sa_out_rr[(size_t)r * P + op] = (uint16_t)((ip + 1) % P);
-    int ov = n->out_vc[g];
-    size_t og = base + (size_t)(op * V + ov);
-    /* the freed buffer slot goes back upstream as a credit */
-    if (ip < links) {
-      uint32_t up = (uint32_t)n->nbr[(size_t)r * P + (ip ^ 1)];
-      schedule(n, (uint32_t)n->p.link_latency, EV_CREDIT,
-               (up * (uint32_t)P + (uint32_t)ip) * (uint32_t)V + (uint32_t)v, NULL);
-    } else {
-      uint32_t e = r * (uint32_t)n->t.epr + (uint32_t)(ip - links);
-      schedule(n, 1, EV_EPCREDIT, e * (uint32_t)V + (uint32_t)v, NULL);
-    }
-    uint32_t pipe = (uint32_t)(n->p.sa_delay + n->p.st_delay);
-    vcn_pkt *p = &n->pkt[f.pkt];
-    if (op < links) {
-      n->credits[og]--;
-      uint32_t nb = (uint32_t)n->nbr[(size_t)r * P + op];
-      schedule(n, pipe + (uint32_t)n->p.link_latency, EV_FLIT,
-               (nb * (uint32_t)P + (uint32_t)op) * (uint32_t)V + (uint32_t)ov, &f);
-      n->st.flit_hops++;
-      if (f.seq == 0) p->hops++;
-    } else {
-      if (f.seq == 0) p->last_vc = (int16_t)ov;
-      schedule(n, pipe + 1 + VCN_RETIRE_CYCLES, EV_EJECT, r * (uint32_t)n->t.epr + (uint32_t)(op - links), &f);
-    }
-    if (f.tail) {
-      n->owner[og] = -1;
-      n->state[g] = VCN_IDLE;
-    }
+    int op = first_from(granted[ip], n->sa_acc_rr[(size_t)r * P + ip], P);
+    if (op < 0) continue;
+    n->sa_acc_rr[(size_t)r * P + ip] = (uint16_t)next_of(op, P);
+    traverse(n, r, ip, want[ip][op], op);
   }
 }
 

@@ -72,14 +72,14 @@ static int parse_pattern(const char *name, const vcn_topo *t, pattern *out, cs_e
 
 /* Destination endpoint of a packet from endpoint src. */
 static int destination(const vcn_topo *t, pattern pat, int src, double hot, uint64_t *rng) {
+  if (pat == PAT_HOTSPOT && uniform01(rng) < hot) return 0;
+  if (pat == PAT_HOTSPOT || pat == PAT_UNIFORM) return (int)(next_rand(rng) % (uint64_t)t->endpoints);
   int r = src / t->epr, local = src % t->epr, c[VCN_MAX_DIMS], o[VCN_MAX_DIMS];
   vcn_topo_coords(t, r, c);
   memcpy(o, c, sizeof o);
   switch (pat) {
     case PAT_HOTSPOT:
-      if (uniform01(rng) < hot) return 0;
-      /* fall through */
-    case PAT_UNIFORM: return (int)(next_rand(rng) % (uint64_t)t->endpoints);
+    case PAT_UNIFORM: break;
     case PAT_TRANSPOSE:
       for (int d = 0; d < t->ndims; d++) o[d] = c[t->ndims - 1 - d];
       break;
@@ -161,6 +161,8 @@ int cs_vcnet_netbench(const cs_vcnet_bench *cfg, cs_vcnet_bench_result *out, cs_
       qsort(b.lat, b.n_lat, sizeof *b.lat, cmp_u32);
       size_t k = (size_t)(0.99 * (double)(b.n_lat - 1) + 0.5);
       out->p99_latency = b.lat[k];
+      out->min_latency = b.lat[0];
+      out->max_latency = b.lat[b.n_lat - 1];
     }
     out->cycles = n->st.cycles;
     out->skipped_cycles = n->st.skipped_cycles;

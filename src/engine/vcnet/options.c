@@ -1,105 +1,75 @@
-/* The vcnet engine's options: one table drives strict JSON loading (every key required, unknown
- * keys rejected), the help text and serialisation. */
+/* The vcnet engine's options: one cs_field table drives strict loading (from the engine's
+ * object in a job, or from netbench's JSON), --help and the cache key; the documented defaults
+ * apply when a job gives no options object. */
 #include <cjson/cJSON.h>
-#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "commsweep/fields.h"
+#include "commsweep/model.h"
 #include "commsweep/vcnet.h"
 #include "vcnet_int.h"
 
-typedef enum { OPT_INT, OPT_DOUBLE, OPT_STRING } opt_type;
+#define S(m) offsetof(vcn_params, m), sizeof(((vcn_params *)0)->m)
+#define N(m) offsetof(vcn_params, m), 0
+const cs_field vcn_option_fields[] = {
+    {"topology", CS_F_STRING, S(topology), 0, 0, "\"torus:4x4x4\", \"mesh:8x8\": kind and radix per dimension, dimension 0 first", 0},
+    {"routing", CS_F_STRING, S(routing), 0, 0, "dor | dor_dateline | dor_dateline_segment", 0},
+    {"endpoints_per_router", CS_F_INT, N(endpoints_per_router), 1, VCN_MAX_EPR, "endpoints attached to each router", 0},
+    {"num_vcs", CS_F_INT, N(num_vcs), 1, VCN_MAX_VCS, "virtual channels per port", 0},
+    {"vc_depth", CS_F_INT, N(vc_depth), 1, 4096, "flits per VC buffer", 0},
+    {"rc_delay", CS_F_INT, N(rc_delay), 0, 64, "route computation, cycles", 0},
+    {"va_delay", CS_F_INT, N(va_delay), 0, 64, "VC allocation, cycles", 0},
+    {"sa_delay", CS_F_INT, N(sa_delay), 0, 64, "switch allocation, cycles", 0},
+    {"st_delay", CS_F_INT, N(st_delay), 0, 64, "switch traversal, cycles", 0},
+    {"link_latency", CS_F_INT, N(link_latency), 1, 1024, "router-to-router link and credit latency, cycles", 0},
+    {"flit_bytes", CS_F_INT, N(flit_bytes), 1, 65536, "bytes per network flit", 0},
+    {"frequency_ghz", CS_F_DOUBLE, N(frequency_ghz), 1e-6, 1e3, "network clock, GHz", 0},
+    {NULL, 0, 0, 0, 0, 0, NULL, 0}};
+#undef S
+#undef N
 
-typedef struct opt_row {
-  const char *key;
-  opt_type type;
-  size_t offset, size;
-  double min, max;
-  const char *meaning;
-} opt_row;
+_Static_assert(sizeof(vcn_params) <= CS_ENGINE_PARAMS_MAX, "vcnet options exceed the job's slot");
 
-#define INT_ROW(k, lo, hi, m) {#k, OPT_INT, offsetof(vcn_params, k), 0, lo, hi, m}
-static const opt_row rows[] = {
-    {"topology", OPT_STRING, offsetof(vcn_params, topology), sizeof(((vcn_params *)0)->topology), 0, 0,
-     "\"torus:4x4x4\", \"mesh:8x8\": kind and radix per dimension (dimension 0 first)"},
-    {"routing", OPT_STRING, offsetof(vcn_params, routing), sizeof(((vcn_params *)0)->routing), 0, 0,
-     "dor | dor_dateline"},
-    INT_ROW(endpoints_per_router, 1, VCN_MAX_EPR, "endpoints attached to each router"),
-    INT_ROW(num_vcs, 1, VCN_MAX_VCS, "virtual channels per port"),
-    INT_ROW(vc_depth, 1, 4096, "flits per VC buffer"),
-    INT_ROW(rc_delay, 0, 64, "route computation, cycles"),
-    INT_ROW(va_delay, 0, 64, "VC allocation, cycles"),
-    INT_ROW(sa_delay, 0, 64, "switch allocation, cycles"),
-    INT_ROW(st_delay, 0, 64, "switch traversal, cycles"),
-    INT_ROW(link_latency, 1, 1024, "router-to-router link and credit latency, cycles"),
-    INT_ROW(flit_bytes, 1, 65536, "bytes per network flit"),
-    {"frequency_ghz", OPT_DOUBLE, offsetof(vcn_params, frequency_ghz), 0, 1e-6, 1e3, "network clock, GHz"},
-};
-#define NROWS (sizeof rows / sizeof rows[0])
+const char vcn_options_doc[] =
+    "absent: torus:4x4x4, dor_dateline, 1 endpoint per router, 2 VCs of 8 flits, every stage 1 "
+    "cycle, 1-cycle links, 32-byte flits, 1 GHz";
+
+void vcn_params_default(vcn_params *p) {
+  memset(p, 0, sizeof *p);
+  snprintf(p->topology, sizeof p->topology, "torus:4x4x4");
+  snprintf(p->routing, sizeof p->routing, "dor_dateline");
+  p->endpoints_per_router = 1;
+  p->num_vcs = 2;
+  p->vc_depth = 8;
+  p->rc_delay = p->va_delay = p->sa_delay = p->st_delay = 1;
+  p->link_latency = 1;
+  p->flit_bytes = 32;
+  p->frequency_ghz = 1.0;
+}
+
+int vcn_params_validate(const vcn_params *p, vcn_topo *topo, cs_err *err) {
+  vcn_topo t;
+  int rc = vcn_topo_parse(p->topology, p->endpoints_per_router, &t, err);
+  if (!rc && !vcn_routing_find(p->routing, &t, p->num_vcs, err)) rc = CS_EINVAL;
+  if (!rc) rc = vcn_params_check(p, err);
+  if (!rc && topo) *topo = t;
+  return rc;
+}
 
 int vcn_params_from_json(const void *json, const char *source, vcn_params *out, cs_err *err) {
-  const cJSON *obj = json;
-  if (!cJSON_IsObject(obj)) return cs_err_set(err, CS_EINVAL, "%s: expected an object", source);
   vcn_params p;
   memset(&p, 0, sizeof p);
-  for (const cJSON *it = obj->child; it; it = it->next) {
-    size_t i = 0;
-    while (i < NROWS && strcmp(rows[i].key, it->string) != 0) i++;
-    if (i == NROWS) {
-      char keys[512];
-      cs_vcnet_option_keys(keys, sizeof keys);
-      return cs_err_set(err, CS_EINVAL, "%s: unknown field '%s' (valid: %s)", source, it->string, keys);
-    }
-  }
-  for (size_t i = 0; i < NROWS; i++) {
-    const opt_row *r = &rows[i];
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, r->key);
-    if (!v) return cs_err_set(err, CS_EINVAL, "%s: missing field '%s' (%s)", source, r->key, r->meaning);
-    char *dst = (char *)&p + r->offset;
-    if (r->type == OPT_STRING) {
-      if (!cJSON_IsString(v) || strlen(v->valuestring) >= r->size)
-        return cs_err_set(err, CS_EINVAL, "%s: field '%s': expected a string shorter than %zu characters",
-                          source, r->key, r->size);
-      memcpy(dst, v->valuestring, strlen(v->valuestring) + 1);
-      continue;
-    }
-    if (!cJSON_IsNumber(v) || !(v->valuedouble >= r->min && v->valuedouble <= r->max) ||
-        (r->type == OPT_INT && v->valuedouble != floor(v->valuedouble)))
-      return cs_err_set(err, CS_EINVAL, "%s: field '%s': expected %s in [%g, %g] (%s)", source, r->key,
-                        r->type == OPT_INT ? "an integer" : "a number", r->min, r->max, r->meaning);
-    if (r->type == OPT_INT) *(int *)dst = (int)v->valuedouble;
-    else *(double *)dst = v->valuedouble;
-  }
-  vcn_topo t;
-  int rc = vcn_topo_parse(p.topology, p.endpoints_per_router, &t, err);
-  if (!rc && !vcn_routing_find(p.routing, &t, p.num_vcs, err)) rc = CS_EINVAL;
-  if (!rc) rc = vcn_params_check(&p, err);
-  if (rc) return cs_err_prefix(err, "%s", source);
-  *out = p;
-  return CS_OK;
+  int rc = cs_fields_load(vcn_option_fields, json, source, NULL, NULL, &p, err);
+  if (!rc && (rc = vcn_params_validate(&p, NULL, err))) cs_err_prefix(err, "%s", source);
+  if (!rc) *out = p;
+  return rc;
 }
 
-void cs_vcnet_option_keys(char *buf, size_t cap) {
-  size_t used = 0;
-  buf[0] = '\0';
-  for (size_t i = 0; i < NROWS && used < cap; i++)
-    used += (size_t)snprintf(buf + used, cap - used, "%s%s", i ? ", " : "", rows[i].key);
-}
-
-void cs_vcnet_print_options(FILE *f) {
-  for (size_t i = 0; i < NROWS; i++)
-    fprintf(f, "  %-22s %s\n", rows[i].key, rows[i].meaning);
-}
-
-void *vcn_params_to_json(const vcn_params *p) {
-  cJSON *o = cJSON_CreateObject();
-  if (!o) return NULL;
-  for (size_t i = 0; i < NROWS; i++) {
-    const char *src = (const char *)p + rows[i].offset;
-    if (rows[i].type == OPT_STRING) cJSON_AddStringToObject(o, rows[i].key, src);
-    else if (rows[i].type == OPT_INT) cJSON_AddNumberToObject(o, rows[i].key, *(const int *)src);
-    else cJSON_AddNumberToObject(o, rows[i].key, *(const double *)src);
-  }
-  return o;
+int vcn_job_params(const cs_job *job, vcn_params *p, cs_err *err) {
+  if (job->engine.has_options) memcpy(p, job->engine.params.bytes, sizeof *p);
+  else vcn_params_default(p);
+  int rc = vcn_params_validate(p, NULL, err);
+  return rc ? cs_err_prefix(err, "engine option 'vcnet'") : CS_OK;
 }

@@ -12,34 +12,31 @@
 
 int vcn_torus_direction(int s, int d, int n) { return (d - s + n) % n <= n / 2 ? 1 : -1; }
 
-/* The first dimension whose coordinate differs, or -1 at the destination router. */
-static int next_dim(const vcn_topo *t, const int cur[VCN_MAX_DIMS], const int dst[VCN_MAX_DIMS]) {
-  for (int d = 0; d < t->ndims; d++)
-    if (cur[d] != dst[d]) return d;
-  return -1;
-}
-
 enum { DATELINE_NONE, DATELINE_AT_WRAP, DATELINE_WHOLE_SEGMENT };
 
 static void dor(const vcn_topo *t, int router, int dst_router, int dst_ep, vcn_route_state *st,
                 int *out_port, int *out_cls, int dateline) {
-  int cur[VCN_MAX_DIMS], dst[VCN_MAX_DIMS];
-  vcn_topo_coords(t, router, cur);
-  vcn_topo_coords(t, dst_router, dst);
-  int d = next_dim(t, cur, dst);
-  if (d < 0) {
+  /* the first dimension whose coordinate differs; coordinates peeled off dimension 0 first */
+  int c = router, e = dst_router, d = 0, cur = 0, dst = 0;
+  for (; d < t->ndims; d++) {
+    int k = t->radix[d];
+    cur = c % k, dst = e % k;
+    if (cur != dst) break;
+    c /= k, e /= k;
+  }
+  if (d == t->ndims) {
     *out_port = 2 * t->ndims + dst_ep;
     *out_cls = 0;
     return;
   }
   int k = t->radix[d];
-  int dir = t->torus ? vcn_torus_direction(cur[d], dst[d], k) : (dst[d] > cur[d] ? 1 : -1);
+  int dir = t->torus ? vcn_torus_direction(cur, dst, k) : (dst > cur ? 1 : -1);
   int cls = st->dim == d ? st->cls : 0;
-  if (dateline == DATELINE_AT_WRAP && ((dir > 0 && cur[d] == k - 1) || (dir < 0 && cur[d] == 0)))
+  if (dateline == DATELINE_AT_WRAP && ((dir > 0 && cur == k - 1) || (dir < 0 && cur == 0)))
     cls = 1;
   /* the variant: class 1 for the whole run through a dimension whose route will wrap */
   if (dateline == DATELINE_WHOLE_SEGMENT && st->dim != d)
-    cls = (dir > 0 && dst[d] < cur[d]) || (dir < 0 && dst[d] > cur[d]);
+    cls = (dir > 0 && dst < cur) || (dir < 0 && dst > cur);
   *out_port = 2 * d + (dir > 0 ? 0 : 1);
   *out_cls = cls;
   st->dim = (int8_t)d;

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "commsweep/topo.h"
 #include "vcnet_txn.h"
 
 enum { ST_NEW = 0, ST_MST_WAIT, ST_REQ_NET, ST_SLV_WAIT, ST_AT_SLV, ST_RSP_NET, ST_DONE };
@@ -130,6 +131,7 @@ static void on_deliver(void *ctx, vcn_net *net, uint32_t pi) {
       accept_req(e, id);
     } else {
       t->slv_blocks++;
+      e->slv_blocks++;
       t->state = ST_SLV_WAIT;
       q_push(e, t->is_read ? &s->slv_rd_wait : &s->slv_wr_wait, id);
     }
@@ -235,6 +237,7 @@ int vcn_engine_inject(vcn_engine *e, const cs_inject *in, cs_err *err) {
                         (unsigned long long)flits);
     t->flits = (uint16_t)flits;
     t->req_vc = t->rsp_vc = t->req_eject_vc = -1;
+    t->channel = (uint8_t)cs_scheme_channel(e->eps[t->src_ep].issued++);
     t->req_inject_cycle = e->net->now;
     vcn_ep *m = &e->eps[t->src_ep];
     int used = t->is_read ? m->mst_rd_used : m->mst_wr_used;
@@ -244,6 +247,7 @@ int vcn_engine_inject(vcn_engine *e, const cs_inject *in, cs_err *err) {
       issue_req(e, id);
     } else {
       t->mst_blocks++;
+      e->mst_blocks++;
       q_push(e, t->is_read ? &m->mst_rd_wait : &m->mst_wr_wait, id);
     }
     if (e->fault[0]) return cs_err_set(err, CS_ENOMEM, "vcnet: %s", e->fault);
@@ -296,12 +300,10 @@ void vcn_engine_describe(const vcn_engine *e, uint64_t id, cs_txn_record *rec) {
   if (id >= e->txn_cap) return;
   const vcn_txn *t = &e->txns[id];
   const vcn_topo *tp = &e->net->t;
-  int links = 2 * tp->ndims;
   rec->src_die = rec->dst_die = 0;
   rec->src_node = (int16_t)(t->src_ep / tp->epr);
   rec->dst_node = (int16_t)(t->dst_ep / tp->epr);
-  rec->src_channel = (int16_t)(links + t->src_ep % tp->epr); /* endpoint port at the router */
-  rec->dst_channel = (int16_t)(links + t->dst_ep % tp->epr);
+  rec->src_channel = rec->dst_channel = t->channel; /* the one channel rule of every engine */
   rec->d2d_src_node = rec->d2d_dst_node = -1;
   rec->rn_rd_block = t->is_read ? t->mst_blocks : 0;
   rec->rn_wr_block = t->is_read ? 0 : t->mst_blocks;

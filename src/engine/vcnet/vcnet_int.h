@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "commsweep/err.h"
+#include "commsweep/fields.h"
 
 #define VCN_MAX_DIMS 3
 #define VCN_MAX_RADIX 64
@@ -158,6 +159,8 @@ struct vcn_net {
   uint8_t *out_port;
   uint16_t *out_vc;     /* VC at out_port (local index) */
   uint8_t *out_cls;
+  uint64_t *nonempty;   /* per router: bit li set when input VC li holds flits */
+  int words;            /* 64-bit words of nonempty per router */
   /* output VCs, same indexing */
   int32_t *owner;       /* input VC (router-local index) holding it, -1 free */
   int32_t *credits;
@@ -235,9 +238,17 @@ typedef struct vcn_cdg_result {
 int vcn_cdg_check(const vcn_topo *t, const vcn_routing *r, vcn_cdg_result *out, cs_err *err);
 void vcn_cdg_result_free(vcn_cdg_result *r);
 
-/* ---- options ------------------------------------------------------------------------------- */
+/* ---- options (options.c) ------------------------------------------------------------------- */
 
+struct cs_job;
+extern const cs_field vcn_option_fields[]; /* the engine's option table */
+extern const char vcn_options_doc[];
+void vcn_params_default(vcn_params *p);
+/* Topology, routing and ranges; fills *topo (may be NULL) when valid. */
+int vcn_params_validate(const vcn_params *p, vcn_topo *topo, cs_err *err);
 /* Fills p from a JSON object (cJSON *) with every field required; unknown keys are errors. */
 int vcn_params_from_json(const void *json, const char *source, vcn_params *p, cs_err *err);
+/* The job's options, or the defaults when it gives none; validated. */
+int vcn_job_params(const struct cs_job *job, vcn_params *p, cs_err *err);
 
 #endif

@@ -13,6 +13,7 @@ typedef struct vcn_queue {
 typedef struct vcn_ep {
   int mst_rd_used, mst_wr_used; /* master trackers held */
   int slv_rd_used, slv_wr_used; /* slave trackers held */
+  uint64_t issued;              /* requests injected so far as a master (channel rule) */
   vcn_queue mst_rd_wait, mst_wr_wait; /* requests waiting for a master tracker */
   vcn_queue slv_rd_wait, slv_wr_wait; /* requests arrived, waiting for a slave tracker */
 } vcn_ep;
@@ -24,6 +25,7 @@ typedef struct vcn_txn {
   uint16_t flits;         /* network flits of the data burst */
   uint8_t is_read;
   uint8_t state;
+  uint8_t channel;        /* cs_scheme_channel of the request */
   int16_t req_vc, req_eject_vc, rsp_vc; /* VCs the packets' heads took at injection / ejection */
   uint32_t hops;          /* links the request crossed */
   uint32_t mst_blocks, slv_blocks; /* 1 when it had to wait for a tracker */
@@ -40,6 +42,7 @@ typedef struct vcn_engine {
   int bw_bytes;                       /* adapter bytes per flit */
   uint64_t tick_num, tick_den;        /* tick(c) = floor(c tick_num / tick_den) */
   uint64_t now_tick;
+  uint64_t mst_blocks, slv_blocks; /* requests that waited for a tracker, whole job */
   cs_completion *comp; /* ring of completions not yet polled */
   size_t comp_head, comp_n, comp_cap;
   char fault[128];
