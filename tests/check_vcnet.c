@@ -32,7 +32,7 @@ static int walk(const vcn_topo *t, const char *routing, int s, int d, int *ports
   cs_err err;
   const vcn_routing *r = vcn_routing_find(routing, t, 2, &err);
   ck_assert_ptr_nonnull(r);
-  vcn_route_state st = {-1, 0};
+  vcn_route_state st = {-1, 0, s};
   int cur = s, n = 0, op, cls;
   for (;;) {
     r->fn(t, cur, d, 0, &st, &op, &cls);

@@ -12,6 +12,7 @@
 
 #include "commsweep/vcnet.h"
 #include "engine/vcnet/fattree.h"
+#include "engine/vcnet/vcnet_int.h"
 #include "test_support.h"
 
 /* Check records every passing ck_assert (a write per call); loops over millions of routes test
@@ -598,6 +599,139 @@ START_TEST(faults_query_should_report_reachability_and_cdg) {
 }
 END_TEST
 
+
+/* ---- on the cycle-level router network -------------------------------------------------------- */
+
+static vcn_params ft_params(const char *topo, const char *routing, const char *faults, int epl) {
+  vcn_params p;
+  memset(&p, 0, sizeof p);
+  snprintf(p.topology, sizeof p.topology, "%s", topo);
+  snprintf(p.routing, sizeof p.routing, "%s", routing);
+  snprintf(p.faults, sizeof p.faults, "%s", faults);
+  p.endpoints_per_router = epl;
+  p.num_vcs = 2;
+  p.vc_depth = 4;
+  p.rc_delay = p.va_delay = p.sa_delay = p.st_delay = 1;
+  p.link_latency = 2;
+  p.flit_bytes = 32;
+  p.frequency_ghz = 1.0;
+  return p;
+}
+
+typedef struct ft_sink {
+  uint64_t delivered, at;
+  int bad;
+  int hops;
+} ft_sink;
+
+static void ft_deliver(void *ctx, vcn_net *net, uint32_t pi) {
+  ft_sink *s = ctx;
+  const vcn_pkt *p = &net->pkt[pi];
+  s->delivered++;
+  s->at = net->now;
+  s->hops = (int)p->hops;
+  if (p->ejected != p->size || (uint64_t)p->dst_ep != p->tag) s->bad = 1;
+}
+
+/* One packet alone: latency and links crossed, checked against vcn_zero_load_latency (the
+ * pipeline formula of docs/vcnet.md) with the link count of the VTFTR route. */
+static void one_packet(const vcn_params *p, int src_ep, int dst_ep, int want_links) {
+  vcn_net *n;
+  cs_err err;
+  ck_assert_msg(vcn_net_create(p, &n, &err) == CS_OK, "%s", err.msg);
+  ft_sink s = {0};
+  n->ctx = &s;
+  n->on_deliver = ft_deliver;
+  ck_assert_uint_ne(vcn_net_send(n, src_ep, dst_ep, 3, (uint64_t)dst_ep), VCN_NIL);
+  while (!s.delivered && n->now < 10000) {
+    vcn_net_skip_idle(n, 10000);
+    vcn_net_cycle(n);
+    ck_assert_int_eq(vcn_net_check(n, &err), CS_OK);
+  }
+  ck_assert_uint_eq(s.delivered, 1);
+  ck_assert(!s.bad);
+  ck_assert_int_eq(s.hops, want_links);
+  ck_assert_uint_eq(s.at, vcn_zero_load_latency(p, want_links, 3));
+  vcn_net_destroy(n);
+}
+
+START_TEST(router_network_should_take_the_vtftr_routes) {
+  /* 8x8, 2 endpoints per leaf; the pair L(3,1) -> L(6,4), endpoints 2 (3*8+1) and 2 (6*8+4):
+   * fault-free XY 4 links; (3,4) known: yx, 4; (3,4) fresh: misroute, 6; algorithm A: 8. */
+  int s = 2 * (3 * 8 + 1), d = 2 * (6 * 8 + 4) + 1;
+  vcn_params p = ft_params("fattree2d:8x8", "vtftr", "", 2);
+  one_packet(&p, s, d, 4);
+  one_packet(&p, s, s + 1, 0); /* two endpoints of one leaf */
+  p = ft_params("fattree2d:8x8", "vtftr", "3,4", 2);
+  one_packet(&p, s, d, 4);
+  p = ft_params("fattree2d:8x8", "vtftr", "!3,4", 2);
+  one_packet(&p, s, d, 6);
+  p = ft_params("fattree2d:8x8", "alg_a", "3,4", 2);
+  one_packet(&p, s, d, 8);
+  /* the misroute costs two switches and two links more than XY */
+  vcn_params q = ft_params("fattree2d:8x8", "vtftr", "", 2);
+  ck_assert_uint_eq(vcn_zero_load_latency(&q, 6, 3) - vcn_zero_load_latency(&q, 4, 3),
+                    2 * (4 + (uint64_t)q.link_latency));
+}
+END_TEST
+
+START_TEST(router_network_should_deliver_everything_under_load_with_faults) {
+  /* Past saturation on 8x8 with 8 random known faults and one fresh one under VTFTR: every
+   * packet between live, routable endpoints arrives, credits balance every few cycles, and the
+   * network drains (no deadlock). */
+  vcn_params p = ft_params("fattree2d:8x8", "vtftr", "!7,7", 2);
+  p.fault_count = 8;
+  p.fault_seed = 3;
+  vcn_net *n;
+  cs_err err;
+  ck_assert_msg(vcn_net_create(&p, &n, &err) == CS_OK, "%s", err.msg);
+  ck_assert_int_eq(n->t.ft.n_known, 8);
+  ft_sink s = {0};
+  n->ctx = &s;
+  n->on_deliver = ft_deliver;
+  uint64_t rng = 99, sent = 0;
+  int cycles = cs_test_quick() ? 300 : 1500;
+  for (int c = 0; c < cycles; c++) {
+    for (int e = 0; e < n->t.endpoints; e++) {
+      if (vtf_rand(&rng) % 3) continue;
+      int d = (int)(vtf_rand(&rng) % (uint64_t)n->t.endpoints);
+      if (vcn_pair_problem(&n->t, e, d, NULL, 0)) continue;
+      ck_assert_uint_ne(vcn_net_send(n, e, d, 1 + (int)(vtf_rand(&rng) % 4), (uint64_t)d), VCN_NIL);
+      sent++;
+    }
+    vcn_net_cycle(n);
+    if (c % 11 == 0) ck_assert_msg(vcn_net_check(n, &err) == CS_OK, "%s", err.msg);
+  }
+  for (int c = 0; c < 400000 && !vcn_net_quiet(n); c++) vcn_net_cycle(n);
+  ck_assert(vcn_net_quiet(n));
+  ck_assert_int_eq(vcn_net_check(n, &err), CS_OK);
+  ck_assert(!s.bad);
+  ck_assert_uint_eq(s.delivered, sent);
+  vcn_net_destroy(n);
+}
+END_TEST
+
+START_TEST(options_should_take_faults_only_on_a_fat_tree) {
+  cs_err err;
+  vcn_params p = ft_params("fattree2d:8x8", "dor", "", 1);
+  vcn_net *n;
+  ck_assert_int_eq(vcn_net_create(&p, &n, &err), CS_EINVAL);
+  ck_assert_ptr_nonnull(strstr(err.msg, "mesh and torus"));
+  p = ft_params("torus:4x4", "dor_dateline", "1,1", 1);
+  ck_assert_int_eq(vcn_net_create(&p, &n, &err), CS_EINVAL);
+  ck_assert_ptr_nonnull(strstr(err.msg, "fattree2d"));
+  p = ft_params("fattree2d:8x8", "vtftr", "8,1", 1);
+  ck_assert_int_eq(vcn_net_create(&p, &n, &err), CS_EINVAL);
+  p = ft_params("fattree2d:8x8", "vtftr", "1,1", 1);
+  ck_assert_int_eq(vcn_net_create(&p, &n, &err), CS_OK);
+  char why[96];
+  ck_assert(vcn_pair_problem(&n->t, 9, 0, why, sizeof why)); /* endpoint 9 is on leaf (1,1) */
+  ck_assert_ptr_nonnull(strstr(why, "faulty leaf L(1,1)"));
+  ck_assert(!vcn_pair_problem(&n->t, 0, 63, why, sizeof why));
+  vcn_net_destroy(n);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("vtftr");
   TCase *paths = tcase_create("paths");
@@ -633,6 +767,12 @@ static Suite *suite(void) {
   tcase_add_test(prob, rows_covered_probability_should_match_inclusion_exclusion);
   tcase_add_test(prob, monte_carlo_should_agree_with_the_exact_probability);
   suite_add_tcase(s, prob);
+  TCase *net = tcase_create("network");
+  tcase_set_timeout(net, 120);
+  tcase_add_test(net, router_network_should_take_the_vtftr_routes);
+  tcase_add_test(net, router_network_should_deliver_everything_under_load_with_faults);
+  tcase_add_test(net, options_should_take_faults_only_on_a_fat_tree);
+  suite_add_tcase(s, net);
   return s;
 }
 

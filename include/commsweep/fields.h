@@ -2,7 +2,7 @@
  * drive strict JSON loading, --help listings and serialisation.  The core's adapter, spec and
  * topology files use them, and so does every engine for its own options (engine.h).
  *
- * Loading is strict: an unknown, duplicated, missing (unless optional), ill-typed or
+ * Loading is strict: an unknown, duplicated, missing (unless optional), empty (unless optional), ill-typed or
  * out-of-range key is an error naming the source, the field and the value.
  */
 #ifndef COMMSWEEP_FIELDS_H

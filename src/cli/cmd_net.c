@@ -108,6 +108,7 @@ static void netbench_usage(FILE *f) {
           "  --vcs N             VCs per port (2)        --depth N   flits per VC (8)\n"
           "  --delays RC,VA,SA,ST  stage delays (1,1,1,1) --link N    link latency (1)\n"
           "  --epr N             endpoints per router (1)\n"
+          "  --faults \"r,c;..\"   fattree2d:RxC only: faulty leaves (routing vtftr by default; docs/vtftr.md)\n"
           "traffic options:\n"
           "  --pattern P         uniform | transpose | bitcomp | tornado | hotspot (uniform)\n"
           "  --rate R            offered flits/endpoint/cycle (0.1)\n"
@@ -117,7 +118,7 @@ static void netbench_usage(FILE *f) {
 }
 
 int cs_cli_netbench(int argc, char **argv) {
-  const char *topo = "torus:8x8", *routing = NULL, *opt_file = NULL, *rates = NULL;
+  const char *topo = "torus:8x8", *routing = NULL, *opt_file = NULL, *rates = NULL, *faults = "";
   int vcs = 2, depth = 8, link = 1, epr = 1, d[4] = {1, 1, 1, 1};
   cs_vcnet_bench b = {.pattern = "uniform", .rate = 0.1, .packet_flits = 1, .warmup_cycles = 1000,
                       .measure_cycles = 10000, .drain_limit = 50000, .seed = 1,
@@ -134,6 +135,7 @@ int cs_cli_netbench(int argc, char **argv) {
     }
     if (!strcmp(a, "--topology")) topo = v;
     else if (!strcmp(a, "--routing")) routing = v;
+    else if (!strcmp(a, "--faults")) faults = v;
     else if (!strcmp(a, "--options")) opt_file = v;
     else if (!strcmp(a, "--vcs")) vcs = atoi(v);
     else if (!strcmp(a, "--depth")) depth = atoi(v);
@@ -174,12 +176,13 @@ int cs_cli_netbench(int argc, char **argv) {
       return 1;
     }
   } else {
-    if (!routing) routing = strncmp(topo, "torus:", 6) == 0 ? "dor_dateline" : "dor";
+    if (!routing)
+      routing = !strncmp(topo, "torus:", 6) ? "dor_dateline" : !strncmp(topo, "fattree2d:", 10) ? "vtftr" : "dor";
     snprintf(opts, sizeof opts,
              "{\"topology\":\"%s\",\"routing\":\"%s\",\"endpoints_per_router\":%d,\"num_vcs\":%d,"
              "\"vc_depth\":%d,\"rc_delay\":%d,\"va_delay\":%d,\"sa_delay\":%d,\"st_delay\":%d,"
-             "\"link_latency\":%d,\"flit_bytes\":32,\"frequency_ghz\":1.0}",
-             topo, routing, epr, vcs, depth, d[0], d[1], d[2], d[3], link);
+             "\"link_latency\":%d,\"flit_bytes\":32,\"frequency_ghz\":1.0,\"faults\":\"%s\"}",
+             topo, routing, epr, vcs, depth, d[0], d[1], d[2], d[3], link, faults);
     b.options_json = opts;
   }
   int rc = 0;

@@ -76,7 +76,7 @@ static int load_one(const cs_field *f, const cJSON *v, void *target, cs_err *err
       if (!cJSON_IsString(v))
         return cs_err_set(err, CS_EINVAL, "field '%s': expected a string, got %s", f->key, got);
       size_t n = strlen(v->valuestring);
-      if (n == 0)
+      if (n == 0 && !(f->flags & CS_FIELD_OPTIONAL)) /* optional: "" is the same as absent */
         return cs_err_set(err, CS_EINVAL, "field '%s': must not be empty", f->key);
       if (n >= f->size)
         return cs_err_set(err, CS_EINVAL, "field '%s': \"%.40s...\" is %zu characters, the limit is %zu",

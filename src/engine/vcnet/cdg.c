@@ -95,7 +95,7 @@ int vcn_cdg_check(const vcn_topo *t, const vcn_routing *r, vcn_cdg_result *out, 
     for (size_t s = 0; s < R; s++) {
       if (s == d) continue;
       out->pairs++;
-      vcn_route_state st = {-1, 0};
+      vcn_route_state st = {-1, 0, (int32_t)s};
       int cur = (int)s, op, cls;
       int64_t prev = -1;
       for (;;) {

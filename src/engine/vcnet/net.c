@@ -53,7 +53,7 @@ void vcn_net_destroy(vcn_net *n) {
   if (!n) return;
   free(n->slot), free(n->head), free(n->count), free(n->state), free(n->ready);
   free(n->out_port), free(n->out_vc), free(n->out_cls), free(n->owner), free(n->credits);
-  free(n->nonempty), free(n->va_rr), free(n->va_in_rr), free(n->sa_acc_rr), free(n->sa_in_rr), free(n->sa_out_rr), free(n->nbr), free(n->router_flits);
+  free(n->nonempty), free(n->va_rr), free(n->va_in_rr), free(n->sa_acc_rr), free(n->sa_in_rr), free(n->sa_out_rr), free(n->nbr), free(n->up), free(n->up_port), free(n->arrival), free(n->router_flits);
   free(n->active), free(n->is_active);
   free(n->q_head), free(n->q_tail), free(n->q_len), free(n->ep_vc), free(n->ep_sent);
   free(n->ep_credits), free(n->ep_vc_busy), free(n->ep_rr), free(n->ep_active);
@@ -81,8 +81,10 @@ int vcn_net_create(const vcn_params *p, vcn_net **out, cs_err *err) {
   if (rc) return rc;
   vcn_topo t;
   if ((rc = vcn_topo_parse(p->topology, p->endpoints_per_router, &t, err))) return rc;
+  if ((rc = vcn_topo_faults(&t, p, err))) return rc;
   const vcn_routing *routing = vcn_routing_find(p->routing, &t, p->num_vcs, err);
   if (!routing) return CS_EINVAL;
+  if (t.fattree) vtf_algo_parse(routing->name, &t.ft.algo, NULL);
   vcn_net *n = calloc(1, sizeof *n);
   if (!n) return cs_err_set(err, CS_ENOMEM, "vcnet: out of memory");
   n->p = *p;
@@ -115,6 +117,9 @@ int vcn_net_create(const vcn_params *p, vcn_net **out, cs_err *err) {
   n->sa_in_rr = calloc(R * P, sizeof *n->sa_in_rr);
   n->sa_out_rr = calloc(R * P, sizeof *n->sa_out_rr);
   n->nbr = malloc(R * P * sizeof *n->nbr);
+  n->up = malloc(R * P * sizeof *n->up);
+  n->up_port = malloc(R * P);
+  n->arrival = malloc(R * P);
   n->router_flits = calloc(R, sizeof *n->router_flits);
   n->active = malloc(R * sizeof *n->active);
   n->is_active = calloc(R, 1);
@@ -134,7 +139,7 @@ int vcn_net_create(const vcn_params *p, vcn_net **out, cs_err *err) {
   n->wheel = calloc(n->wheel_size, sizeof *n->wheel);
   if (!n->slot || !n->head || !n->count || !n->state || !n->ready || !n->out_port || !n->out_vc ||
       !n->out_cls || !n->owner || !n->credits || !n->nonempty || !n->va_rr || !n->va_in_rr || !n->sa_acc_rr || !n->sa_in_rr || !n->sa_out_rr ||
-      !n->nbr || !n->router_flits || !n->active || !n->is_active || !n->q_head || !n->q_tail ||
+      !n->nbr || !n->up || !n->up_port || !n->arrival || !n->router_flits || !n->active || !n->is_active || !n->q_head || !n->q_tail ||
       !n->q_len || !n->ep_vc || !n->ep_sent || !n->ep_credits || !n->ep_vc_busy || !n->ep_rr ||
       !n->ep_active || !n->ep_is_active || !n->wheel || !grow_pkts(n)) {
     vcn_net_destroy(n);
@@ -143,11 +148,16 @@ int vcn_net_create(const vcn_params *p, vcn_net **out, cs_err *err) {
   for (size_t r = 0; r < R; r++)
     for (size_t o = 0; o < P; o++) {
       n->nbr[r * P + o] = vcn_topo_neighbour(&t, (int)r, (int)o);
+      int up = -1, up_port = 0;
+      if (o < (size_t)t.links) vcn_topo_upstream(&t, (int)r, (int)o, &up, &up_port);
+      n->up[r * P + o] = up;
+      n->up_port[r * P + o] = (uint8_t)up_port;
+      n->arrival[r * P + o] = (uint8_t)(o < (size_t)t.links ? vcn_topo_arrival_port(&t, (int)r, (int)o) : 0);
       for (size_t v = 0; v < V; v++) {
         size_t g = (r * P + o) * V + v;
         n->owner[g] = -1;
         /* an ejection port never runs out of credit: the endpoint sinks every flit */
-        n->credits[g] = o < 2 * (size_t)t.ndims ? (n->nbr[r * P + o] >= 0 ? n->D : 0) : INT32_MAX;
+        n->credits[g] = o < (size_t)t.links ? (n->nbr[r * P + o] >= 0 ? n->D : 0) : INT32_MAX;
       }
     }
   for (size_t e = 0; e < E; e++) {
@@ -203,6 +213,7 @@ uint32_t vcn_net_send(vcn_net *n, int src_ep, int dst_ep, int size, uint64_t tag
   p->dst_router = dst_ep / n->t.epr;
   p->size = (uint16_t)size;
   p->rs.dim = -1;
+  p->rs.src = src_ep / n->t.epr;
   p->tag = tag;
   p->t_created = n->now;
   p->first_vc = p->last_vc = -1;
@@ -277,7 +288,7 @@ static bool endpoint_step(vcn_net *n, uint32_t e) {
   n->ep_credits[(size_t)e * V + v]--;
   vcn_pkt *p = &n->pkt[pi];
   vcn_flit f = {0, pi, n->ep_sent[e], (uint16_t)(n->ep_sent[e] + 1 == p->size)};
-  uint32_t r = e / (uint32_t)n->t.epr, port = (uint32_t)(2 * n->t.ndims) + e % (uint32_t)n->t.epr;
+  uint32_t r = e / (uint32_t)n->t.epr, port = (uint32_t)n->t.links + e % (uint32_t)n->t.epr;
   schedule(n, 1, EV_FLIT, (r * (uint32_t)n->P + port) * (uint32_t)V + (uint32_t)v, &f);
   n->st.flits_injected++;
   if (f.seq == 0) {
@@ -306,17 +317,17 @@ static inline int next_of(int x, int n) { return x + 1 == n ? 0 : x + 1; }
 static inline int wrap_dist(int x, int rr, int n) { return x >= rr ? x - rr : x - rr + n; }
 
 /* First set bit of mask at or after position from (cyclic over width bits), or -1. */
-static int first_from(uint32_t mask, int from, int width) {
+static int first_from(uint64_t mask, int from, int width) {
   if (!mask) return -1;
-  uint32_t hi = mask >> from;
-  if (hi) return from + __builtin_ctz(hi);
+  uint64_t hi = mask >> from;
+  if (hi) return from + __builtin_ctzll(hi);
   (void)width;
-  return __builtin_ctz(mask);
+  return __builtin_ctzll(mask);
 }
 
 /* Sends the flit at the front of input VC li through output port op (switch traversal). */
 static void traverse(vcn_net *n, uint32_t r, int ip, int v, int op) {
-  const int P = n->P, V = n->V, links = 2 * n->t.ndims;
+  const int P = n->P, V = n->V, links = n->t.links;
   const size_t base = (size_t)r * (size_t)(P * V);
   int li = ip * V + v;
   size_t g = base + (size_t)li;
@@ -330,9 +341,9 @@ static void traverse(vcn_net *n, uint32_t r, int ip, int v, int op) {
   size_t og = base + (size_t)(op * V + ov);
   /* the freed buffer slot goes back upstream as a credit */
   if (ip < links) {
-    uint32_t up = (uint32_t)n->nbr[(size_t)r * P + (ip ^ 1)];
+    uint32_t up = (uint32_t)n->up[(size_t)r * P + ip], up_port = n->up_port[(size_t)r * P + ip];
     schedule(n, (uint32_t)n->p.link_latency, EV_CREDIT,
-             (up * (uint32_t)P + (uint32_t)ip) * (uint32_t)V + (uint32_t)v, NULL);
+             (up * (uint32_t)P + up_port) * (uint32_t)V + (uint32_t)v, NULL);
   } else {
     uint32_t e = r * (uint32_t)n->t.epr + (uint32_t)(ip - links);
     schedule(n, 1, EV_EPCREDIT, e * (uint32_t)V + (uint32_t)v, NULL);
@@ -343,7 +354,7 @@ static void traverse(vcn_net *n, uint32_t r, int ip, int v, int op) {
     n->credits[og]--;
     uint32_t nb = (uint32_t)n->nbr[(size_t)r * P + op];
     schedule(n, pipe + (uint32_t)n->p.link_latency, EV_FLIT,
-             (nb * (uint32_t)P + (uint32_t)op) * (uint32_t)V + (uint32_t)ov, &f);
+             (nb * (uint32_t)P + n->arrival[(size_t)r * P + op]) * (uint32_t)V + (uint32_t)ov, &f);
     n->st.flit_hops++;
     if (f.seq == 0) p->hops++;
   } else {
@@ -358,7 +369,7 @@ static void traverse(vcn_net *n, uint32_t r, int ip, int v, int op) {
 }
 
 static void router_step(vcn_net *n, uint32_t r) {
-  const int P = n->P, V = n->V, PV = P * V, links = 2 * n->t.ndims;
+  const int P = n->P, V = n->V, PV = P * V, links = n->t.links;
   const uint64_t t = n->now;
   const size_t base = (size_t)r * (size_t)PV;
   const uint64_t *mask = &n->nonempty[(size_t)r * n->words];
@@ -440,7 +451,8 @@ static void router_step(vcn_net *n, uint32_t r) {
    * for each the VC nearest after its VC pointer; each output port grants the input port nearest
    * after its pointer; each input port accepts the grant nearest after its own output pointer. */
   int8_t want[VCN_MAX_PORTS][VCN_MAX_PORTS]; /* [ip][op]: VC; valid where in_req has the bit */
-  uint32_t in_req[VCN_MAX_PORTS] = {0}, out_req[VCN_MAX_PORTS] = {0}, granted[VCN_MAX_PORTS] = {0};
+  _Static_assert(VCN_MAX_PORTS <= 64, "port masks are 64 bits");
+  uint64_t in_req[VCN_MAX_PORTS] = {0}, out_req[VCN_MAX_PORTS] = {0}, granted[VCN_MAX_PORTS] = {0};
   for (int k = 0; k < nact; k++) {
     int li = active[k], ip = li / V, v = li % V;
     size_t g = base + (size_t)li;
@@ -449,12 +461,12 @@ static void router_step(vcn_net *n, uint32_t r) {
     int rr = n->sa_in_rr[(size_t)r * P + ip];
     if (!(in_req[ip] >> op & 1u) || wrap_dist(v, rr, V) < wrap_dist(want[ip][op], rr, V))
       want[ip][op] = (int8_t)v;
-    in_req[ip] |= 1u << op;
-    out_req[op] |= 1u << ip;
+    in_req[ip] |= 1ull << op;
+    out_req[op] |= 1ull << ip;
   }
   for (int op = 0; op < P; op++) {
     int ip = first_from(out_req[op], n->sa_out_rr[(size_t)r * P + op], P);
-    if (ip >= 0) granted[ip] |= 1u << op;
+    if (ip >= 0) granted[ip] |= 1ull << op;
   }
   for (int ip = 0; ip < P; ip++) {
     int op = first_from(granted[ip], n->sa_acc_rr[(size_t)r * P + ip], P);
@@ -512,7 +524,7 @@ void vcn_net_skip_idle(vcn_net *n, uint64_t limit) {
 }
 
 int vcn_net_check(const vcn_net *n, cs_err *err) {
-  const int P = n->P, V = n->V, links = 2 * n->t.ndims;
+  const int P = n->P, V = n->V, links = n->t.links;
   const size_t R = (size_t)n->t.routers, E = (size_t)n->t.endpoints;
   /* in flight: flits per input VC and credits per output VC / endpoint VC */
   size_t nvc = R * (size_t)P * (size_t)V;
@@ -545,15 +557,19 @@ int vcn_net_check(const vcn_net *n, cs_err *err) {
         flits += n->count[g];
         int32_t upstream;
         if (ip < links) {
-          int up = n->nbr[r * (size_t)P + (size_t)(ip ^ 1)];
+          int up = n->up[r * (size_t)P + (size_t)ip];
           if (up < 0) {
             if (n->count[g] || fly[g]) rc = cs_err_set(err, CS_EINTERNAL, "vcnet check: flits on a missing link");
             continue;
           }
-          size_t og = ((size_t)up * (size_t)P + (size_t)ip) * (size_t)V + (size_t)v;
+          size_t og = ((size_t)up * (size_t)P + n->up_port[r * (size_t)P + (size_t)ip]) * (size_t)V + (size_t)v;
           upstream = n->credits[og] + cred[og];
         } else {
           size_t e = r * (size_t)n->t.epr + (size_t)(ip - links);
+          if (e >= E) { /* a fat tree's row/column switch has no endpoints */
+            if (n->count[g] || fly[g]) rc = cs_err_set(err, CS_EINTERNAL, "vcnet check: flits on a switch's endpoint port");
+            continue;
+          }
           upstream = n->ep_credits[e * (size_t)V + (size_t)v] + epcred[e * (size_t)V + (size_t)v];
         }
         int32_t total = upstream + n->count[g] + fly[g];

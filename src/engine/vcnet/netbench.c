@@ -139,6 +139,13 @@ int cs_vcnet_netbench(const cs_vcnet_bench *cfg, cs_vcnet_bench_result *out, cs_
     for (int e = 0; e < t->endpoints; e++) {
       if (uniform01(&rng) >= pkt_rate) continue;
       int d = destination(t, pat, e, cfg->hotspot_fraction, &rng);
+      /* a fat tree with faults: endpoints on faulty leaves stay silent; a destination without a
+       * route is drawn again (uniform over the reachable ones), or the packet is dropped */
+      for (int tries = 0; vcn_pair_problem(t, e, d, NULL, 0) && tries < 64; tries++) {
+        if (vtf_dead(&t->ft, e / t->epr) || pat != PAT_UNIFORM) break;
+        d = destination(t, pat, e, cfg->hotspot_fraction, &rng);
+      }
+      if (vcn_pair_problem(t, e, d, NULL, 0)) continue;
       if (vcn_net_send(n, e, d, cfg->packet_flits, measured) == VCN_NIL) b.oom = 1;
       b.measured_out += measured;
     }
@@ -153,7 +160,9 @@ int cs_vcnet_netbench(const cs_vcnet_bench *cfg, cs_vcnet_bench_result *out, cs_
     out->saturated = b.measured_done < b.measured_out;
     out->packets_measured = b.measured_done;
     out->offered = cfg->rate;
-    out->accepted = (double)b.flits_in_window / ((double)t->endpoints * (double)cfg->measure_cycles);
+    int live = t->endpoints;
+    if (t->fattree) live -= (t->ft.n_known + t->ft.n_fresh) * t->epr;
+    out->accepted = (double)b.flits_in_window / ((double)live * (double)cfg->measure_cycles);
     if (b.n_lat) {
       double sum = 0;
       for (size_t i = 0; i < b.n_lat; i++) sum += b.lat[i];

@@ -14,8 +14,8 @@
 #define S(m) offsetof(vcn_params, m), sizeof(((vcn_params *)0)->m)
 #define N(m) offsetof(vcn_params, m), 0
 const cs_field vcn_option_fields[] = {
-    {"topology", CS_F_STRING, S(topology), 0, 0, "\"torus:4x4x4\", \"mesh:8x8\": kind and radix per dimension, dimension 0 first", 0},
-    {"routing", CS_F_STRING, S(routing), 0, 0, "dor | dor_dateline | dor_dateline_segment", 0},
+    {"topology", CS_F_STRING, S(topology), 0, 0, "\"torus:4x4x4\", \"mesh:8x8\": kind and radix per dimension, dimension 0 first; \"fattree2d:16x16\": rows x columns of leaf switches (docs/vtftr.md)", 0},
+    {"routing", CS_F_STRING, S(routing), 0, 0, "dor | dor_dateline | dor_dateline_segment; fattree2d: vtftr | vtftr_novc | alg_a | xy", 0},
     {"endpoints_per_router", CS_F_INT, N(endpoints_per_router), 1, VCN_MAX_EPR, "endpoints attached to each router", 0},
     {"num_vcs", CS_F_INT, N(num_vcs), 1, VCN_MAX_VCS, "virtual channels per port", 0},
     {"vc_depth", CS_F_INT, N(vc_depth), 1, 4096, "flits per VC buffer", 0},
@@ -26,6 +26,9 @@ const cs_field vcn_option_fields[] = {
     {"link_latency", CS_F_INT, N(link_latency), 1, 1024, "router-to-router link and credit latency, cycles", 0},
     {"flit_bytes", CS_F_INT, N(flit_bytes), 1, 65536, "bytes per network flit", 0},
     {"frequency_ghz", CS_F_DOUBLE, N(frequency_ghz), 1e-6, 1e3, "network clock, GHz", 0},
+    {"faults", CS_F_STRING, S(faults), 0, 0, "fattree2d: faulty leaves \"r,c;r,c\" (\"!r,c\": failed after the tables were built); optional, default none", CS_FIELD_OPTIONAL},
+    {"fault_count", CS_F_INT, N(fault_count), 0, VTF_MAX_LEAVES, "fattree2d: random known faulty leaves added to 'faults'; optional, default 0", CS_FIELD_OPTIONAL},
+    {"fault_seed", CS_F_U64, N(fault_seed), 0, 1e15, "fattree2d: seed of the random faults; optional, default 0", CS_FIELD_OPTIONAL},
     {NULL, 0, 0, 0, 0, 0, NULL, 0}};
 #undef S
 #undef N
@@ -52,7 +55,10 @@ void vcn_params_default(vcn_params *p) {
 int vcn_params_validate(const vcn_params *p, vcn_topo *topo, cs_err *err) {
   vcn_topo t;
   int rc = vcn_topo_parse(p->topology, p->endpoints_per_router, &t, err);
-  if (!rc && !vcn_routing_find(p->routing, &t, p->num_vcs, err)) rc = CS_EINVAL;
+  if (!rc) rc = vcn_topo_faults(&t, p, err);
+  const vcn_routing *r = rc ? NULL : vcn_routing_find(p->routing, &t, p->num_vcs, err);
+  if (!rc && !r) rc = CS_EINVAL;
+  if (!rc && t.fattree) vtf_algo_parse(r->name, &t.ft.algo, NULL);
   if (!rc) rc = vcn_params_check(p, err);
   if (!rc && topo) *topo = t;
   return rc;

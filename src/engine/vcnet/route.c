@@ -58,21 +58,37 @@ static void route_dor_dateline_segment(const vcn_topo *t, int r, int dr, int de,
   dor(t, r, dr, de, st, op, oc, DATELINE_WHOLE_SEGMENT);
 }
 
+void vcn_route_fattree(const vcn_topo *t, int router, int dst_router, int dst_ep,
+                       vcn_route_state *st, int *out_port, int *out_cls);
+
 static const vcn_routing routings[] = {
-    {"dor", route_dor, 1, false,
+    {"dor", route_dor, 1, false, false,
      "dimension order, shorter way on a torus, any VC (deadlock-free on a mesh only)"},
-    {"dor_dateline", route_dor_dateline, 2, true,
+    {"dor_dateline", route_dor_dateline, 2, true, false,
      "dimension order on a torus with dateline VC classes (VCs split in two classes)"},
-    {"dor_dateline_segment", route_dor_dateline_segment, 2, true,
+    {"dor_dateline_segment", route_dor_dateline_segment, 2, true, false,
      "as dor_dateline, but a packet whose route wraps in a dimension takes class 1 for the whole "
      "dimension (BookSim's dim_order_torus)"},
-    {NULL, NULL, 0, false, NULL}};
+    {"vtftr", vcn_route_fattree, 2, false, true,
+     "fattree2d: XY, yx around a faulty intermediate leaf, misroutes through candidate columns/rows; "
+     "class 1 after the column->row turn (docs/vtftr.md)"},
+    {"vtftr_novc", vcn_route_fattree, 1, false, true,
+     "fattree2d: the VTFTR routes in one class (not deadlock-free; for comparison)"},
+    {"alg_a", vcn_route_fattree, 1, false, true,
+     "fattree2d: XY, fixed four-link detour around a faulty intermediate leaf (the paper's algorithm A)"},
+    {"xy", vcn_route_fattree, 1, false, true, "fattree2d: XY only (row switch first)"},
+    {NULL, NULL, 0, false, false, NULL}};
 
 const vcn_routing *vcn_routing_list(void) { return routings; }
 
 const vcn_routing *vcn_routing_find(const char *name, const vcn_topo *t, int num_vcs, cs_err *err) {
   for (const vcn_routing *r = routings; r->name; r++) {
     if (strcmp(r->name, name) != 0) continue;
+    if (r->fattree != t->fattree) {
+      cs_err_set(err, CS_EINVAL, "routing '%s' is for %s topologies", name,
+                 r->fattree ? "fattree2d" : "mesh and torus");
+      return NULL;
+    }
     if (r->torus_only && !t->torus) {
       cs_err_set(err, CS_EINVAL, "routing '%s' needs a torus topology", name);
       return NULL;
@@ -84,6 +100,7 @@ const vcn_routing *vcn_routing_find(const char *name, const vcn_topo *t, int num
     }
     return r;
   }
-  cs_err_set(err, CS_EINVAL, "routing '%s' unknown; valid: dor, dor_dateline, dor_dateline_segment", name);
+  cs_err_set(err, CS_EINVAL, "routing '%s' unknown; valid: dor, dor_dateline, dor_dateline_segment (mesh/torus), "
+             "vtftr, vtftr_novc, alg_a, xy (fattree2d)", name);
   return NULL;
 }

@@ -52,7 +52,7 @@ int cs_vcnet_route(const char *topology, const char *routing, int num_vcs, const
   vcn_coords_name(&t, d, b, sizeof b);
   if (out) fprintf(out, "%s, routing %s, %d VC(s) per port: %s -> %s\n", topology, routing, num_vcs, a, b);
   int per = num_vcs / r->classes, cur = s, n = 0, op, cls;
-  vcn_route_state st = {-1, 0};
+  vcn_route_state st = {-1, 0, s};
   for (;;) {
     r->fn(&t, cur, d, 0, &st, &op, &cls);
     vcn_coords_name(&t, cur, a, sizeof a);

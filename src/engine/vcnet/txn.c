@@ -209,6 +209,11 @@ int vcn_engine_inject(vcn_engine *e, const cs_inject *in, cs_err *err) {
                       "with %d endpoint(s) per router",
                       (unsigned long long)in->request_id, in->src_id, in->dst_id, E,
                       e->net->p.topology, e->net->t.epr);
+  char why[96];
+  if (vcn_pair_problem(&e->net->t, in->src_id, in->dst_id, why, sizeof why))
+    return cs_err_set(err, CS_EINVAL, "vcnet: request %llu from endpoint %d to %d on %s: %s",
+                      (unsigned long long)in->request_id, in->src_id, in->dst_id,
+                      e->net->p.topology, why);
   if (in->request_id >= VCN_NIL)
     return cs_err_set(err, CS_EINVAL, "vcnet: request id %llu too large",
                       (unsigned long long)in->request_id);

@@ -17,13 +17,16 @@
 #include <stdint.h>
 
 #include "commsweep/err.h"
+#include "fattree.h"
 #include "commsweep/fields.h"
 
 #define VCN_MAX_DIMS 3
 #define VCN_MAX_RADIX 64
 #define VCN_MAX_VCS 16
-#define VCN_MAX_EPR 8 /* endpoints per router */
-#define VCN_MAX_PORTS (2 * VCN_MAX_DIMS + VCN_MAX_EPR)
+#define VCN_MAX_EPR 16 /* endpoints per router */
+/* a fat-tree switch has one link port per leaf of its row/column (docs/vtftr.md) */
+#define VCN_MAX_LINKS 32
+#define VCN_MAX_PORTS (VCN_MAX_LINKS + VCN_MAX_EPR)
 #define VCN_NIL UINT32_MAX
 /* Cycles an endpoint takes to retire a flit the ejection channel delivered.  One, as in BookSim's
  * traffic manager: with it the zero-load latencies of the two simulators agree (docs/vcnet.md). */
@@ -38,7 +41,14 @@ typedef struct vcn_topo {
   int epr;                /* endpoints per router */
   int routers;            /* product of radix */
   int endpoints;          /* routers * epr */
-  int ports;              /* 2 ndims + epr */
+  int ports;              /* links + epr */
+  /* The 2-D fat tree (fattree2d:RxC, docs/vtftr.md): routers 0..RC-1 are its leaves (the only
+   * ones with endpoints), then the R row and C column switches.  Link port 0 of a leaf goes to
+   * its row switch, 1 to its column switch; port c of row switch r and port r of column switch c
+   * go to leaf (r,c).  A link arrives at the port of the far router that leads back. */
+  bool fattree;
+  int links;              /* link ports per router: 2 ndims, or max(R, C) on a fat tree */
+  vtf_net ft;             /* the fat tree with its faults (fattree only) */
 } vcn_topo;
 
 /* Parses "torus:4x4x4", "mesh:8x8", "torus:16"; dimension 0 is the first number. */
@@ -48,6 +58,16 @@ void vcn_topo_coords(const vcn_topo *t, int router, int coords[VCN_MAX_DIMS]);
 int vcn_topo_router(const vcn_topo *t, const int coords[VCN_MAX_DIMS]);
 /* The router reached through link port o, or -1 (mesh edge, or an endpoint port). */
 int vcn_topo_neighbour(const vcn_topo *t, int router, int port);
+/* The input port at the neighbour a flit sent on link port `port` arrives at. */
+int vcn_topo_arrival_port(const vcn_topo *t, int router, int port);
+/* The router and output port feeding input link port `port` of `router` (credits go there). */
+void vcn_topo_upstream(const vcn_topo *t, int router, int port, int *up_router, int *up_port);
+/* Applies the fault options of p (fat tree only) to t->ft. */
+/* Fat tree: true, with a message in buf, when the pair cannot talk (an endpoint on a faulty
+ * leaf, or no route); mesh/torus: false. */
+bool vcn_pair_problem(const vcn_topo *t, int src_ep, int dst_ep, char *buf, size_t cap);
+struct vcn_params;
+int vcn_topo_faults(vcn_topo *t, const struct vcn_params *p, cs_err *err);
 /* "+X", "-Y", "ep0" */
 void vcn_port_name(const vcn_topo *t, int port, char *buf, size_t cap);
 /* "(1,2,0)" */
@@ -59,6 +79,7 @@ void vcn_coords_name(const vcn_topo *t, int router, char *buf, size_t cap);
 typedef struct vcn_route_state {
   int8_t dim; /* dimension of the previous hop, -1 before the first */
   uint8_t cls; /* VC class of the previous hop */
+  int32_t src; /* source router (fat-tree routes are chosen per source/destination pair) */
 } vcn_route_state;
 
 /* One routing decision at `router` for a packet to `dst_router`/`dst_ep`: the output port and the
@@ -71,6 +92,7 @@ typedef struct vcn_routing {
   vcn_route_fn fn;
   int classes;       /* VC classes it uses: the VCs are split evenly among them */
   bool torus_only;
+  bool fattree;      /* for fattree2d only (and only it may route there) */
   const char *meaning;
 } vcn_routing;
 
@@ -95,6 +117,9 @@ typedef struct vcn_params {
   int link_latency;    /* cycles on a router-router link (and its credit return), >= 1 */
   int flit_bytes;      /* bytes a flit carries */
   double frequency_ghz; /* network clock */
+  char faults[256];    /* fattree2d: faulty leaves "r,c;r,c" ("!r,c": not yet in the tables) */
+  int fault_count;     /* fattree2d: random known faults added to `faults` */
+  uint64_t fault_seed; /* their draw */
 } vcn_params;
 
 /* ---- the router network -------------------------------------------------------------------- */
@@ -171,6 +196,9 @@ struct vcn_net {
   uint16_t *sa_in_rr;   /* per input port: next VC */
   uint16_t *sa_out_rr;  /* per output port: next input port */
   int32_t *nbr;         /* r P + port -> neighbour router or -1 */
+  int32_t *up;          /* r P + input link port -> the router feeding it, or -1 */
+  uint8_t *up_port;     /* ... and its output port there (credits return to it) */
+  uint8_t *arrival;     /* r P + output link port -> input port at the neighbour */
   uint32_t *router_flits; /* flits buffered per router */
   uint32_t *active, n_active; /* routers with flits */
   uint8_t *is_active;

@@ -288,7 +288,7 @@ static void wilson(vtf_mc *m) {
   double den = 1 + z * z / n, mid = (ph + z * z / (2 * n)) / den;
   double half = z * sqrt(ph * (1 - ph) / n + z * z / (4 * n * n)) / den;
   m->p = ph * m->factor;
-  m->lo = (mid - half > 0 ? mid - half : 0) * m->factor;
+  m->lo = m->hits && mid - half > 0 ? (mid - half) * m->factor : 0;
   m->hi = (mid + half) * m->factor;
 }
 
