@@ -84,7 +84,8 @@ int cs_cli_deadlock_check(int argc, char **argv) {
     fprintf(stderr, "commsweep deadlock-check: --topology is required (see --help)\n");
     return 2;
   }
-  if (!routing) routing = strncmp(topo, "torus:", 6) == 0 ? "dor_dateline" : "dor";
+  if (!routing)
+    routing = !strncmp(topo, "torus:", 6) ? "dor_dateline" : !strncmp(topo, "fattree2d:", 10) ? "vtftr" : "dor";
   cs_err err;
   cs_err_clear(&err);
   int acyclic;

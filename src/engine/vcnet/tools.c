@@ -75,8 +75,28 @@ int cs_vcnet_route(const char *topology, const char *routing, int num_vcs, const
   return CS_OK;
 }
 
+/* The fat tree's graph (fault-free here; `commsweep faults --cdg` takes fault sets). */
+static int fattree_deadlock_check(const char *topology, const char *routing, FILE *out, int *acyclic,
+                                  cs_err *err) {
+  vtf_net n;
+  int rc = vtf_parse(topology, 1, &n, err);
+  if (!rc) rc = vtf_algo_parse(routing, &n.algo, err);
+  vtf_cdg g;
+  if (rc || (rc = vtf_cdg_check(&n, &g, err))) return rc;
+  if (out) {
+    fprintf(out, "%s, routing %s: %llu channels used (link x VC class), %llu dependencies, %llu pairs\n",
+            topology, routing, (unsigned long long)g.channels_used, (unsigned long long)g.dependencies,
+            (unsigned long long)g.pairs);
+    if (g.acyclic) fprintf(out, "acyclic\n");
+    else fprintf(out, "cycle of %d channels\n", g.cycle_len);
+  }
+  if (acyclic) *acyclic = g.acyclic;
+  return CS_OK;
+}
+
 int cs_vcnet_deadlock_check(const char *topology, const char *routing, FILE *out, int *acyclic,
                             cs_err *err) {
+  if (vtf_is_fattree(topology)) return fattree_deadlock_check(topology, routing, out, acyclic, err);
   vcn_topo t;
   int rc = vcn_topo_parse(topology, 1, &t, err);
   if (rc) return rc;
