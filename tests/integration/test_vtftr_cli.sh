@@ -4,8 +4,8 @@
 # the sweep with fault sets as a matrix axis, where the job whose participant sits on a faulty
 # leaf fails alone with the leaf named.
 set -euo pipefail
-: "${CS_BIN:?}" "${CS_SOURCE_DIR:?}" "${CS_WORK:?}"
-rm -rf "$CS_WORK" && mkdir -p "$CS_WORK" && cd "$CS_WORK"
+# shellcheck source=tests/integration/sweep_env.sh
+. "$(dirname "$0")/sweep_env.sh"  # the sweep at the end runs MPI (and its ASan suppressions)
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 # Fig. 5 on 4x4 with leaves 02 and 20 faulty
