@@ -241,18 +241,18 @@ static void route_vtftr(walk *w) {
   int ixy = vtf_leaf(n, sr, dc), iyx = vtf_leaf(n, dr, sc);
   /* the source's tables know the known faults only */
   if (n->state[ixy] != VTF_KNOWN) {
-    if (vtf_dead(n, ixy)) {
-    row_misroute(w);
-    return;
-  } /* fresh: the row switch finds it */
+    if (vtf_dead(n, ixy)) { /* fresh: the row switch finds it */
+      row_misroute(w);
+      return;
+    }
     leg(w, true, ixy, 0);
     leg(w, false, w->dst, 0);
     w->p->kind = VTF_XY;
   } else if (n->state[iyx] != VTF_KNOWN) {
-    if (vtf_dead(n, iyx)) {
-    column_misroute(w, VTF_MISROUTE_3);
-    return;
-  }
+    if (vtf_dead(n, iyx)) { /* fresh: the column switch finds it */
+      column_misroute(w, VTF_MISROUTE_3);
+      return;
+    }
     leg(w, false, iyx, 0);
     leg(w, true, w->dst, 1);
     w->p->kind = VTF_YX;
@@ -282,9 +282,9 @@ static void route_alg_a(walk *w) {
   for (int i = 0; i < 3; i++) {
     if (steps[i] == w->leaf) continue; /* the detour column is the source's own */
     if (vtf_dead(n, steps[i])) {
-    fail(w, steps[i]);
-    return;
-  }
+      fail(w, steps[i]);
+      return;
+    }
     leg(w, rows_leg[i], steps[i], 0);
   }
   if (w->leaf != w->dst) leg(w, false, w->dst, 0);
@@ -320,9 +320,9 @@ void vtf_route(const vtf_net *n, int src, int dst, vtf_path *out) {
     default: {
       int ixy = vtf_leaf(n, sr, dc);
       if (vtf_dead(n, ixy)) {
-    fail(&w, ixy);
-    return;
-  }
+        fail(&w, ixy);
+        return;
+      }
       leg(&w, true, ixy, 0);
       leg(&w, false, dst, 0);
       out->kind = VTF_XY;
