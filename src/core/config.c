@@ -176,6 +176,8 @@ int cs_config_spec_from_json(const cJSON *obj, const char *source, cs_spec *out,
     return cs_err_set(err, CS_EINVAL, "%s: field 'chip_spec_summary': expected an object, got %s",
                       source, got);
   }
+  /* Free-form, but part of the cache key: it must have one meaning (C7 reads it too). */
+  if (cs_json_strict(chip, "chip_spec_summary", err)) return cs_err_prefix(err, "%s", source);
   size_t need = cs_json_canonical(chip, spec.chip_spec_summary, sizeof spec.chip_spec_summary);
   if (need >= sizeof spec.chip_spec_summary)
     return cs_err_set(err, CS_EINVAL,
@@ -262,6 +264,10 @@ int cs_config_parse_file(const char *path, cJSON **out, cs_err *err) {
     return CS_EPARSE;
   }
   free(text);
+  if (cs_json_strict(json, "", err)) {
+    cJSON_Delete(json);
+    return cs_err_prefix(err, "file '%s'", path);
+  }
   *out = json;
   return CS_OK;
 }

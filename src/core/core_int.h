@@ -21,7 +21,7 @@ typedef struct cs_field {
 
 /* Loads every field of the table from obj into target.  Keys listed in `extra` (NULL-terminated,
  * may be NULL) are skipped for the caller to handle; any other unknown key is an error, as is a
- * missing key unless `optional` lists it. */
+ * missing key unless `optional` lists it, and a key that appears twice (extras included). */
 int cs_fields_load(const cs_field *table, const cJSON *obj, const char *source,
                    const char *const *extra, const char *const *optional, void *target,
                    cs_err *err);
