@@ -95,7 +95,7 @@ const cs_field_doc *cs_config_spec_fields(void) {
 const cs_field_doc *cs_config_engine_fields(void) {
   static const cs_field_doc docs[] = {
       {"name", "string", "engine: math | dcin"},
-      {"deadlock_guard_ticks", "integer", "ticks without a completion before the job fails (default 1000000)"},
+      {"deadlock_guard_ticks", "integer", "ticks without a completion, while the engine simulates, before the job fails (default 1000000)"},
       {"math", "object", "math engine parameters: base_latency_ns, hop_latency_ns, d2d_latency_ns, endpoint_bw_gb_per_s, d2d_bw_gb_per_s"},
       {NULL, NULL, NULL}};
   return docs;
