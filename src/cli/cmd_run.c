@@ -39,6 +39,12 @@ static void usage(FILE *f) {
   fprintf(f, "\nAdapter fields (all required):\n");
   for (const cs_field_doc *d = cs_config_adapter_fields(); d->key; d++)
     fprintf(f, "  %-28s %-8s %s\n", d->key, d->type, d->meaning);
+  /* From the files compiled in (src/topo/data), so a new file shows up here by itself. */
+  char names[512];
+  cs_topo_die_names(names, sizeof names);
+  fprintf(f, "  shipped die topologies: %s\n", names);
+  cs_topo_layout_names(names, sizeof names);
+  fprintf(f, "  shipped dcin layouts:   %s\n", names);
   fprintf(f, "\nEngine options:\n");
   for (const cs_field_doc *d = cs_config_engine_fields(); d->key; d++)
     fprintf(f, "  %-28s %-8s %s\n", d->key, d->type, d->meaning);

@@ -16,9 +16,9 @@
 /* X(key, type, member, min, max, meaning): the adapter table and its help text come from here. */
 #define ADAPTER_FIELDS(X)                                                                          \
   X("mode", STRING, mode, 0, 0, "simulation back-end mode; \"dcin\" (C1)")                          \
-  X("topology", STRING, topology, 0, 0, "die topology: \"5x4\", \"2261_5x4\" (C2)")                  \
+  X("topology", STRING, topology, 0, 0, "die topology, a shipped die file (C2)")                   \
   X("num_dies", INT, num_dies, 1, 64, "number of dies; equals the layout's (C2)")                  \
-  X("dcin_layout", STRING, dcin_layout, 0, 0, "layout: \"1die\", \"2die\", \"4die\" (C2)")            \
+  X("dcin_layout", STRING, dcin_layout, 0, 0, "multi-die layout, a shipped layout file (C2)")      \
   X("endpoint_id_scheme", STRING, endpoint_id_scheme, 0, 0, "logical id mapping; \"mvp\" (C3)")      \
   X("num_initiators", INT, num_initiators, 1, 1 << 20, "logical GDMA count; the scheme's (C3)")     \
   X("num_targets", INT, num_targets, 1, 1 << 20, "logical DDR count; the scheme's (C3)")            \
