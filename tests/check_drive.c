@@ -22,6 +22,7 @@ typedef struct fake {
   uint64_t stuck;          /* request id that never completes, or UINT64_MAX */
   uint64_t req_delay;      /* added to every req phase (a slow but live engine) */
   bool busy;               /* simulates every tick it advances (stats), like a cycle engine */
+  bool frozen;             /* advance() moves nothing: a broken engine */
   uint64_t inject_tick[4096][2];
   uint32_t injects;
 } fake;
@@ -49,6 +50,7 @@ static uint64_t next_due(const fake *f) {
 static int f_advance(void *e, uint64_t max, cs_err *err) {
   fake *f = e;
   (void)err;
+  if (f->frozen) return CS_OK;
   uint64_t due = next_due(f);
   f->now = due <= f->now + max ? (due > f->now ? due : f->now) : f->now + max;
   return CS_OK;
@@ -190,6 +192,16 @@ START_TEST(deadlock_guard_should_stop_an_idle_engine_at_the_idle_limit) {
 }
 END_TEST
 
+/* An engine whose advance() moves neither its clock nor any request (against its contract) is
+ * stopped at once instead of being waited for forever. */
+START_TEST(deadlock_guard_should_stop_an_engine_whose_clock_does_not_move) {
+  cs_err err;
+  engine->frozen = true;
+  ck_assert_int_eq(cs_drive(&job, &plan, &fake_ops, engine, records, &err), CS_EDEADLOCK);
+  ck_assert_msg(strstr(err.msg, "no completion for 0 consecutive ticks"), "%s", err.msg);
+}
+END_TEST
+
 /* A legal math base latency of 1e9 ns (one die, hop and D2D latency 0 so that the numbers are
  * round): RTT = 1e9 ns, B = min(128, 128 x 512 / RTT, 2 x 64 x 512 / RTT) = 65536 / 1e9 B/ns,
  * so the 4096 B p2p write ends at RTT + 4096 / B = 1e9 + 6.25e7 ns (docs/math-engine.md),
@@ -287,6 +299,7 @@ int main(void) {
   tcase_add_test(tc, deadlock_guard_should_name_stuck_requests);
   tcase_add_test(tc, deadlock_guard_should_wait_for_an_engine_that_simulates_nothing);
   tcase_add_test(tc, deadlock_guard_should_stop_an_idle_engine_at_the_idle_limit);
+  tcase_add_test(tc, deadlock_guard_should_stop_an_engine_whose_clock_does_not_move);
   tcase_add_test(tc, math_engine_with_a_base_latency_of_1e9_ns_should_complete);
   tcase_add_test(tc, backfill_should_aggregate_per_table_cr09);
   suite_add_tcase(s, tc);

@@ -82,7 +82,7 @@ static size_t await_completions(const cs_job *job, const cs_engine_ops *ops, voi
   uint64_t start_work = worked_cycles(ops, engine);
   quiet->since_tick = ops->now(engine);
   quiet->ticks = quiet->worked_cycles = 0;
-  uint64_t window = guard;
+  uint64_t window = guard, before = quiet->since_tick;
   for (;;) {
     if ((*rc = ops->advance(engine, window, err))) return 0;
     size_t n = ops->poll(engine, done, POLL_BATCH);
@@ -91,6 +91,8 @@ static size_t await_completions(const cs_job *job, const cs_engine_ops *ops, voi
     quiet->ticks = now - quiet->since_tick;
     quiet->worked_cycles = worked_cycles(ops, engine) - start_work;
     if (quiet->worked_cycles ? quiet->ticks >= guard : quiet->ticks >= idle_limit) return 0;
+    if (now == before) return 0; /* neither time nor a completion: the engine cannot go on */
+    before = now;
     /* nothing simulated yet: double the stretch; once the engine works, go on in guard steps */
     window = quiet->worked_cycles ? guard : quiet->ticks > guard ? quiet->ticks : guard;
     if (!quiet->worked_cycles && window > idle_limit - quiet->ticks)
