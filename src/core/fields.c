@@ -118,6 +118,10 @@ int cs_fields_load(const cs_field *table, const cJSON *obj, const char *source,
     return cs_err_set(err, CS_EINVAL, "%s: expected a JSON object, got %s", source, got);
   }
   for (const cJSON *item = obj->child; item; item = item->next) {
+    /* Every key, the caller's extras included: lookups see only the first of two. */
+    for (const cJSON *dup = item->next; dup; dup = dup->next)
+      if (dup->string && strcmp(dup->string, item->string) == 0)
+        return cs_err_set(err, CS_EINVAL, "%s: field '%s' appears twice", source, item->string);
     if (listed(extra, item->string)) continue;
     const cs_field *f = find_field(table, item->string);
     if (!f) {
@@ -126,9 +130,6 @@ int cs_fields_load(const cs_field *table, const cJSON *obj, const char *source,
       return cs_err_set(err, CS_EINVAL, "%s: unknown field '%s' (valid fields: %s)", source,
                         item->string, valid);
     }
-    for (const cJSON *dup = item->next; dup; dup = dup->next)
-      if (dup->string && strcmp(dup->string, item->string) == 0)
-        return cs_err_set(err, CS_EINVAL, "%s: field '%s' appears twice", source, item->string);
     if (load_one(f, item, target, err)) return cs_err_prefix(err, "%s", source);
   }
   for (const cs_field *f = table; f->key; f++)

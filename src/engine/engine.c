@@ -153,7 +153,8 @@ fail:
 void cs_engine_print_options(FILE *f) {
   fprintf(f, "  %-28s %-8s %s\n", "name", "string", "engine: one of the engines below");
   fprintf(f, "  %-28s %-8s %s\n", "deadlock_guard_ticks", "integer",
-          "ticks without a completion before the job fails (optional, default 1000000)");
+          "ticks without a completion, while the engine simulates, before the job fails\n"
+          "                                        (optional, default 1000000; drive.h)");
   for (int i = 0; registry[i]; i++) {
     const cs_engine_ops *ops = registry[i];
     fprintf(f, "  %-28s %-8s %s (model %s)\n", ops->name, "object", ops->summary,
