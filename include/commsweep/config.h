@@ -8,6 +8,9 @@
 #ifndef COMMSWEEP_CONFIG_H
 #define COMMSWEEP_CONFIG_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 #include "commsweep/err.h"
 #include "commsweep/model.h"
 
@@ -43,6 +46,10 @@ int cs_config_parse_file(const char *path, struct cJSON **out, cs_err *err);
 /* Field tables (NULL-key terminated). */
 const cs_field_doc *cs_config_adapter_fields(void);
 const cs_field_doc *cs_config_spec_fields(void);
+
+/* Appends every adapter field in the binary form of cs_fields_serialize (for the cache key). */
+size_t cs_config_adapter_serialize(const cs_adapter_config *cfg, uint8_t *buf, size_t cap,
+                                   size_t used);
 
 /* Serialises back to JSON (caller frees with cJSON_Delete); used by sweeps and the store. */
 struct cJSON *cs_config_adapter_to_json(const cs_adapter_config *cfg);

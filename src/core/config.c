@@ -251,6 +251,11 @@ int cs_config_spec_load(const char *path, cs_spec *out, cs_err *err) {
   return cs_config_load_file(path, spec_fn, out, err);
 }
 
+size_t cs_config_adapter_serialize(const cs_adapter_config *cfg, uint8_t *buf, size_t cap,
+                                   size_t used) {
+  return cs_fields_serialize(adapter_fields, cfg, true, buf, cap, used);
+}
+
 cJSON *cs_config_adapter_to_json(const cs_adapter_config *cfg) {
   cJSON *obj = cJSON_CreateObject();
   if (obj) cs_fields_store(adapter_fields, cfg, obj, false);

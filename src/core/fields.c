@@ -155,3 +155,54 @@ void cs_fields_store(const cs_field *table, const void *target, cJSON *obj, bool
     }
   }
 }
+
+/* Appends n bytes to buf[*used..cap); past cap only counts. */
+static void put(uint8_t *buf, size_t cap, size_t *used, const void *p, size_t n) {
+  if (*used + n <= cap) memcpy(buf + *used, p, n);
+  *used += n;
+}
+
+/* Little-endian bytes of v, whatever the host. */
+static void put_u64(uint8_t *buf, size_t cap, size_t *used, uint64_t v) {
+  uint8_t b[8];
+  for (int i = 0; i < 8; i++) b[i] = (uint8_t)(v >> (8 * i));
+  put(buf, cap, used, b, 8);
+}
+
+void cs_bytes_u64(uint8_t *buf, size_t cap, size_t *used, uint64_t v) { put_u64(buf, cap, used, v); }
+
+void cs_bytes_i32s(uint8_t *buf, size_t cap, size_t *used, const int32_t *v, size_t n) {
+  if (*used + 4 * n <= cap)
+    for (size_t i = 0; i < n; i++)
+      for (int k = 0; k < 4; k++) buf[*used + 4 * i + (size_t)k] = (uint8_t)((uint32_t)v[i] >> (8 * k));
+  *used += 4 * n;
+}
+
+void cs_bytes_double(uint8_t *buf, size_t cap, size_t *used, double v) {
+  if (v == 0) v = 0; /* -0.0 and 0.0 are one value */
+  uint64_t bits;
+  memcpy(&bits, &v, sizeof bits);
+  put_u64(buf, cap, used, bits);
+}
+
+void cs_bytes_text(uint8_t *buf, size_t cap, size_t *used, const char *s, size_t max) {
+  size_t n = strnlen(s, max);
+  put_u64(buf, cap, used, n);
+  put(buf, cap, used, s, n);
+}
+
+size_t cs_fields_serialize(const cs_field *table, const void *target, bool key_only, uint8_t *buf,
+                           size_t cap, size_t used) {
+  for (; table->key; table++) {
+    if (key_only && (table->flags & CS_FIELD_NO_KEY)) continue;
+    const char *slot = (const char *)target + table->offset;
+    switch (table->type) {
+      case CS_F_STRING: cs_bytes_text(buf, cap, &used, slot, table->size); break;
+      case CS_F_INT: put_u64(buf, cap, &used, (uint64_t)(int64_t) * (const int *)slot); break;
+      case CS_F_U64: put_u64(buf, cap, &used, *(const uint64_t *)slot); break;
+      case CS_F_DOUBLE: cs_bytes_double(buf, cap, &used, *(const double *)slot); break;
+      case CS_F_BOOL: put_u64(buf, cap, &used, *(const bool *)slot); break;
+    }
+  }
+  return used;
+}
