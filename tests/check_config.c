@@ -110,6 +110,122 @@ START_TEST(adapter_load_should_reject_duplicate_keys) {
 }
 END_TEST
 
+static int spec_error(const char *json, cs_err *err) {
+  cJSON *j = cJSON_Parse(json);
+  ck_assert_ptr_nonnull(j);
+  cs_spec spec;
+  int rc = cs_config_spec_from_json(j, "spec.json", &spec, err);
+  cJSON_Delete(j);
+  return rc;
+}
+
+#define SPEC_OK_BUT_CHIP "\"primitive\":\"allreduce\",\"algorithm\":\"ring\",\"dtype\":\"bf16\",\"msg_size_bytes\":64,\"participants\":[0,1]"
+#define SPEC_OK "\"primitive\":\"allreduce\",\"algorithm\":\"ring\",\"dtype\":\"bf16\",\"chip_spec_summary\":{}"
+
+/* Each adapter field given twice (with the same value even) is rejected by name: cJSON keeps both
+ * and a lookup would see only the first. */
+START_TEST(adapter_load_should_reject_each_duplicate_field) {
+  const char *key = adapter_keys[_i];
+  cJSON *j = load_example("adapter_2die.json");
+  cJSON_AddItemToObject(j, key, cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(j, key), 1));
+  cs_adapter_config cfg;
+  cs_err err;
+  ck_assert_int_eq(cs_config_adapter_from_json(j, "file 'x.json'", &cfg, &err), CS_EINVAL);
+  char want[96];
+  snprintf(want, sizeof want, "file 'x.json': field '%s' appears twice", key);
+  ck_assert_msg(strstr(err.msg, want) != NULL, "%s", err.msg);
+  cJSON_Delete(j);
+}
+END_TEST
+
+/* Every key of a spec, the structured ones (primitive, algorithm, participants,
+ * chip_spec_summary, p2p_op) included. */
+static const char *const spec_keys[] = {"primitive", "algorithm", "msg_size_bytes", "participants",
+                                        "dtype", "p2p_op", "chip_spec_summary", NULL};
+
+START_TEST(spec_load_should_reject_each_duplicate_field) {
+  const char *key = spec_keys[_i];
+  cJSON *j = load_example("spec_p2p_read.json");
+  const cJSON *first = cJSON_GetObjectItemCaseSensitive(j, key);
+  ck_assert_ptr_nonnull(first);
+  cJSON_AddItemToObject(j, key, cJSON_Duplicate(first, 1));
+  cs_spec spec;
+  cs_err err;
+  ck_assert_int_eq(cs_config_spec_from_json(j, "file 's.json'", &spec, &err), CS_EINVAL);
+  char want[96];
+  snprintf(want, sizeof want, "file 's.json': field '%s' appears twice", key);
+  ck_assert_msg(strstr(err.msg, want) != NULL, "%s", err.msg);
+  cJSON_Delete(j);
+}
+END_TEST
+
+static const char *const engine_keys[] = {"name", "deadlock_guard_ticks", "math", NULL};
+
+START_TEST(engine_load_should_reject_each_duplicate_field) {
+  const char *key = engine_keys[_i];
+  cJSON *j = load_example("engine_math.json");
+  cJSON_AddItemToObject(j, key, cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(j, key), 1));
+  cs_engine_options eng;
+  cs_err err;
+  ck_assert_int_eq(cs_engine_options_from_json(j, "file 'e.json'", &eng, &err), CS_EINVAL);
+  char want[96];
+  snprintf(want, sizeof want, "file 'e.json': field '%s' appears twice", key);
+  ck_assert_msg(strstr(err.msg, want) != NULL, "%s", err.msg);
+  cJSON_Delete(j);
+  /* one level down, in the math parameters */
+  j = load_example("engine_math.json");
+  cJSON_AddNumberToObject(cJSON_GetObjectItemCaseSensitive(j, "math"), "hop_latency_ns", 9.0);
+  ck_assert_int_eq(cs_engine_options_from_json(j, "file 'e.json'", &eng, &err), CS_EINVAL);
+  ck_assert_msg(strstr(err.msg, "field 'hop_latency_ns' appears twice") != NULL, "%s", err.msg);
+  cJSON_Delete(j);
+}
+END_TEST
+
+/* 1e400 parses as infinity: 5.0 and 1e400 must both be caught, and two summaries that differ
+ * only in an out-of-range number must never load (they would print alike and share a key). */
+START_TEST(spec_load_should_reject_non_finite_numbers_in_chip_spec_summary) {
+  cs_err err;
+  const char *bad[] = {"{\"noc_frequency_ghz\": 1e400}", "{\"noc_frequency_ghz\": -1e400}",
+                       "{\"chip\": {\"dies\": [1, 1e999]}}"};
+  const char *field[] = {"chip_spec_summary.noc_frequency_ghz",
+                         "chip_spec_summary.noc_frequency_ghz", "chip_spec_summary.chip.dies[1]"};
+  for (int i = 0; i < 3; i++) {
+    char json[512];
+    snprintf(json, sizeof json,
+             "{\"primitive\":\"allreduce\",\"algorithm\":\"ring\",\"dtype\":\"bf16\","
+             "\"msg_size_bytes\":64,\"participants\":[0,1],\"chip_spec_summary\":%s}",
+             bad[i]);
+    ck_assert_int_eq(spec_error(json, &err), CS_EINVAL);
+    ck_assert_msg(strstr(err.msg, field[i]) && strstr(err.msg, "spec.json"), "%s", err.msg);
+  }
+  /* a repeated key inside the summary is ambiguous too */
+  ck_assert_int_eq(spec_error("{" SPEC_OK_BUT_CHIP ",\"chip_spec_summary\":{\"a\":1,\"a\":2}}", &err),
+                   CS_EINVAL);
+  ck_assert_msg(strstr(err.msg, "field 'chip_spec_summary.a' appears twice"), "%s", err.msg);
+}
+END_TEST
+
+START_TEST(parse_file_should_reject_repeated_keys_and_non_finite_numbers_anywhere) {
+  char path[64];
+  cJSON *j = NULL;
+  cs_err err;
+  cs_test_write_temp("{\"a\": {\"b\": [1, {\"c\": 1, \"c\": 2}]}}", path, sizeof path);
+  ck_assert_int_eq(cs_config_parse_file(path, &j, &err), CS_EINVAL);
+  ck_assert_msg(strstr(err.msg, "field 'a.b[1].c' appears twice") && strstr(err.msg, path), "%s",
+                err.msg);
+  unlink(path);
+  cs_test_write_temp("{\"name\": \"x\", \"name\": \"y\"}", path, sizeof path);
+  ck_assert_int_eq(cs_config_parse_file(path, &j, &err), CS_EINVAL);
+  ck_assert_msg(strstr(err.msg, "field 'name' appears twice"), "%s", err.msg);
+  unlink(path);
+  cs_test_write_temp("{\"a\": [0, 2e308]}", path, sizeof path);
+  ck_assert_int_eq(cs_config_parse_file(path, &j, &err), CS_EINVAL);
+  ck_assert_msg(strstr(err.msg, "field 'a[1]'") && strstr(err.msg, "finite"), "%s", err.msg);
+  unlink(path);
+  ck_assert_ptr_null(j);
+}
+END_TEST
+
 START_TEST(parse_file_should_reject_empty_truncated_and_missing_files) {
   char path[64];
   cJSON *j = NULL;
@@ -148,17 +264,6 @@ START_TEST(spec_load_should_read_structured_fields) {
   ck_assert_int_eq(spec.p2p_op, CS_P2P_READ);
 }
 END_TEST
-
-static int spec_error(const char *json, cs_err *err) {
-  cJSON *j = cJSON_Parse(json);
-  ck_assert_ptr_nonnull(j);
-  cs_spec spec;
-  int rc = cs_config_spec_from_json(j, "spec.json", &spec, err);
-  cJSON_Delete(j);
-  return rc;
-}
-
-#define SPEC_OK "\"primitive\":\"allreduce\",\"algorithm\":\"ring\",\"dtype\":\"bf16\",\"chip_spec_summary\":{}"
 
 START_TEST(spec_load_should_name_bad_fields) {
   cs_err err;
@@ -261,6 +366,20 @@ START_TEST(canonical_json_should_ignore_key_order_and_spacing) {
 }
 END_TEST
 
+/* An infinity (which the loaders reject) still prints as JSON that parses back to it, never as
+ * "inf". */
+START_TEST(canonical_json_should_print_infinities_as_json) {
+  cJSON *a = cJSON_Parse("{\"x\":1e400,\"y\":-1e400}");
+  char x[64];
+  cs_json_canonical(a, x, sizeof x);
+  ck_assert_str_eq(x, "{\"x\":1e999,\"y\":-1e999}");
+  cJSON *back = cJSON_Parse(x);
+  ck_assert_ptr_nonnull(back);
+  cJSON_Delete(back);
+  cJSON_Delete(a);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("config");
   TCase *tc = tcase_create("adapter");
@@ -272,14 +391,20 @@ int main(void) {
   tcase_add_test(tc, adapter_load_should_reject_unknown_field);
   tcase_add_test(tc, adapter_load_should_reject_fractional_and_huge_integers);
   tcase_add_test(tc, adapter_load_should_reject_duplicate_keys);
+  tcase_add_loop_test(tc, adapter_load_should_reject_each_duplicate_field, 0, n_keys);
   tcase_add_test(tc, parse_file_should_reject_empty_truncated_and_missing_files);
+  tcase_add_test(tc, parse_file_should_reject_repeated_keys_and_non_finite_numbers_anywhere);
   suite_add_tcase(s, tc);
   tc = tcase_create("spec_engine");
   tcase_add_test(tc, spec_load_should_read_structured_fields);
   tcase_add_test(tc, spec_load_should_name_bad_fields);
   tcase_add_test(tc, engine_options_should_load_strictly_from_the_engine_table);
+  tcase_add_loop_test(tc, spec_load_should_reject_each_duplicate_field, 0, 7);
+  tcase_add_loop_test(tc, engine_load_should_reject_each_duplicate_field, 0, 3);
+  tcase_add_test(tc, spec_load_should_reject_non_finite_numbers_in_chip_spec_summary);
   tcase_add_test(tc, round_trip_should_preserve_every_field);
   tcase_add_test(tc, canonical_json_should_ignore_key_order_and_spacing);
+  tcase_add_test(tc, canonical_json_should_print_infinities_as_json);
   suite_add_tcase(s, tc);
   return cs_test_run(s);
 }

@@ -206,8 +206,11 @@ END_TEST
 
 /* NoC at 2.5 GHz, IP at 1 GHz: sim cycles of 0.2 ns, NoC every 2, IP every 5.  CrossRing does
  * its IP work only on cycles that are also NoC cycles (every 10: the IP side runs at 0.5 GHz);
- * with crossring_compat we match it (read done 540, write DBID 320 / data 332 / done 510), and
- * the intended model runs the IP side at its own clock (525; 315 / 322 / 485). */
+ * with crossring_compat we match it (read done 540, write DBID 320 / data 332 / done 510:
+ * measured on CrossRing), and the intended model runs the IP side at its own clock (525;
+ * 315 / 322 / 485).  Those four are golden values, not derived: the engine's own output when
+ * the deviation was introduced (docs/dcin-model.md, deviation 13), since no reference models an
+ * IP clock apart from the NoC's. */
 START_TEST(fractional_noc_clock_should_match_crossring_in_compat_mode) {
   for (int compat = 0; compat < 2; compat++)
     for (int rd = 0; rd < 2; rd++) {

@@ -8,6 +8,7 @@
 
 #include "commsweep/backfill.h"
 #include "commsweep/drive.h"
+#include "commsweep/job.h"
 #include "test_support.h"
 
 /* A scripted engine: req k completes 10 + k % 3 ticks after injection, its rsp 5 ticks later;
@@ -20,6 +21,9 @@ typedef struct fake {
     cs_inject last;
   } t[4096];
   uint64_t stuck;          /* request id that never completes, or UINT64_MAX */
+  uint64_t req_delay;      /* added to every req phase (a slow but live engine) */
+  bool busy;               /* simulates every tick it advances (stats), like a cycle engine */
+  bool frozen;             /* advance() moves nothing: a broken engine */
   uint64_t inject_tick[4096][2];
   uint32_t injects;
 } fake;
@@ -30,7 +34,8 @@ static int f_inject(void *e, const cs_inject *in, cs_err *err) {
   f->t[in->request_id].last = *in;
   f->t[in->request_id].live = 1;
   f->t[in->request_id].phase = in->packet_type == CS_PKT_REQ ? CS_PHASE_REQ : CS_PHASE_FINAL;
-  f->t[in->request_id].due = f->now + (in->packet_type == CS_PKT_REQ ? 10 + in->request_id % 3 : 5);
+  f->t[in->request_id].due =
+      f->now + (in->packet_type == CS_PKT_REQ ? 10 + in->request_id % 3 + f->req_delay : 5);
   f->inject_tick[in->request_id][in->packet_type] = f->now;
   f->injects++;
   return CS_OK;
@@ -46,6 +51,7 @@ static uint64_t next_due(const fake *f) {
 static int f_advance(void *e, uint64_t max, cs_err *err) {
   fake *f = e;
   (void)err;
+  if (f->frozen) return CS_OK;
   uint64_t due = next_due(f);
   f->now = due <= f->now + max ? (due > f->now ? due : f->now) : f->now + max;
   return CS_OK;
@@ -72,8 +78,10 @@ static void f_where(const void *e, uint64_t id, char *buf, size_t cap) {
   snprintf(buf, cap, "parked at node %llu", (unsigned long long)id);
 }
 static void f_stats(const void *e, cs_engine_stats *s) {
-  (void)e;
+  const fake *f = e;
   memset(s, 0, sizeof *s);
+  s->sim_cycles = f->now;
+  s->skipped_cycles = f->busy ? 0 : f->now;
 }
 
 static const cs_engine_ops fake_ops = {.name = "fake", .inject = f_inject, .advance = f_advance,
@@ -135,20 +143,84 @@ START_TEST(drive_should_inject_each_rsp_reversed_in_its_completion_tick) {
 }
 END_TEST
 
+/* An engine that simulates every tick (a cycle engine whose flits are stuck or circling) and
+ * completes nothing for deadlock_guard_ticks ticks is stopped then. */
 START_TEST(deadlock_guard_should_name_stuck_requests) {
   cs_err err;
   uint64_t stuck = plan.step_txn_begin[1] + 2; /* in step 1 */
   engine->stuck = stuck;
+  engine->busy = true;
   job.engine.deadlock_guard_ticks = 500;
   ck_assert_int_eq(cs_drive(&job, &plan, &fake_ops, engine, records, &err), CS_EDEADLOCK);
   char id[32];
   snprintf(id, sizeof id, "%llu (awaiting req phase", (unsigned long long)stuck);
   ck_assert_msg(strstr(err.msg, id) != NULL, "%s", err.msg);
   ck_assert_ptr_nonnull(strstr(err.msg, "step 1"));
-  ck_assert_ptr_nonnull(strstr(err.msg, "500 consecutive ticks"));
+  /* what it measured: 500 silent ticks, all of them simulated */
+  ck_assert_msg(strstr(err.msg, "no completion for 500 consecutive ticks (deadlock_guard_ticks = "
+                                "500) while the engine simulated 500 cycles"),
+                "%s", err.msg);
   ck_assert_ptr_nonnull(strstr(err.msg, "parked at node"));
   /* step 0 finished and its records stay valid */
   ck_assert_uint_gt(records[0].rsp_complete_tick, 0);
+}
+END_TEST
+
+/* An engine that jumps over time without simulating (closed form) is waiting for an event it
+ * knows of: a req phase 10^10 ticks long is no deadlock, whatever the guard. */
+START_TEST(deadlock_guard_should_wait_for_an_engine_that_simulates_nothing) {
+  cs_err err;
+  engine->req_delay = 10000000000ull;
+  job.engine.deadlock_guard_ticks = 1000;
+  ck_assert_msg(cs_drive(&job, &plan, &fake_ops, engine, records, &err) == CS_OK, "%s", err.msg);
+  ck_assert_uint_eq(records[0].req_complete_tick, 10000000000ull + 10);
+}
+END_TEST
+
+/* ...but one that holds a request nothing will ever move is stopped at the idle limit, and the
+ * message says it simulated nothing. */
+START_TEST(deadlock_guard_should_stop_an_idle_engine_at_the_idle_limit) {
+  cs_err err;
+  engine->stuck = 0;
+  job.engine.deadlock_guard_ticks = 500;
+  ck_assert_int_eq(cs_drive(&job, &plan, &fake_ops, engine, records, &err), CS_EDEADLOCK);
+  char want[160];
+  snprintf(want, sizeof want,
+           "step 0: no completion for %llu consecutive ticks and the engine simulated no cycle",
+           CS_DRIVE_IDLE_LIMIT_TICKS);
+  ck_assert_msg(strstr(err.msg, want), "%s", err.msg);
+  ck_assert_ptr_nonnull(strstr(err.msg, "0 (awaiting req phase"));
+}
+END_TEST
+
+/* An engine whose advance() moves neither its clock nor any request (against its contract) is
+ * stopped at once instead of being waited for forever. */
+START_TEST(deadlock_guard_should_stop_an_engine_whose_clock_does_not_move) {
+  cs_err err;
+  engine->frozen = true;
+  ck_assert_int_eq(cs_drive(&job, &plan, &fake_ops, engine, records, &err), CS_EDEADLOCK);
+  ck_assert_msg(strstr(err.msg, "no completion for 0 consecutive ticks"), "%s", err.msg);
+}
+END_TEST
+
+/* A legal math base latency of 1e9 ns (one die, hop and D2D latency 0 so that the numbers are
+ * round): RTT = 1e9 ns, B = min(128, 128 x 512 / RTT, 2 x 64 x 512 / RTT) = 65536 / 1e9 B/ns,
+ * so the 4096 B p2p write ends at RTT + 4096 / B = 1e9 + 6.25e7 ns (docs/math-engine.md),
+ * 1062500000 ticks at 1 GHz, give or take a tick of rounding; the default guard is 1e6 ticks. */
+START_TEST(math_engine_with_a_base_latency_of_1e9_ns_should_complete) {
+  const int parts[] = {0, 19};
+  cs_job j;
+  cs_test_job(&j, "math", CS_PRIM_P2P, 4096, parts, 2);
+  snprintf(j.adapter.topology, sizeof j.adapter.topology, "5x4");
+  snprintf(j.adapter.dcin_layout, sizeof j.adapter.dcin_layout, "1die");
+  j.adapter.num_dies = 1;
+  j.adapter.num_initiators = j.adapter.num_targets = 20;
+  cs_test_math_params(&j, (cs_math_params){1e9, 0.0, 0.0, 128.0, 192.0});
+  cs_job_output out;
+  cs_err err;
+  ck_assert_msg(cs_job_run(&j, false, &out, &err) == CS_OK, "%s", err.msg);
+  ck_assert_double_eq_tol(out.result.total_time_us, 1062500.0, 0.002);
+  cs_job_output_free(&out);
 }
 END_TEST
 
@@ -236,6 +308,10 @@ int main(void) {
   tcase_add_test(tc, drive_should_keep_steps_apart);
   tcase_add_test(tc, drive_should_inject_each_rsp_reversed_in_its_completion_tick);
   tcase_add_test(tc, deadlock_guard_should_name_stuck_requests);
+  tcase_add_test(tc, deadlock_guard_should_wait_for_an_engine_that_simulates_nothing);
+  tcase_add_test(tc, deadlock_guard_should_stop_an_idle_engine_at_the_idle_limit);
+  tcase_add_test(tc, deadlock_guard_should_stop_an_engine_whose_clock_does_not_move);
+  tcase_add_test(tc, math_engine_with_a_base_latency_of_1e9_ns_should_complete);
   tcase_add_test(tc, backfill_should_aggregate_per_table_cr09);
   suite_add_tcase(s, tc);
   tc = tcase_create("backfill");

@@ -344,12 +344,200 @@ START_TEST(dimring_should_need_a_matching_grid) {
 }
 END_TEST
 
+/* ---- which chunk every participant sends in every step ----------------------------------
+ *
+ * A flow does not name its chunk, but its size does: with M = k N + r, chunk c holds k + 1 bytes
+ * when c < r and k bytes otherwise (docs/expansion.md, Sizes).  Expanding the same job for
+ * r = 1 .. N-1 and counting the r for which a flow is small gives its chunk index c.  Against
+ * that observation the test checks (1) the formulas of docs/expansion.md (tbl-cr-05), and (2)
+ * that the schedule does what the collective means, replayed step by step on ownership sets:
+ * a participant sends only data it holds, no contribution is counted twice, and at the end every
+ * participant holds what the primitive promises. */
+
+#define CHUNK_K 1000 /* bytes of a small chunk */
+
+typedef struct observed {
+  int n;
+  uint32_t steps;
+  int src[64][16], dst[64][16]; /* participant indices (sorted order), by step and flow */
+  int chunk[64][16];
+} observed;
+
+static int index_of(const int *sorted, int n, int32_t id) {
+  for (int i = 0; i < n; i++)
+    if (sorted[i] == id) return i;
+  ck_abort_msg("id %d is not a participant", id);
+  return -1;
+}
+
+static void observe(cs_primitive p, const int *parts, int n, observed *o) {
+  int sorted[16];
+  memcpy(sorted, parts, (size_t)n * sizeof *parts);
+  for (int i = 0; i < n; i++) /* insertion sort: the ascending order the algorithms use */
+    for (int j = i; j > 0 && sorted[j - 1] > sorted[j]; j--) {
+      int t = sorted[j];
+      sorted[j] = sorted[j - 1];
+      sorted[j - 1] = t;
+    }
+  memset(o, 0, sizeof *o);
+  o->n = n;
+  for (int r = 0; r < n; r++) {
+    cs_job job;
+    cs_plan plan;
+    cs_err err;
+    cs_test_job(&job, "math", p, (unsigned long long)CHUNK_K * (unsigned)n + (unsigned)r, parts, n);
+    ck_assert_int_eq(cs_expand(&job, &plan, &err), CS_OK);
+    ck_assert_uint_eq(plan.flows_per_step, (uint32_t)n);
+    ck_assert_uint_le(plan.num_steps, 64);
+    o->steps = plan.num_steps;
+    for (uint32_t t = 0; t < plan.num_steps; t++)
+      for (int f = 0; f < n; f++) {
+        const cs_flow *fl = &plan.flows[t * plan.flows_per_step + (uint32_t)f];
+        int s = index_of(sorted, n, fl->src), d = index_of(sorted, n, fl->dst);
+        ck_assert_uint_eq(fl->is_read, 0);
+        ck_assert(fl->bytes == CHUNK_K || fl->bytes == CHUNK_K + 1);
+        if (r == 0) {
+          o->src[t][f] = s;
+          o->dst[t][f] = d;
+          ck_assert_uint_eq(fl->bytes, CHUNK_K);
+        } else {
+          ck_assert_int_eq(o->src[t][f], s); /* the same flow at every size */
+          ck_assert_int_eq(o->dst[t][f], d);
+          o->chunk[t][f] += fl->bytes == CHUNK_K; /* small at r: r <= c */
+        }
+      }
+    cs_plan_free(&plan);
+  }
+}
+
+static int mod_n(int a, int n) { return ((a % n) + n) % n; }
+
+/* tbl-cr-05 with docs/expansion.md: the chunk sender i sends in step t, and to whom. */
+static void expected(cs_primitive p, int n, int t, int i, int *chunk, int *to) {
+  switch (p) {
+    case CS_PRIM_ALLREDUCE:
+      *to = mod_n(i + 1, n);
+      *chunk = t < n - 1 ? mod_n(i - t, n) : mod_n(i + 1 - (t - (n - 1)), n);
+      break;
+    case CS_PRIM_ALLGATHER:
+    case CS_PRIM_REDUCESCATTER:
+      *to = mod_n(i + 1, n);
+      *chunk = mod_n(i - t, n);
+      break;
+    default: /* alltoall, pairwise: to (i + t + 1) mod N, the block meant for that peer */
+      *to = mod_n(i + t + 1, n);
+      *chunk = *to;
+      break;
+  }
+}
+
+/* Replays the schedule.  part[q][c]: bit j set when participant q's copy of chunk c includes
+ * participant j's contribution (all-gather: the chunk's owner). */
+static void replay(cs_primitive p, const observed *o) {
+  int n = o->n;
+  uint32_t full = (1u << n) - 1;
+  uint32_t part[16][16];
+  for (int q = 0; q < n; q++)
+    for (int c = 0; c < n; c++)
+      part[q][c] = p == CS_PRIM_ALLGATHER ? (c == q ? full : 0) : 1u << q;
+  bool delivered[16][16] = {{false}};
+  for (uint32_t t = 0; t < o->steps; t++) {
+    uint32_t next[16][16];
+    memcpy(next, part, sizeof next);
+    bool gather_phase = p == CS_PRIM_ALLGATHER || (p == CS_PRIM_ALLREDUCE && (int)t >= n - 1);
+    for (int f = 0; f < n; f++) {
+      int s = o->src[t][f], d = o->dst[t][f], c = o->chunk[t][f];
+      if (p == CS_PRIM_ALLTOALL) {
+        ck_assert_msg(!delivered[s][d], "alltoall %d -> %d sent twice", s, d);
+        delivered[s][d] = true;
+      } else if (gather_phase) {
+        ck_assert_msg(part[s][c] == full, "N=%d step %u: %d sends chunk %d it does not hold", n, t,
+                      s, c);
+        next[d][c] = full;
+      } else { /* reduce-scatter: the receiver adds the sender's partial sum to its own */
+        ck_assert_msg((part[s][c] & part[d][c]) == 0, "N=%d step %u: chunk %d counted twice", n,
+                      t, c);
+        next[d][c] = part[d][c] | part[s][c];
+      }
+    }
+    memcpy(part, next, sizeof part);
+  }
+  for (int q = 0; q < n; q++) {
+    int full_chunks = 0;
+    for (int c = 0; c < n; c++) {
+      full_chunks += part[q][c] == full;
+      if (p == CS_PRIM_ALLTOALL && c != q) ck_assert_msg(delivered[q][c], "%d -> %d never sent", q, c);
+    }
+    if (p == CS_PRIM_REDUCESCATTER) ck_assert_int_eq(full_chunks, 1); /* one reduced chunk each */
+    if (p == CS_PRIM_ALLREDUCE || p == CS_PRIM_ALLGATHER) ck_assert_int_eq(full_chunks, n);
+  }
+  if (p == CS_PRIM_REDUCESCATTER)
+    for (int c = 0; c < n; c++) { /* ... and every chunk reduced somewhere */
+      int holders = 0;
+      for (int q = 0; q < n; q++) holders += part[q][c] == full;
+      ck_assert_int_eq(holders, 1);
+    }
+}
+
+static const int chunk_ns[] = {2, 3, 4, 5, 8, 13};
+
+START_TEST(every_participant_should_send_the_defined_chunk_in_every_step) {
+  int n = chunk_ns[_i];
+  int parts[16];
+  for (int i = 0; i < n; i++) parts[i] = (i * 7 + 3) % 40; /* distinct, not in order */
+  const cs_primitive prims[] = {CS_PRIM_ALLREDUCE, CS_PRIM_ALLGATHER, CS_PRIM_REDUCESCATTER,
+                                CS_PRIM_ALLTOALL};
+  for (int k = 0; k < 4; k++) {
+    observed o;
+    observe(prims[k], parts, n, &o);
+    for (uint32_t t = 0; t < o.steps; t++)
+      for (int f = 0; f < n; f++) {
+        int chunk, to;
+        expected(prims[k], n, (int)t, o.src[t][f], &chunk, &to);
+        ck_assert_msg(o.chunk[t][f] == chunk && o.dst[t][f] == to,
+                      "primitive %d N=%d step %u: participant %d sends chunk %d to %d, the "
+                      "definition says chunk %d to %d",
+                      k, n, t, o.src[t][f], o.chunk[t][f], o.dst[t][f], chunk, to);
+      }
+    replay(prims[k], &o);
+  }
+}
+END_TEST
+
+/* P2P: one step, one flow: all M bytes from participants[0] to participants[1] as given, writes
+ * or reads as p2p_op says. */
+START_TEST(p2p_should_send_the_whole_message_source_to_destination) {
+  const int pairs[][2] = {{7, 3}, {3, 7}, {0, 39}};
+  for (int k = 0; k < 3; k++)
+    for (int op = 0; op < 2; op++) {
+      cs_job job;
+      cs_plan plan;
+      cs_err err;
+      cs_test_job(&job, "math", CS_PRIM_P2P, 4099, pairs[k], 2);
+      job.spec.p2p_op = op ? CS_P2P_READ : CS_P2P_WRITE;
+      ck_assert_int_eq(cs_expand(&job, &plan, &err), CS_OK);
+      ck_assert_uint_eq(plan.num_flows, 1);
+      ck_assert_int_eq(plan.flows[0].src, pairs[k][0]);
+      ck_assert_int_eq(plan.flows[0].dst, pairs[k][1]);
+      ck_assert_uint_eq(plan.flows[0].bytes, 4099);
+      for (uint64_t t = 0; t < plan.num_txns; t++) {
+        ck_assert_int_eq(plan.txns[t].src_id, pairs[k][0]);
+        ck_assert_int_eq(plan.txns[t].dst_id, pairs[k][1]);
+        ck_assert_uint_eq(plan.txns[t].is_read, (unsigned)op);
+      }
+      cs_plan_free(&plan);
+    }
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("expand");
   TCase *tc = tcase_create("steps");
   tcase_add_loop_test(tc, ring_primitives_should_have_table_steps_and_flows, 0, 5);
   tcase_add_test(tc, p2p_should_be_one_step_one_flow_of_m_bytes);
   tcase_add_test(tc, participant_order_should_not_change_a_ring_plan);
+  tcase_add_loop_test(tc, every_participant_should_send_the_defined_chunk_in_every_step, 0, 6);
+  tcase_add_test(tc, p2p_should_send_the_whole_message_source_to_destination);
   suite_add_tcase(s, tc);
   tc = tcase_create("sizes");
   tcase_add_test(tc, total_bytes_should_follow_table_cr06);

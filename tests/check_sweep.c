@@ -45,6 +45,26 @@ static char *sweep_text(const char *matrix, const char *top_key) {
   return text;
 }
 
+/* The demo sweep with its matrix replaced and one field of its base set to a JSON value. */
+static char *sweep_text_base(const char *matrix, const char *section, const char *key,
+                             const char *value) {
+  char *text = sweep_text(matrix, NULL);
+  cJSON *doc = cJSON_Parse(text);
+  free(text);
+  cJSON *sec = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "base"),
+                                                section);
+  cJSON *v = cJSON_Parse(value);
+  ck_assert_ptr_nonnull(sec);
+  ck_assert_ptr_nonnull(v);
+  if (cJSON_GetObjectItemCaseSensitive(sec, key))
+    cJSON_ReplaceItemInObjectCaseSensitive(sec, key, v);
+  else
+    cJSON_AddItemToObject(sec, key, v);
+  text = cJSON_PrintUnformatted(doc);
+  cJSON_Delete(doc);
+  return text;
+}
+
 static int parse_matrix(const char *matrix, cs_sweep *sw, cs_err *err) {
   char *text = sweep_text(matrix, NULL);
   int rc = cs_sweep_parse(text, "t.json", sw, err);
@@ -143,7 +163,7 @@ static void expect_file_error(const char *matrix, const char *top, const char *n
   cs_sweep sw;
   cs_err err;
   char *text = sweep_text(matrix, top);
-  ck_assert_int_ne(cs_sweep_parse(text, "bad.json", &sw, &err), 0);
+  ck_assert_msg(cs_sweep_parse(text, "bad.json", &sw, &err) != 0, "accepted: %s", matrix);
   free(text);
   ck_assert_msg(strstr(err.msg, needle), "message '%s' lacks '%s'", err.msg, needle);
   ck_assert_ptr_nonnull(strstr(err.msg, "bad.json"));
@@ -170,6 +190,104 @@ START_TEST(sweep_file_errors_name_the_fault) {
                     NULL, "exactly one of 'field'");
   expect_file_error("[{\"field\":\"spec.dtype\",\"values\":[\"x\"],\"extra\":1}]", NULL,
                     "unknown key 'extra'");
+}
+END_TEST
+
+/* A field given twice, inside one axis or by two axes (also through a path inside a field, or
+ * a path with an empty component that would read as another), or a key repeated anywhere in the
+ * file: one would silently override the other. */
+START_TEST(sweep_file_errors_name_repeated_fields) {
+  expect_file_error("[{\"fields\":[\"spec.dtype\",\"spec.dtype\"],\"values\":[[\"a\",\"b\"]]}]",
+                    NULL, "matrix[0]: fields[1] 'spec.dtype' repeats fields[0] 'spec.dtype'");
+  expect_file_error("[{\"field\":\"spec..msg_size_bytes\",\"values\":[64]}]", NULL,
+                    "matrix[0]: field 'spec..msg_size_bytes' has an empty component");
+  expect_file_error("[{\"field\":\"spec.msg_size_bytes\",\"values\":[128]},"
+                    "{\"field\":\"spec..msg_size_bytes\",\"values\":[64]}]",
+                    NULL, "matrix[1]: field 'spec..msg_size_bytes' has an empty component");
+  expect_file_error("[{\"field\":\"spec.dtype.\",\"values\":[\"x\"]}]", NULL,
+                    "has an empty component");
+  expect_file_error("[{\"field\":\"spec.chip_spec_summary\",\"values\":[{\"chip\":\"a\"}]},"
+                    "{\"field\":\"spec.chip_spec_summary.chip\",\"values\":[\"b\"]}]",
+                    NULL, "matrix[1]: field 'spec.chip_spec_summary.chip' overlaps "
+                          "'spec.chip_spec_summary' of matrix[0]");
+  expect_file_error("[{\"fields\":[\"engine.math.hop_latency_ns\",\"engine.math\"],"
+                    "\"values\":[[1,{}]]}]",
+                    NULL, "matrix[0]: fields[1] 'engine.math' overlaps fields[0]");
+  /* a prefix that is not a whole component is another field */
+  cs_sweep sw;
+  cs_err err;
+  ck_assert_int_eq(parse_matrix("[{\"field\":\"adapter.mst_rd_outstanding\",\"values\":[16]},"
+                                "{\"field\":\"adapter.mst_rd_outstanding_x\",\"values\":[1]}]",
+                                &sw, &err),
+                   CS_EINVAL);
+  ck_assert_msg(strstr(err.msg, "unknown field 'adapter.mst_rd_outstanding_x'"), "%s", err.msg);
+  /* top-level and nested repeated keys name the key and the file */
+  expect_file_error("[]", "name", "field 'name' appears twice");
+  expect_file_error("[{\"field\":\"spec.chip_spec_summary\",\"values\":[{\"a\":1,\"a\":2}]}]",
+                    NULL, "field 'matrix[0].values[0].a' appears twice");
+  /* 1e400 as written in the file (cJSON would print a parsed infinity as null) */
+  char *text = sweep_text("[{\"field\":\"spec.msg_size_bytes\",\"values\":[123456789]}]", NULL);
+  memcpy(strstr(text, "123456789"), "1e400    ", 9);
+  ck_assert_int_eq(cs_sweep_parse(text, "bad.json", &sw, &err), CS_EINVAL);
+  free(text);
+  ck_assert_msg(strstr(err.msg, "sweep file 'bad.json': field 'matrix[0].values[0]': the number "
+                                "is out of the range of a double"),
+                "%s", err.msg);
+}
+END_TEST
+
+static int parse_text(char *text, cs_sweep *sw, cs_err *err) {
+  int rc = cs_sweep_parse(text, "b.json", sw, err);
+  free(text);
+  return rc;
+}
+
+/* A base that fails on its own, whatever the axes set, is an error of the file (the sweep
+ * stops before the store is touched), not one failed row per job. */
+START_TEST(base_error_is_an_error_of_the_file) {
+  cs_sweep sw;
+  cs_err err;
+  const char *sizes = "[{\"field\":\"spec.msg_size_bytes\",\"values\":[4096,8192]}]";
+  ck_assert_int_eq(parse_text(sweep_text_base(sizes, "adapter", "mst_wr_outstanding", "7"), &sw, &err),
+                   CS_ECONSTRAINT);
+  ck_assert_msg(strstr(err.msg, "sweep file 'b.json': base: adapter: C4: mst_wr_outstanding = 7") &&
+                    strstr(err.msg, "all 2 jobs"),
+                "%s", err.msg);
+  ck_assert_ptr_null(sw.jobs);
+  /* ill-formed base fields too, and with the empty matrix (the base is then the one job) */
+  ck_assert_int_eq(parse_text(sweep_text_base("[]", "spec", "participants", "\"all\""), &sw, &err),
+                   CS_EINVAL);
+  ck_assert_msg(strstr(err.msg, "base: field 'participants'"), "%s", err.msg);
+  ck_assert_int_eq(parse_text(sweep_text_base(sizes, "engine", "colour", "1"), &sw, &err), CS_EINVAL);
+  ck_assert_msg(strstr(err.msg, "base: unknown field 'colour'"), "%s", err.msg);
+  /* an axis value failing first in some jobs does not hide the base's own fault */
+  ck_assert_int_ne(parse_text(sweep_text_base("[{\"field\":\"spec.msg_size_bytes\",\"values\":[0,"
+                                              "4096]}]",
+                                              "adapter", "mst_wr_outstanding", "7"),
+                              &sw, &err),
+                   CS_OK);
+  ck_assert_msg(strstr(err.msg, "base: adapter: C4"), "%s", err.msg);
+}
+END_TEST
+
+/* What an axis sets is the combination's: a base repaired by every axis value is fine, and a
+ * base that is valid alone keeps per-job failed rows even when every combination fails. */
+START_TEST(axis_values_failing_stay_failed_rows) {
+  cs_sweep sw;
+  cs_err err;
+  const char *outstanding = "[{\"field\":\"adapter.mst_rd_outstanding\",\"values\":[16,64]}]";
+  ck_assert_int_eq(parse_text(sweep_text_base(outstanding, "adapter", "mst_rd_outstanding", "15"),
+                              &sw, &err),
+                   CS_OK);
+  ck_assert_int_eq(sw.jobs[0].load_code, CS_OK);
+  ck_assert_int_eq(sw.jobs[1].load_code, CS_OK);
+  cs_sweep_free(&sw);
+  ck_assert_int_eq(parse_matrix("[{\"field\":\"adapter.mst_rd_outstanding\",\"values\":[15,17]}]",
+                                &sw, &err),
+                   CS_OK);
+  ck_assert_int_eq(sw.jobs[0].load_code, CS_ECONSTRAINT);
+  ck_assert_int_eq(sw.jobs[1].load_code, CS_ECONSTRAINT);
+  cs_sweep_free(&sw);
 }
 END_TEST
 
@@ -351,6 +469,9 @@ static Suite *sweep_suite(void) {
   tcase_add_test(files, empty_matrix_is_one_job);
   tcase_add_test(files, expansion_in_blocks_equals_the_whole);
   tcase_add_test(files, sweep_file_errors_name_the_fault);
+  tcase_add_test(files, sweep_file_errors_name_repeated_fields);
+  tcase_add_test(files, base_error_is_an_error_of_the_file);
+  tcase_add_test(files, axis_values_failing_stay_failed_rows);
   tcase_add_test(files, invalid_combination_is_a_failed_job_not_a_failed_sweep);
   suite_add_tcase(s, files);
   TCase *plan = tcase_create("plan");

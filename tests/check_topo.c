@@ -7,6 +7,9 @@
 
 #include "commsweep/topo.h"
 #include "test_support.h"
+#include "topo/topo_int.h"
+
+extern const cs_topo_file cs_topo_files[]; /* the shipped table (generated) */
 
 START_TEST(shipped_dies_should_load_with_model_defaults) {
   cs_die_params d;
@@ -119,6 +122,43 @@ START_TEST(malformed_layouts_should_be_refused_by_field) {
 }
 END_TEST
 
+/* The parse cache holds every file of its table, not only the first 64: 100 files under other
+ * names (each the shipped 5x4 die, and one layout at the end) are all found, parsed. */
+START_TEST(parse_cache_should_hold_every_file_however_many) {
+  const char *die_json = NULL, *layout_json = NULL;
+  for (int i = 0; cs_topo_files[i].name; i++) {
+    if (!strcmp(cs_topo_files[i].name, "5x4")) die_json = cs_topo_files[i].json;
+    if (!strcmp(cs_topo_files[i].name, "2die")) layout_json = cs_topo_files[i].json;
+  }
+  ck_assert_ptr_nonnull(die_json);
+  ck_assert_ptr_nonnull(layout_json);
+  enum { N = 100 };
+  static char names[N][16];
+  cs_topo_file table[N + 1];
+  for (int i = 0; i < N; i++) {
+    snprintf(names[i], sizeof names[i], "f%03d", i);
+    table[i] = (cs_topo_file){names[i], i == N - 1 ? layout_json : die_json};
+  }
+  table[N] = (cs_topo_file){NULL, NULL};
+  cs_topo_cache cache;
+  cs_err err;
+  ck_assert_int_eq(cs_topo_cache_build(table, &cache, &err), CS_OK);
+  ck_assert_uint_eq(cache.count, N);
+  for (int i = 0; i < N - 1; i++) {
+    const cs_topo_parsed *f = cs_topo_cache_find(&cache, names[i], false);
+    ck_assert_msg(f != NULL, "file %d of %d not cached", i, N);
+    ck_assert_int_eq(f->rc, CS_OK);
+    ck_assert_int_eq(f->die.rows, 5);
+  }
+  const cs_topo_parsed *last = cs_topo_cache_find(&cache, names[N - 1], true);
+  ck_assert_ptr_nonnull(last);
+  ck_assert_int_eq(last->layout.num_dies, 2);
+  ck_assert_ptr_null(cs_topo_cache_find(&cache, names[N - 1], false)); /* a layout, not a die */
+  ck_assert_ptr_null(cs_topo_cache_find(&cache, "f100", false));
+  cs_topo_cache_free(&cache);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("topo");
   TCase *tc = tcase_create("files");
@@ -127,6 +167,7 @@ int main(void) {
   tcase_add_test(tc, unknown_names_should_list_the_shipped_ones);
   tcase_add_test(tc, scheme_should_map_ids_to_die_and_node);
   tcase_add_test(tc, malformed_layouts_should_be_refused_by_field);
+  tcase_add_test(tc, parse_cache_should_hold_every_file_however_many);
   suite_add_tcase(s, tc);
   return cs_test_run(s);
 }

@@ -99,6 +99,22 @@ START_TEST(c7_frequencies_should_be_positive_and_agree_with_chip_spec) {
 }
 END_TEST
 
+/* A summary naming an infinite frequency (1e400 in the input) is an error naming the field,
+ * like 5.0 is, not a summary that C7 cannot read and so lets through. */
+START_TEST(c7_non_finite_number_in_chip_spec_should_fail) {
+  const char *texts[] = {"{\"noc_frequency_ghz\":1e999}", "{\"noc_frequency_ghz\":5.0}",
+                         "{\"other\":{\"x\":-1e999}}", "{\"a\":1,\"a\":2}", "{broken"};
+  const char *names[] = {"chip_spec_summary.noc_frequency_ghz", "chip_spec_summary.noc_frequency_ghz",
+                         "chip_spec_summary.other.x", "chip_spec_summary.a", "not JSON"};
+  for (int i = 0; i < 5; i++) {
+    setup();
+    snprintf(job.spec.chip_spec_summary, sizeof job.spec.chip_spec_summary, "%s", texts[i]);
+    ck_assert_int_ne(cs_job_validate(&job, &err), CS_OK);
+    ck_assert_msg(strstr(err.msg, "C7") && strstr(err.msg, names[i]), "%s", err.msg);
+  }
+}
+END_TEST
+
 START_TEST(c8_disabled_transaction_log_should_fail) {
   job.adapter.enable_transaction_log = false;
   expect(cs_job_validate(&job, &err), "C8", "enable_transaction_log = false");
@@ -174,6 +190,7 @@ int main(void) {
   tcase_add_test(tc, c5_duplicate_participants_should_fail);
   tcase_add_test(tc, c6_two_flows_to_one_target_should_fail);
   tcase_add_test(tc, c7_frequencies_should_be_positive_and_agree_with_chip_spec);
+  tcase_add_test(tc, c7_non_finite_number_in_chip_spec_should_fail);
   tcase_add_test(tc, c8_disabled_transaction_log_should_fail);
   tcase_add_test(tc, c9_data_packets_should_be_refused);
   tcase_add_test(tc, c10_rsp_must_reverse_its_req);

@@ -1,4 +1,4 @@
-/* The cache key of a job: SHA-256 over a canonical serialisation of every adapter field, the
+/* The cache key of a job: SHA-256 over a binary serialisation of every adapter field, the
  * spec (participants in expansion order: cs_spec_participant_order), the engine's name, model
  * version and result-changing options, and CS_ADAPTER_VERSION.  Field order in the input never
  * changes it; any value change does.  There is no fallback key: a key that cannot be computed
@@ -6,6 +6,8 @@
  */
 #ifndef COMMSWEEP_CACHEKEY_H
 #define COMMSWEEP_CACHEKEY_H
+
+#include <stdbool.h>
 
 #include "commsweep/err.h"
 #include "commsweep/model.h"
@@ -17,6 +19,7 @@ typedef struct cs_sha256 {
   uint64_t len;
   uint8_t buf[64];
   size_t fill;
+  bool portable; /* false: the CPU's SHA instructions when it has them (tests set true) */
 } cs_sha256;
 
 void cs_sha256_init(cs_sha256 *s);
@@ -24,10 +27,11 @@ void cs_sha256_update(cs_sha256 *s, const void *data, size_t n);
 void cs_sha256_final(cs_sha256 *s, uint8_t out[32]);
 void cs_sha256_hex(const void *data, size_t n, char out[CS_KEY_HEX]);
 
-/* Writes the canonical text the key hashes (for inspection) into buf (at most cap bytes, NUL
- * included) and the bytes it needs (without the NUL) into *need.  CS_ENOMEM on failure. */
-int cs_cachekey_canonical(const cs_job *job, char *buf, size_t cap, size_t *need, cs_err *err);
-/* 64 lowercase hex digits; CS_ENOMEM (out untouched) when the key cannot be computed. */
+/* The bytes the key hashes (src/job/cachekey.c describes the form), with the adapter version
+ * given (tests vary it); returns their length, which may exceed cap (then buf holds a prefix). */
+size_t cs_cachekey_serialize(const cs_job *job, const char *adapter_version, uint8_t *buf,
+                             size_t cap);
+/* 64 lowercase hex digits; an error (out untouched) when the key cannot be computed. */
 int cs_cachekey(const cs_job *job, char out[CS_KEY_HEX], cs_err *err);
 
 #endif

@@ -8,6 +8,9 @@
 #ifndef COMMSWEEP_CONFIG_H
 #define COMMSWEEP_CONFIG_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 #include "commsweep/err.h"
 #include "commsweep/model.h"
 
@@ -36,12 +39,17 @@ int cs_config_spec_load(const char *path, cs_spec *out, cs_err *err);
 typedef int (*cs_from_json_fn)(const struct cJSON *obj, const char *source, void *out, cs_err *err);
 int cs_config_load_file(const char *path, cs_from_json_fn fn, void *out, cs_err *err);
 
-/* Reads a whole file and parses it; the caller frees with cJSON_Delete. */
+/* Reads a whole file and parses it; the caller frees with cJSON_Delete.  A repeated key or a
+ * number out of a double's range anywhere in it is an error (cs_json_strict) naming the file. */
 int cs_config_parse_file(const char *path, struct cJSON **out, cs_err *err);
 
 /* Field tables (NULL-key terminated). */
 const cs_field_doc *cs_config_adapter_fields(void);
 const cs_field_doc *cs_config_spec_fields(void);
+
+/* Appends every adapter field in the binary form of cs_fields_serialize (for the cache key). */
+size_t cs_config_adapter_serialize(const cs_adapter_config *cfg, uint8_t *buf, size_t cap,
+                                   size_t used);
 
 /* Serialises back to JSON (caller frees with cJSON_Delete); used by sweeps and the store. */
 struct cJSON *cs_config_adapter_to_json(const cs_adapter_config *cfg);
@@ -51,5 +59,12 @@ struct cJSON *cs_config_spec_to_json(const cs_spec *spec);
  * and otherwise with 17 significant digits, no whitespace.  Returns bytes needed (excluding NUL);
  * writes at most cap bytes including the NUL. */
 size_t cs_json_canonical(const struct cJSON *value, char *buf, size_t cap);
+
+/* Checks that a JSON value has one meaning: no object anywhere in it repeats a key (cJSON would
+ * keep both and lookups would see the first) and no number is out of a double's range (1e400
+ * parses as infinity, so two different texts would read alike).  `path` names the value in
+ * messages ("chip_spec_summary"; "" for a whole document); the message names the offending
+ * field by its full path.  CS_EINVAL on the first fault found. */
+int cs_json_strict(const struct cJSON *value, const char *path, cs_err *err);
 
 #endif

@@ -1,14 +1,25 @@
 /* L2: the closed loop that drives an engine through a plan, step by step (seed "tick-driven
  * loop"): inject every req of a step; as each req phase completes, inject its rsp in the same tick
  * (reversed src/dst, same id: C10); the step ends when every transaction has completed finally;
- * no overlap across steps.  A stretch of deadlock_guard_ticks ticks without any completion ends
- * the job with CS_EDEADLOCK naming the stuck request ids and where they are.
+ * no overlap across steps.
+ *
+ * The deadlock guard ends a job with CS_EDEADLOCK, naming what it measured, the stuck request
+ * ids and where they are, after either
+ *   - deadlock_guard_ticks ticks without any completion during which the engine simulated cycles
+ *     (engine stats: sim_cycles - skipped_cycles grew): it works but nothing finishes; or
+ *   - CS_DRIVE_IDLE_LIMIT_TICKS ticks without any completion during which it simulated none.
+ * Time an engine jumps over is not progress lost: a closed-form engine (math) simulates no cycle
+ * and may legally take 1e9 ns for one transaction, so only its idle limit applies.
  */
 #ifndef COMMSWEEP_DRIVE_H
 #define COMMSWEEP_DRIVE_H
 
 #include "commsweep/engine.h"
 #include "commsweep/expand.h"
+
+/* 2^44 ticks (4.9 hours at a 1 GHz driver clock): the longest silence an engine that simulates
+ * nothing may keep before it counts as stuck. */
+#define CS_DRIVE_IDLE_LIMIT_TICKS (1ull << 44)
 
 /* records has plan->num_txns entries; each is filled with the driver ticks, the step and the
  * engine's describe() fields.  On error the records filled so far stay valid. */

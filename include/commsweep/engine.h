@@ -117,6 +117,10 @@ int cs_engine_options_load(const char *path, cs_engine_options *out, cs_err *err
 /* The options as JSON.  For the cache key (key_only) the options that never change results are
  * left out and the engine's model_version is added. */
 struct cJSON *cs_engine_options_to_json(const cs_engine_options *eng, bool key_only);
+/* Appends the options in the binary form of cs_fields_serialize, for the cache key: name, guard,
+ * model version, whether options were given, and those that change results. */
+size_t cs_engine_options_serialize(const cs_engine_options *eng, uint8_t *buf, size_t cap,
+                                   size_t used);
 /* Prints the engine options of every engine, from their tables, for --help. */
 void cs_engine_print_options(FILE *f);
 

@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "commsweep/err.h"
 
@@ -42,6 +43,17 @@ int cs_fields_load(const cs_field *table, const struct cJSON *obj, const char *s
 void cs_fields_store(const cs_field *table, const void *target, struct cJSON *obj, bool key_only);
 /* "a, b, c" of the table's keys plus extras, for messages. */
 void cs_fields_list(const cs_field *table, const char *const *extra, char *buf, size_t cap);
+/* Appends the table's values to buf[used..cap) in a fixed binary form (integers and booleans as
+ * 8 little-endian bytes, doubles as their IEEE bits with -0 as 0, strings as length + bytes),
+ * in table order; with key_only, skips CS_FIELD_NO_KEY rows.  Returns the new length, which may
+ * exceed cap (then nothing past cap was written).  The cache key hashes this form. */
+size_t cs_fields_serialize(const cs_field *table, const void *target, bool key_only, uint8_t *buf,
+                           size_t cap, size_t used);
+/* The same encodings, one value at a time (*used advances, even past cap). */
+void cs_bytes_u64(uint8_t *buf, size_t cap, size_t *used, uint64_t v);
+void cs_bytes_i32s(uint8_t *buf, size_t cap, size_t *used, const int32_t *v, size_t n); /* 4 bytes each */
+void cs_bytes_double(uint8_t *buf, size_t cap, size_t *used, double v);
+void cs_bytes_text(uint8_t *buf, size_t cap, size_t *used, const char *s, size_t max);
 /* "string", "integer", "number", "boolean" */
 const char *cs_field_type_name(cs_ftype type);
 

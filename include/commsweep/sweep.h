@@ -48,9 +48,10 @@ typedef struct cs_sweep {
   cs_sweep_job *jobs; /* matrix order: the first axis varies slowest */
 } cs_sweep;
 
-/* Parses and expands a sweep file.  Errors of the file itself (syntax, unknown keys, unknown
- * axis fields, mismatched coupled values) fail the whole load; an invalid combination only
- * marks its job (load_code, error). */
+/* Parses and expands a sweep file.  Errors of the file itself (syntax, repeated or unknown
+ * keys, unknown or overlapping axis fields, mismatched coupled values, a base that fails on its
+ * own while every job fails) fail the whole load; an invalid combination only marks its job
+ * (load_code, error). */
 int cs_sweep_load(const char *path, cs_sweep *out, cs_err *err);
 int cs_sweep_parse(const char *text, const char *source, cs_sweep *out, cs_err *err);
 /* Collective: every rank of comm expands a block of the matrix; rank 0 receives the whole

@@ -12,6 +12,7 @@
 #include "commsweep/config.h"
 #include "commsweep/engine.h"
 #include "commsweep/job.h"
+#include "commsweep/topo.h"
 
 static void usage(FILE *f) {
   fprintf(f,
@@ -23,7 +24,8 @@ static void usage(FILE *f) {
           "  --engine NAME          engine (default: the first listed below)\n"
           "  --engine-config FILE   engine options JSON {name, deadlock_guard_ticks, NAME{...}};\n"
           "                         without it the engine runs with its default options\n"
-          "  --deadlock-ticks N     consecutive ticks without a completion before failing\n"
+          "  --deadlock-ticks N     ticks without a completion, while the engine simulates,\n"
+          "                         before the job fails (include/commsweep/drive.h)\n"
           "  --txlog FILE.jsonl     write the transaction records here (default: the adapter's\n"
           "                         transaction_log_path, {key} replaced by the cache key)\n"
           "  --no-txlog             do not write the transaction log\n"
@@ -36,6 +38,12 @@ static void usage(FILE *f) {
   fprintf(f, "\nAdapter fields (all required):\n");
   for (const cs_field_doc *d = cs_config_adapter_fields(); d->key; d++)
     fprintf(f, "  %-28s %-8s %s\n", d->key, d->type, d->meaning);
+  /* From the files compiled in (src/topo/data), so a new file shows up here by itself. */
+  char names[512];
+  cs_topo_die_names(names, sizeof names);
+  fprintf(f, "  shipped die topologies: %s\n", names);
+  cs_topo_layout_names(names, sizeof names);
+  fprintf(f, "  shipped dcin layouts:   %s\n", names);
   fprintf(f, "\nEngine options (--engine-config):\n");
   cs_engine_print_options(f);
 }

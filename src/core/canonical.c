@@ -1,6 +1,8 @@
 /* Canonical JSON: object keys sorted bytewise, no whitespace, integral numbers printed as
  * integers and others with 17 significant digits, strings escaped minimally.  Two documents that
- * mean the same thing give the same bytes, whatever their key order or formatting. */
+ * mean the same thing give the same bytes, whatever their key order or formatting.  Only a
+ * document that passes cs_json_strict (no repeated key, no number out of a double's range) has
+ * one meaning; the loaders reject any other before a canonical form is taken. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,7 +74,12 @@ static void put_value(out_buf *o, const cJSON *v) {
     put_str(o, v->valuestring);
   } else if (cJSON_IsNumber(v)) {
     double d = v->valuedouble;
-    if (d == floor(d) && fabs(d) < 9007199254740992.0)
+    /* Never "inf" or "nan", which are not JSON and would not parse back. */
+    if (isnan(d))
+      snprintf(num, sizeof num, "null");
+    else if (isinf(d))
+      snprintf(num, sizeof num, "%s", d > 0 ? "1e999" : "-1e999");
+    else if (d == floor(d) && fabs(d) < 9007199254740992.0)
       snprintf(num, sizeof num, "%.0f", d);
     else
       snprintf(num, sizeof num, "%.17g", d);
@@ -89,4 +96,33 @@ size_t cs_json_canonical(const cJSON *value, char *buf, size_t cap) {
   put_value(&o, value);
   if (cap) buf[o.len < cap ? o.len : cap - 1] = '\0';
   return o.len;
+}
+
+/* Appends ".key" or "[i]" to the path for a message; a path that does not fit is cut. */
+static void child_path(char *out, size_t cap, const char *path, const cJSON *child, int index) {
+  if (child->string)
+    snprintf(out, cap, "%s%s%s", path, path[0] ? "." : "", child->string);
+  else
+    snprintf(out, cap, "%s[%d]", path, index);
+}
+
+int cs_json_strict(const cJSON *value, const char *path, cs_err *err) {
+  if (cJSON_IsNumber(value) && !isfinite(value->valuedouble))
+    return cs_err_set(err, CS_EINVAL,
+                      "field '%s': the number is out of the range of a double (%g), only finite "
+                      "numbers are accepted",
+                      path[0] ? path : "(top level)", value->valuedouble);
+  if (!cJSON_IsObject(value) && !cJSON_IsArray(value)) return CS_OK;
+  int index = 0;
+  for (const cJSON *c = value->child; c; c = c->next, index++) {
+    char sub[256];
+    child_path(sub, sizeof sub, path, c, index);
+    if (cJSON_IsObject(value))
+      for (const cJSON *later = c->next; later; later = later->next)
+        if (strcmp(later->string, c->string) == 0)
+          return cs_err_set(err, CS_EINVAL, "field '%s' appears twice", sub);
+    int rc = cs_json_strict(c, sub, err);
+    if (rc) return rc;
+  }
+  return CS_OK;
 }

@@ -16,9 +16,9 @@
 /* X(key, type, member, min, max, meaning): the adapter table and its help text come from here. */
 #define ADAPTER_FIELDS(X)                                                                          \
   X("mode", STRING, mode, 0, 0, "simulation back-end mode; \"dcin\" (C1)")                          \
-  X("topology", STRING, topology, 0, 0, "die topology: \"5x4\", \"2261_5x4\" (C2)")                  \
+  X("topology", STRING, topology, 0, 0, "die topology, a shipped die file (C2)")                   \
   X("num_dies", INT, num_dies, 1, 64, "number of dies; equals the layout's (C2)")                  \
-  X("dcin_layout", STRING, dcin_layout, 0, 0, "layout: \"1die\", \"2die\", \"4die\" (C2)")            \
+  X("dcin_layout", STRING, dcin_layout, 0, 0, "multi-die layout, a shipped layout file (C2)")      \
   X("endpoint_id_scheme", STRING, endpoint_id_scheme, 0, 0, "logical id mapping; \"mvp\" (C3)")      \
   X("num_initiators", INT, num_initiators, 1, 1 << 20, "logical GDMA count; the scheme's (C3)")     \
   X("num_targets", INT, num_targets, 1, 1 << 20, "logical DDR count; the scheme's (C3)")            \
@@ -154,6 +154,8 @@ int cs_config_spec_from_json(const cJSON *obj, const char *source, cs_spec *out,
     return cs_err_set(err, CS_EINVAL, "%s: field 'chip_spec_summary': expected an object, got %s",
                       source, got);
   }
+  /* Free-form, but part of the cache key: it must have one meaning (C7 reads it too). */
+  if (cs_json_strict(chip, "chip_spec_summary", err)) return cs_err_prefix(err, "%s", source);
   size_t need = cs_json_canonical(chip, spec.chip_spec_summary, sizeof spec.chip_spec_summary);
   if (need >= sizeof spec.chip_spec_summary)
     return cs_err_set(err, CS_EINVAL,
@@ -233,6 +235,10 @@ int cs_config_parse_file(const char *path, cJSON **out, cs_err *err) {
     return CS_EPARSE;
   }
   free(text);
+  if (cs_json_strict(json, "", err)) {
+    cJSON_Delete(json);
+    return cs_err_prefix(err, "file '%s'", path);
+  }
   *out = json;
   return CS_OK;
 }
@@ -260,6 +266,11 @@ int cs_config_adapter_load(const char *path, cs_adapter_config *out, cs_err *err
 }
 int cs_config_spec_load(const char *path, cs_spec *out, cs_err *err) {
   return cs_config_load_file(path, spec_fn, out, err);
+}
+
+size_t cs_config_adapter_serialize(const cs_adapter_config *cfg, uint8_t *buf, size_t cap,
+                                   size_t used) {
+  return cs_fields_serialize(adapter_fields, cfg, true, buf, cap, used);
 }
 
 cJSON *cs_config_adapter_to_json(const cs_adapter_config *cfg) {

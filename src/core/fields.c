@@ -118,6 +118,10 @@ int cs_fields_load(const cs_field *table, const cJSON *obj, const char *source,
     return cs_err_set(err, CS_EINVAL, "%s: expected a JSON object, got %s", source, got);
   }
   for (const cJSON *item = obj->child; item; item = item->next) {
+    /* Every key, the caller's extras included: lookups see only the first of two. */
+    for (const cJSON *dup = item->next; dup; dup = dup->next)
+      if (dup->string && strcmp(dup->string, item->string) == 0)
+        return cs_err_set(err, CS_EINVAL, "%s: field '%s' appears twice", source, item->string);
     if (listed(extra, item->string)) continue;
     const cs_field *f = find_field(table, item->string);
     if (!f) {
@@ -126,9 +130,6 @@ int cs_fields_load(const cs_field *table, const cJSON *obj, const char *source,
       return cs_err_set(err, CS_EINVAL, "%s: unknown field '%s' (valid fields: %s)", source,
                         item->string, valid);
     }
-    for (const cJSON *dup = item->next; dup; dup = dup->next)
-      if (dup->string && strcmp(dup->string, item->string) == 0)
-        return cs_err_set(err, CS_EINVAL, "%s: field '%s' appears twice", source, item->string);
     if (load_one(f, item, target, err)) return cs_err_prefix(err, "%s", source);
   }
   for (const cs_field *f = table; f->key; f++)
@@ -153,4 +154,55 @@ void cs_fields_store(const cs_field *table, const void *target, cJSON *obj, bool
       case CS_F_BOOL: cJSON_AddBoolToObject(obj, table->key, *(const bool *)slot); break;
     }
   }
+}
+
+/* Appends n bytes to buf[*used..cap); past cap only counts. */
+static void put(uint8_t *buf, size_t cap, size_t *used, const void *p, size_t n) {
+  if (*used + n <= cap) memcpy(buf + *used, p, n);
+  *used += n;
+}
+
+/* Little-endian bytes of v, whatever the host. */
+static void put_u64(uint8_t *buf, size_t cap, size_t *used, uint64_t v) {
+  uint8_t b[8];
+  for (int i = 0; i < 8; i++) b[i] = (uint8_t)(v >> (8 * i));
+  put(buf, cap, used, b, 8);
+}
+
+void cs_bytes_u64(uint8_t *buf, size_t cap, size_t *used, uint64_t v) { put_u64(buf, cap, used, v); }
+
+void cs_bytes_i32s(uint8_t *buf, size_t cap, size_t *used, const int32_t *v, size_t n) {
+  if (*used + 4 * n <= cap)
+    for (size_t i = 0; i < n; i++)
+      for (int k = 0; k < 4; k++) buf[*used + 4 * i + (size_t)k] = (uint8_t)((uint32_t)v[i] >> (8 * k));
+  *used += 4 * n;
+}
+
+void cs_bytes_double(uint8_t *buf, size_t cap, size_t *used, double v) {
+  if (v == 0) v = 0; /* -0.0 and 0.0 are one value */
+  uint64_t bits;
+  memcpy(&bits, &v, sizeof bits);
+  put_u64(buf, cap, used, bits);
+}
+
+void cs_bytes_text(uint8_t *buf, size_t cap, size_t *used, const char *s, size_t max) {
+  size_t n = strnlen(s, max);
+  put_u64(buf, cap, used, n);
+  put(buf, cap, used, s, n);
+}
+
+size_t cs_fields_serialize(const cs_field *table, const void *target, bool key_only, uint8_t *buf,
+                           size_t cap, size_t used) {
+  for (; table->key; table++) {
+    if (key_only && (table->flags & CS_FIELD_NO_KEY)) continue;
+    const char *slot = (const char *)target + table->offset;
+    switch (table->type) {
+      case CS_F_STRING: cs_bytes_text(buf, cap, &used, slot, table->size); break;
+      case CS_F_INT: put_u64(buf, cap, &used, (uint64_t)(int64_t) * (const int *)slot); break;
+      case CS_F_U64: put_u64(buf, cap, &used, *(const uint64_t *)slot); break;
+      case CS_F_DOUBLE: cs_bytes_double(buf, cap, &used, *(const double *)slot); break;
+      case CS_F_BOOL: put_u64(buf, cap, &used, *(const bool *)slot); break;
+    }
+  }
+  return used;
 }

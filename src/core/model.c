@@ -59,7 +59,10 @@ void cs_spec_participant_order(const cs_spec *spec, int32_t *out) {
   int n = spec->num_participants;
   if (n <= 0 || n > CS_MAX_PARTICIPANTS) return;
   memcpy(out, spec->participants, (size_t)n * sizeof *out);
-  if (spec->primitive != CS_PRIM_P2P) qsort(out, (size_t)n, sizeof *out, cmp_i32);
+  if (spec->primitive == CS_PRIM_P2P) return;
+  int i = 1;
+  while (i < n && out[i - 1] <= out[i]) i++;
+  if (i < n) qsort(out, (size_t)n, sizeof *out, cmp_i32); /* most lists come sorted */
 }
 
 #define TXN_ROW_(ctype, name, dim, kind, unit, flags, doc) \

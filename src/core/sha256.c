@@ -16,7 +16,7 @@ static const uint32_t K[64] = {
 
 #define ROR(x, n) (((x) >> (n)) | ((x) << (32 - (n))))
 
-static void block(cs_sha256 *s, const uint8_t *p) {
+static void block_portable(cs_sha256 *s, const uint8_t *p) {
   uint32_t w[64];
   for (int i = 0; i < 16; i++)
     w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 | (uint32_t)p[4 * i + 2] << 8 |
@@ -37,17 +37,63 @@ static void block(cs_sha256 *s, const uint8_t *p) {
   s->h[4] += e, s->h[5] += f, s->h[6] += g, s->h[7] += h;
 }
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+
+/* The same compression with the x86 SHA extensions (about 5x faster: a cache key is hashed for
+ * every job of every sweep).  State order of the instructions: ABEF and CDGH. */
+__attribute__((target("sha,sse4.1"))) static void block_shani(cs_sha256 *s, const uint8_t *p) {
+  const __m128i bswap = _mm_set_epi64x(0x0c0d0e0f08090a0bLL, 0x0405060700010203LL);
+  __m128i tmp = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)&s->h[0]), 0xB1); /* CDAB */
+  __m128i st1 = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)&s->h[4]), 0x1B); /* EFGH */
+  __m128i st0 = _mm_alignr_epi8(tmp, st1, 8);                                        /* ABEF */
+  st1 = _mm_blend_epi16(st1, tmp, 0xF0);                                             /* CDGH */
+  const __m128i abef = st0, cdgh = st1;
+  __m128i m[4];
+  for (int i = 0; i < 4; i++)
+    m[i] = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(p + 16 * i)), bswap);
+  for (int g = 0; g < 16; g++) { /* rounds 4g .. 4g+3; m[g % 4] holds their schedule words */
+    __m128i msg = _mm_add_epi32(m[g % 4], _mm_loadu_si128((const __m128i *)&K[4 * g]));
+    st1 = _mm_sha256rnds2_epu32(st1, st0, msg);
+    if (g >= 3 && g <= 14) {
+      __m128i t = _mm_alignr_epi8(m[g % 4], m[(g + 3) % 4], 4);
+      m[(g + 1) % 4] = _mm_sha256msg2_epu32(_mm_add_epi32(m[(g + 1) % 4], t), m[g % 4]);
+    }
+    st0 = _mm_sha256rnds2_epu32(st0, st1, _mm_shuffle_epi32(msg, 0x0E));
+    if (g >= 1 && g <= 12) m[(g + 3) % 4] = _mm_sha256msg1_epu32(m[(g + 3) % 4], m[g % 4]);
+  }
+  st0 = _mm_add_epi32(st0, abef);
+  st1 = _mm_add_epi32(st1, cdgh);
+  tmp = _mm_shuffle_epi32(st0, 0x1B);      /* FEBA */
+  st1 = _mm_shuffle_epi32(st1, 0xB1);      /* DCHG */
+  st0 = _mm_blend_epi16(tmp, st1, 0xF0);   /* DCBA */
+  st1 = _mm_alignr_epi8(st1, tmp, 8);      /* ABEF -> HGFE */
+  _mm_storeu_si128((__m128i *)&s->h[0], st0);
+  _mm_storeu_si128((__m128i *)&s->h[4], st1);
+}
+
+static void block(cs_sha256 *s, const uint8_t *p) {
+  if (!s->portable && __builtin_cpu_supports("sha") && __builtin_cpu_supports("sse4.1"))
+    block_shani(s, p);
+  else block_portable(s, p);
+}
+#else
+static void block(cs_sha256 *s, const uint8_t *p) { block_portable(s, p); }
+#endif
+
 void cs_sha256_init(cs_sha256 *s) {
   static const uint32_t h0[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
                                  0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
   memcpy(s->h, h0, sizeof h0);
   s->len = 0;
   s->fill = 0;
+  s->portable = false;
 }
 
 void cs_sha256_update(cs_sha256 *s, const void *data, size_t n) {
   const uint8_t *p = data;
   s->len += n;
+  for (; s->fill == 0 && n >= 64; p += 64, n -= 64) block(s, p); /* whole blocks in place */
   while (n) {
     size_t take = 64 - s->fill < n ? 64 - s->fill : n;
     memcpy(s->buf + s->fill, p, take);
@@ -61,13 +107,11 @@ void cs_sha256_update(cs_sha256 *s, const void *data, size_t n) {
 
 void cs_sha256_final(cs_sha256 *s, uint8_t out[32]) {
   uint64_t bits = s->len * 8;
-  uint8_t pad = 0x80;
-  cs_sha256_update(s, &pad, 1);
-  pad = 0;
-  while (s->fill != 56) cs_sha256_update(s, &pad, 1);
-  uint8_t len_be[8];
-  for (int i = 0; i < 8; i++) len_be[i] = (uint8_t)(bits >> (56 - 8 * i));
-  cs_sha256_update(s, len_be, 8);
+  /* 0x80, zeros up to 56 mod 64, the bit length big-endian: one or two blocks */
+  uint8_t pad[72] = {0x80};
+  size_t zeros = (s->fill < 56 ? 56 - s->fill : 120 - s->fill) - 1;
+  for (int i = 0; i < 8; i++) pad[1 + zeros + (size_t)i] = (uint8_t)(bits >> (56 - 8 * i));
+  cs_sha256_update(s, pad, 1 + zeros + 8);
   for (int i = 0; i < 8; i++)
     for (int j = 0; j < 4; j++) out[4 * i + j] = (uint8_t)(s->h[i] >> (24 - 8 * j));
 }
@@ -78,5 +122,10 @@ void cs_sha256_hex(const void *data, size_t n, char out[CS_KEY_HEX]) {
   cs_sha256_init(&s);
   cs_sha256_update(&s, data, n);
   cs_sha256_final(&s, digest);
-  for (int i = 0; i < 32; i++) snprintf(out + 2 * i, 3, "%02x", digest[i]);
+  static const char hex[] = "0123456789abcdef";
+  for (int i = 0; i < 32; i++) {
+    out[2 * i] = hex[digest[i] >> 4];
+    out[2 * i + 1] = hex[digest[i] & 15];
+  }
+  out[64] = '\0';
 }

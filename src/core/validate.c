@@ -11,6 +11,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "commsweep/config.h"
 #include "commsweep/topo.h"
 
 /* The frequency triple (C7) by field name. */
@@ -50,11 +51,17 @@ int cs_validate_adapter(const cs_adapter_config *cfg, cs_err *err) {
 
 /* C7: where chip_spec_summary states a frequency, it must be the adapter's. */
 static int check_chip_frequencies(const cs_spec *spec, const cs_adapter_config *cfg, cs_err *err) {
-  cJSON *chip = cJSON_Parse(spec->chip_spec_summary);
-  if (!chip) return CS_OK;
+  cJSON *chip = cJSON_Parse(spec->chip_spec_summary[0] ? spec->chip_spec_summary : "{}");
+  if (!chip)
+    return cs_err_set(err, CS_EINVAL, "C7: chip_spec_summary \"%.60s\" is not JSON",
+                      spec->chip_spec_summary);
+  int rc = cs_json_strict(chip, "chip_spec_summary", err);
+  if (rc) {
+    cJSON_Delete(chip);
+    return cs_err_prefix(err, "C7");
+  }
   freq freqs[3];
   frequency_triple(cfg, freqs);
-  int rc = CS_OK;
   for (int i = 0; i < 3 && !rc; i++) {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(chip, freqs[i].key);
     if (v && (!cJSON_IsNumber(v) || v->valuedouble != freqs[i].v))

@@ -4,6 +4,7 @@
  * chunk depends on the previous transfer). */
 #include "commsweep/drive.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,9 +15,27 @@ enum { WAIT_REQ = 1, WAIT_FINAL = 2, DONE = 3 };
 
 #define POLL_BATCH 256
 
-/* Lists up to 8 stuck requests of the step with their state and the engine's location. */
+/* What the deadlock guard measured over a stretch without any completion. */
+typedef struct silence {
+  uint64_t since_tick;    /* driver tick of the last completion (or of the step's injection) */
+  uint64_t ticks;         /* driver ticks since then */
+  uint64_t worked_cycles; /* engine cycles simulated in that stretch, skipped ones excluded */
+} silence;
+
+/* Cycles the engine has simulated so far, not counting those it jumped over (0 for an engine
+ * without a cycle clock, such as math). */
+static uint64_t worked_cycles(const cs_engine_ops *ops, const void *engine) {
+  if (!ops->stats) return 0;
+  cs_engine_stats st;
+  ops->stats(engine, &st);
+  return st.sim_cycles > st.skipped_cycles ? st.sim_cycles - st.skipped_cycles : 0;
+}
+
+/* Lists up to 8 stuck requests of the step with their state and the engine's location, after
+ * what the guard measured. */
 static int report_deadlock(const cs_job *job, const cs_plan *plan, const cs_engine_ops *ops,
-                           void *engine, uint32_t step, const uint8_t *state, cs_err *err) {
+                           void *engine, uint32_t step, const uint8_t *state, const silence *quiet,
+                           cs_err *err) {
   char list[CS_ERR_MSG_MAX / 2];
   size_t used = 0, stuck = 0;
   list[0] = '\0';
@@ -32,11 +51,53 @@ static int report_deadlock(const cs_job *job, const cs_plan *plan, const cs_engi
                                where);
     }
   }
-  return cs_err_set(err, CS_EDEADLOCK,
-                    "step %u: no completion for %llu consecutive ticks (deadlock_guard_ticks) at "
-                    "tick %llu; %zu request(s) stuck: %s%s",
-                    step, (unsigned long long)job->engine.deadlock_guard_ticks,
+  char measured[256];
+  if (quiet->worked_cycles)
+    snprintf(measured, sizeof measured,
+             "no completion for %llu consecutive ticks (deadlock_guard_ticks = %llu) while the "
+             "engine simulated %llu cycles",
+             (unsigned long long)quiet->ticks, (unsigned long long)job->engine.deadlock_guard_ticks,
+             (unsigned long long)quiet->worked_cycles);
+  else
+    snprintf(measured, sizeof measured,
+             "no completion for %llu consecutive ticks and the engine simulated no cycle in them: "
+             "nothing it holds will ever move (idle limit %llu ticks)",
+             (unsigned long long)quiet->ticks, (unsigned long long)CS_DRIVE_IDLE_LIMIT_TICKS);
+  return cs_err_set(err, CS_EDEADLOCK, "step %u: %s, from tick %llu to %llu; %zu request(s) stuck: %s%s",
+                    step, measured, (unsigned long long)quiet->since_tick,
                     (unsigned long long)ops->now(engine), stuck, list, stuck > 8 ? ", ..." : "");
+}
+
+/* Advances until completions are pending and polls them into done; returns how many, or 0 with
+ * *quiet filled when the guard fires.  The guard: deadlock_guard_ticks ticks without a
+ * completion in which the engine simulated cycles is a deadlock (or a livelock).  Ticks an
+ * engine jumps over without simulating (a closed-form engine always does: a math transaction
+ * may legally take 1e9 ns) are not evidence of one, since the engine knows its next event; the
+ * stretch then grows geometrically, and only CS_DRIVE_IDLE_LIMIT_TICKS of it, with still
+ * nothing simulated, is taken as an engine that holds requests nothing will ever move. */
+static size_t await_completions(const cs_job *job, const cs_engine_ops *ops, void *engine,
+                                cs_completion *done, silence *quiet, int *rc, cs_err *err) {
+  uint64_t guard = job->engine.deadlock_guard_ticks ? job->engine.deadlock_guard_ticks : 1;
+  uint64_t idle_limit = guard > CS_DRIVE_IDLE_LIMIT_TICKS ? guard : CS_DRIVE_IDLE_LIMIT_TICKS;
+  uint64_t start_work = worked_cycles(ops, engine);
+  quiet->since_tick = ops->now(engine);
+  quiet->ticks = quiet->worked_cycles = 0;
+  uint64_t window = guard, before = quiet->since_tick;
+  for (;;) {
+    if ((*rc = ops->advance(engine, window, err))) return 0;
+    size_t n = ops->poll(engine, done, POLL_BATCH);
+    if (n) return n;
+    uint64_t now = ops->now(engine);
+    quiet->ticks = now - quiet->since_tick;
+    quiet->worked_cycles = worked_cycles(ops, engine) - start_work;
+    if (quiet->worked_cycles ? quiet->ticks >= guard : quiet->ticks >= idle_limit) return 0;
+    if (now == before) return 0; /* neither time nor a completion: the engine cannot go on */
+    before = now;
+    /* nothing simulated yet: double the stretch; once the engine works, go on in guard steps */
+    window = quiet->worked_cycles ? guard : quiet->ticks > guard ? quiet->ticks : guard;
+    if (!quiet->worked_cycles && window > idle_limit - quiet->ticks)
+      window = idle_limit - quiet->ticks;
+  }
 }
 
 static int run_step(const cs_job *job, const cs_plan *plan, const cs_engine_ops *ops, void *engine,
@@ -65,10 +126,10 @@ static int run_step(const cs_job *job, const cs_plan *plan, const cs_engine_ops 
   while (remaining) {
     size_t n = ops->poll(engine, done, POLL_BATCH);
     if (n == 0) {
-      if ((rc = ops->advance(engine, job->engine.deadlock_guard_ticks, err)))
-        return cs_err_prefix(err, "step %u", step);
-      n = ops->poll(engine, done, POLL_BATCH);
-      if (n == 0) return report_deadlock(job, plan, ops, engine, step, state, err);
+      silence quiet;
+      n = await_completions(job, ops, engine, done, &quiet, &rc, err);
+      if (rc) return cs_err_prefix(err, "step %u", step);
+      if (n == 0) return report_deadlock(job, plan, ops, engine, step, state, &quiet, err);
     }
     for (size_t k = 0; k < n; k++) {
       uint64_t id = done[k].request_id;

@@ -151,10 +151,23 @@ fail:
   return NULL;
 }
 
+size_t cs_engine_options_serialize(const cs_engine_options *eng, uint8_t *buf, size_t cap,
+                                   size_t used) {
+  const cs_engine_ops *ops = cs_engine_find(eng->name);
+  cs_bytes_text(buf, cap, &used, eng->name, sizeof eng->name);
+  cs_bytes_u64(buf, cap, &used, eng->deadlock_guard_ticks);
+  cs_bytes_text(buf, cap, &used, ops ? cs_engine_model_version(ops) : "", 64);
+  cs_bytes_u64(buf, cap, &used, ops && ops->options && eng->has_options);
+  if (ops && ops->options && eng->has_options)
+    used = cs_fields_serialize(ops->options, eng->params.bytes, true, buf, cap, used);
+  return used;
+}
+
 void cs_engine_print_options(FILE *f) {
   fprintf(f, "  %-28s %-8s %s\n", "name", "string", "engine: one of the engines below");
   fprintf(f, "  %-28s %-8s %s\n", "deadlock_guard_ticks", "integer",
-          "ticks without a completion before the job fails (optional, default 1000000)");
+          "ticks without a completion, while the engine simulates, before the job fails\n"
+          "                                        (optional, default 1000000; drive.h)");
   for (int i = 0; registry[i]; i++) {
     const cs_engine_ops *ops = registry[i];
     fprintf(f, "  %-28s %-8s %s (model %s)\n", ops->name, "object", ops->summary,

@@ -1,62 +1,54 @@
-/* Cache key: SHA-256 of a canonical JSON document built from the job.  Built from the loaded
- * structs (not the input text), so formatting and key order never matter.  The participants are
- * hashed in the order the expansion uses them (cs_spec_participant_order), and the engine part
- * carries the engine's model version and only the options that change results. */
-#include <stdlib.h>
+/* Cache key: SHA-256 over a fixed binary serialisation of the loaded job (not the input text, so
+ * formatting and key order never matter):
+ *
+ *   "commsweep-key/2" | adapter version | adapter fields (table order) |
+ *   primitive | algorithm | msg_size_bytes | dtype | p2p_op | N | participants in expansion order |
+ *   [grid, 3 integers: only for the algorithms that use it, dimring and dimring_rsag] |
+ *   chip_spec_summary (canonical JSON) | engine name, guard, model version, options
+ *
+ * Integers are 8 little-endian bytes (participants 4), doubles their IEEE bits, strings
+ * length-prefixed (fields.h), so no two different jobs serialise alike.  No JSON is built: a key costs about a
+ * microsecond.  The canonical JSON of a job for people is the /jobs column job_json. */
 #include <string.h>
-
-#include <cjson/cJSON.h>
 
 #include "commsweep/cachekey.h"
 #include "commsweep/config.h"
 #include "commsweep/engine.h"
 
-static cJSON *key_document(const cs_job *job) {
-  cs_spec spec = job->spec;
-  cs_spec_participant_order(&job->spec, spec.participants);
-  cJSON *doc = cJSON_CreateObject();
-  if (!doc) return NULL;
-  cJSON *adapter = cs_config_adapter_to_json(&job->adapter);
-  cJSON *s = cs_config_spec_to_json(&spec);
-  cJSON *engine = cs_engine_options_to_json(&job->engine, true);
-  bool ok = cJSON_AddStringToObject(doc, "adapter_version", CS_ADAPTER_VERSION) && adapter && s &&
-            engine && cJSON_AddNumberToObject(s, "num_participants", spec.num_participants);
-  /* Ownership passes to doc even when a later step fails, so one delete frees everything. */
-  if (adapter) cJSON_AddItemToObject(doc, "adapter", adapter);
-  if (s) cJSON_AddItemToObject(doc, "spec", s);
-  if (engine) cJSON_AddItemToObject(doc, "engine", engine);
-  if (!ok) {
-    cJSON_Delete(doc);
-    return NULL;
-  }
-  return doc;
-}
+#define KEY_FORMAT "commsweep-key/2"
 
-int cs_cachekey_canonical(const cs_job *job, char *buf, size_t cap, size_t *need, cs_err *err) {
-  cJSON *doc = key_document(job);
-  if (!doc) {
-    if (cap) buf[0] = '\0';
-    return cs_err_set(err, CS_ENOMEM, "cache key: out of memory building the canonical job");
-  }
-  *need = cs_json_canonical(doc, buf, cap);
-  cJSON_Delete(doc);
-  return CS_OK;
+size_t cs_cachekey_serialize(const cs_job *job, const char *adapter_version, uint8_t *buf,
+                             size_t cap) {
+  const cs_spec *s = &job->spec;
+  size_t used = 0;
+  cs_bytes_text(buf, cap, &used, KEY_FORMAT, 64);
+  cs_bytes_text(buf, cap, &used, adapter_version, 64);
+  used = cs_config_adapter_serialize(&job->adapter, buf, cap, used);
+  cs_bytes_u64(buf, cap, &used, (uint64_t)s->primitive);
+  cs_bytes_u64(buf, cap, &used, (uint64_t)s->algorithm);
+  cs_bytes_u64(buf, cap, &used, s->msg_size_bytes);
+  cs_bytes_text(buf, cap, &used, s->dtype, sizeof s->dtype);
+  cs_bytes_u64(buf, cap, &used, (uint64_t)s->p2p_op);
+  int n = s->num_participants;
+  if (n < 0 || n > CS_MAX_PARTICIPANTS) n = 0;
+  cs_bytes_u64(buf, cap, &used, (uint64_t)n);
+  int32_t order[CS_MAX_PARTICIPANTS];
+  cs_spec_participant_order(s, order);
+  cs_bytes_i32s(buf, cap, &used, order, (size_t)n);
+  if (cs_algorithm_uses_grid(s->algorithm))
+    for (int d = 0; d < CS_MAX_GRID_DIMS; d++) cs_bytes_u64(buf, cap, &used, (uint64_t)s->grid[d]);
+  cs_bytes_text(buf, cap, &used, s->chip_spec_summary, sizeof s->chip_spec_summary);
+  return cs_engine_options_serialize(&job->engine, buf, cap, used);
 }
 
 int cs_cachekey(const cs_job *job, char out[CS_KEY_HEX], cs_err *err) {
-  char stack[8192];
-  size_t n = 0;
-  int rc = cs_cachekey_canonical(job, stack, sizeof stack, &n, err);
-  if (rc) return rc;
-  if (n < sizeof stack) {
-    cs_sha256_hex(stack, n, out);
-    return CS_OK;
-  }
-  char *heap = malloc(n + 1);
-  if (!heap) return cs_err_set(err, CS_ENOMEM, "cache key: out of memory (%zu bytes)", n + 1);
-  size_t again = 0;
-  rc = cs_cachekey_canonical(job, heap, n + 1, &again, err);
-  if (!rc) cs_sha256_hex(heap, again, out);
-  free(heap);
-  return rc;
+  /* Bounded by the job's fixed-size fields: adapter and spec strings, 512 participants, 1 KiB
+   * of chip summary, the engine's options. */
+  uint8_t buf[16384];
+  size_t n = cs_cachekey_serialize(job, CS_ADAPTER_VERSION, buf, sizeof buf);
+  if (n > sizeof buf)
+    return cs_err_set(err, CS_EINTERNAL, "cache key: the job serialises to %zu bytes, over %zu", n,
+                      sizeof buf);
+  cs_sha256_hex(buf, n, out);
+  return CS_OK;
 }

@@ -144,6 +144,13 @@ int cs_sweep_load_mpi(const char *path, MPI_Comm comm, cs_sweep *out, cs_err *er
     MPI_Bcast(&grc, 1, MPI_INT, 0, comm);
     if (grc) rc = cs_err_set(err, grc, "sweep file '%s': gathering %zu jobs on rank 0: %s", path,
                              n, cs_strerror(grc));
+    /* Only rank 0 holds every job, so only it can tell a fault of the base. */
+    int brc = !rc && rank == 0 ? cs_sweep_check_base(&def, out, err) : CS_OK;
+    MPI_Bcast(&brc, 1, MPI_INT, 0, comm);
+    if (!rc && brc)
+      rc = rank == 0 ? cs_err_prefix(err, "sweep file '%s'", path)
+                     : cs_err_set(err, brc, "sweep file '%s': its base is in error (rank 0 says why)",
+                                  path);
   } else if (!rc) {
     rc = cs_err_set(err, worst, "sweep file '%s': another rank could not load it", path);
   }

@@ -136,6 +136,29 @@ static int expand_one(const cs_sweep_def *def, size_t index, const size_t *digit
   return CS_OK;
 }
 
+int cs_sweep_check_base(const cs_sweep_def *def, const cs_sweep *sw, cs_err *err) {
+  for (size_t i = 0; i < sw->num_jobs; i++)
+    if (sw->jobs[i].load_code == CS_OK) return CS_OK;
+  /* Every job failed: did they inherit it from the base, or did every combination fail on its
+   * own values?  Load the base alone, as the job of an empty matrix. */
+  cJSON *sec[3] = {NULL, NULL, NULL};
+  cs_sweep_job *alone = calloc(1, sizeof *alone);
+  int rc = alone ? CS_OK : CS_ENOMEM;
+  for (int s = 0; s < 3 && !rc; s++)
+    if (!(sec[s] = cJSON_Duplicate(def->base[s], true))) rc = CS_ENOMEM;
+  cs_err berr;
+  cs_err_clear(&berr);
+  if (rc) {
+    cs_err_set(err, rc, "checking the base: out of memory");
+  } else if ((rc = load_job(sec, "base", alone, &berr))) {
+    rc = cs_err_set(err, rc, "%s (the base fails on its own and so do all %zu jobs of the matrix)",
+                    berr.msg, sw->num_jobs);
+  }
+  for (int s = 0; s < 3; s++) cJSON_Delete(sec[s]);
+  free(alone);
+  return rc;
+}
+
 int cs_sweep_alloc(const cs_sweep_def *def, cs_sweep *out, cs_err *err) {
   memset(out, 0, sizeof *out);
   snprintf(out->name, sizeof out->name, "%s", def->name);

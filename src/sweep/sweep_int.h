@@ -37,5 +37,10 @@ int cs_sweep_expand(const cs_sweep_def *def, cs_sweep *out, cs_err *err);
 int cs_sweep_alloc(const cs_sweep_def *def, cs_sweep *out, cs_err *err);
 int cs_sweep_expand_range(const cs_sweep_def *def, size_t lo, size_t hi, cs_sweep *out,
                           cs_err *err);
+/* The base's fault is the file's (docs/sweep-files.md, "Errors of the base"): CS_OK when some
+ * job of the expanded sweep loaded or when the base, loaded and validated as a job on its own,
+ * is valid (every job then fails because of its axis values: failed rows).  Otherwise the base's
+ * own error, naming it, for the caller to report as an error of the file. */
+int cs_sweep_check_base(const cs_sweep_def *def, const cs_sweep *sw, cs_err *err);
 
 #endif

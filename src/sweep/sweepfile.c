@@ -49,6 +49,11 @@ static int check_path(const cs_sweep_def *def, const char *path, const char *whe
   char buf[256];
   if (strlen(path) >= sizeof buf)
     return cs_err_set(err, CS_EINVAL, "%s: field path is too long", where);
+  /* "spec..msg_size_bytes" would otherwise read as spec.msg_size_bytes and slip past the check
+   * that no two axes set one field. */
+  size_t len = strlen(path);
+  if (len == 0 || path[0] == '.' || path[len - 1] == '.' || strstr(path, ".."))
+    return cs_err_set(err, CS_EINVAL, "%s: field '%s' has an empty component", where, path);
   snprintf(buf, sizeof buf, "%s", path);
   char *save = NULL, *seg = strtok_r(buf, ".", &save);
   int sec = -1;
@@ -82,6 +87,14 @@ static int check_path(const cs_sweep_def *def, const char *path, const char *whe
                         cs_sweep_sections[sec]);
   }
   return CS_OK;
+}
+
+/* True when setting one path changes what the other sets: the same field, or one is a field
+ * and the other a path inside it ("spec.chip_spec_summary" and "spec.chip_spec_summary.chip"). */
+static bool paths_overlap(const char *a, const char *b) {
+  size_t la = strlen(a), lb = strlen(b), n = la < lb ? la : lb;
+  if (strncmp(a, b, n) != 0) return false;
+  return la == lb || (la < lb ? b[n] : a[n]) == '.';
 }
 
 static int parse_axis(cs_sweep_def *def, const cJSON *a, size_t i, cs_sweep_axis *axis,
@@ -118,6 +131,12 @@ static int parse_axis(cs_sweep_def *def, const cJSON *a, size_t i, cs_sweep_axis
   for (size_t k = 0; k < axis->num_fields; k++) {
     if (!axis->paths[k]) return cs_err_set(err, CS_ENOMEM, "%s: out of memory", where);
     if (check_path(def, axis->paths[k], where, err)) return err->code;
+    for (size_t e = 0; e < k; e++)
+      if (paths_overlap(axis->paths[e], axis->paths[k]))
+        return cs_err_set(err, CS_EINVAL, "%s: fields[%zu] '%s' %s fields[%zu] '%s'", where, k,
+                          axis->paths[k],
+                          strcmp(axis->paths[e], axis->paths[k]) ? "overlaps" : "repeats", e,
+                          axis->paths[e]);
   }
   if (!cJSON_IsArray(values) || cJSON_GetArraySize(values) < 1)
     return cs_err_set(err, CS_EINVAL, "%s: 'values' must be a non-empty array", where);
@@ -169,10 +188,16 @@ static int parse_def(cs_sweep_def *def, cs_err *err) {
     if (parse_axis(def, a, def->num_axes - 1, axis, err)) return err->code;
     for (size_t prev = 0; prev + 1 < def->num_axes; prev++)
       for (size_t p = 0; p < def->axes[prev].num_fields; p++)
-        for (size_t q = 0; q < axis->num_fields; q++)
-          if (strcmp(def->axes[prev].paths[p], axis->paths[q]) == 0)
+        for (size_t q = 0; q < axis->num_fields; q++) {
+          const char *mine = axis->paths[q], *theirs = def->axes[prev].paths[p];
+          if (strcmp(theirs, mine) == 0)
             return cs_err_set(err, CS_EINVAL, "matrix[%zu]: field '%s' is already an axis "
-                              "(matrix[%zu])", def->num_axes - 1, axis->paths[q], prev);
+                              "(matrix[%zu])", def->num_axes - 1, mine, prev);
+          if (paths_overlap(theirs, mine))
+            return cs_err_set(err, CS_EINVAL, "matrix[%zu]: field '%s' overlaps '%s' of "
+                              "matrix[%zu]: two axes would set one field", def->num_axes - 1,
+                              mine, theirs, prev);
+        }
     if (def->num_jobs > CS_SWEEP_MAX_JOBS / axis->num_values)
       return cs_err_set(err, CS_EINVAL, "the matrix has more than %u jobs", CS_SWEEP_MAX_JOBS);
     def->num_jobs *= axis->num_values;
@@ -183,7 +208,7 @@ static int parse_def(cs_sweep_def *def, cs_err *err) {
 int cs_sweep_def_parse(cJSON *doc, const char *source, cs_sweep_def *def, cs_err *err) {
   memset(def, 0, sizeof *def);
   def->doc = doc;
-  if (parse_def(def, err)) {
+  if (cs_json_strict(doc, "", err) || parse_def(def, err)) {
     cs_sweep_def_free(def);
     return cs_err_prefix(err, "sweep file '%s'", source);
   }
@@ -208,6 +233,7 @@ int cs_sweep_parse(const char *text, const char *source, cs_sweep *out, cs_err *
   cs_sweep_def def;
   if (cs_sweep_def_parse(doc, source, &def, err)) return err->code;
   int rc = cs_sweep_expand(&def, out, err);
+  if (!rc && (rc = cs_sweep_check_base(&def, out, err))) cs_sweep_free(out);
   cs_sweep_def_free(&def);
   if (rc) return cs_err_prefix(err, "sweep file '%s'", source);
   return CS_OK;
@@ -220,6 +246,7 @@ int cs_sweep_load(const char *path, cs_sweep *out, cs_err *err) {
   cs_sweep_def def;
   if (cs_sweep_def_parse(doc, path, &def, err)) return err->code;
   int rc = cs_sweep_expand(&def, out, err);
+  if (!rc && (rc = cs_sweep_check_base(&def, out, err))) cs_sweep_free(out);
   cs_sweep_def_free(&def);
   if (rc) return cs_err_prefix(err, "sweep file '%s'", path);
   return CS_OK;

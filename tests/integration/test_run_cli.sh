@@ -9,7 +9,16 @@ ex=$CS_SOURCE_DIR/docs/examples
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 "$CS_BIN" --help | grep -q "run" || fail "top-level help"
-"$CS_BIN" run --help | grep -q "mst_rd_outstanding" || fail "run help lists the adapter fields"
+# (into a file: grep -q stops reading at the first match, which under pipefail would fail the
+# writer with SIGPIPE once the help outgrows one stdio buffer)
+"$CS_BIN" run --help > help.txt
+grep -q "mst_rd_outstanding" help.txt || fail "run help lists the adapter fields"
+# every shipped die and layout file is named by --help (the list comes from the files)
+for f in "$CS_SOURCE_DIR"/src/topo/data/*.json; do
+  name=$(basename "$f" .json)
+  if grep -q '"num_dies"' "$f"; then kind="shipped dcin layouts"; else kind="shipped die topologies"; fi
+  grep "$kind" help.txt | grep -qw -- "$name" || fail "run --help does not list $name under $kind"
+done
 
 "$CS_BIN" run --engine math --spec "$ex/spec_allreduce.json" --config "$ex/adapter_2die.json" \
   --txlog log.jsonl > result.json
@@ -50,6 +59,11 @@ assert a["engine"] == "dcin" and a["trace_meta"]["sim_cycles"] > 0, a
 assert 0 < g["bus_bw_gb_per_s"] <= 256 and g["total_comm_bytes"] == 65536, g
 assert a["trace_meta"]["cross_die_transactions"] == a["trace_meta"]["num_transactions"] == 128
 PY
+# a legal math base latency of 1e9 ns finishes (it is no deadlock): one 64 KiB read, above 1 s
+sed 's/"base_latency_ns": 8.0/"base_latency_ns": 1e9/' "$ex/engine_math.json" > slow_math.json
+"$CS_BIN" run --engine math --engine-config slow_math.json --spec "$ex/spec_p2p_read.json" \
+  --config "$ex/adapter_2die.json" --no-txlog > slow.json || fail "math with base_latency_ns 1e9"
+/usr/bin/python3 -c 'import json; a = json.load(open("slow.json"))["aggregates"]; assert a["total_time_us"] > 1e6, a'
 # the log path template of the adapter config is used when --txlog is absent
 "$CS_BIN" run --engine math --spec "$ex/spec_p2p_read.json" --config "$ex/adapter_2die.json" >/dev/null
 ls txlog_*.jsonl >/dev/null || fail "default transaction_log_path"
@@ -71,6 +85,10 @@ sed 's/\[0, 5, 10, 15, 20, 25, 30, 35\]/[3]/' "$ex/spec_allreduce.json" > one.js
 sed 's/\[0, 5, 10, 15, 20, 25, 30, 35\]/[]/' "$ex/spec_allreduce.json" > none.json
 sed 's/\[0, 5, 10, 15, 20, 25, 30, 35\]/[0, 5, 5]/' "$ex/spec_allreduce.json" > dup.json
 sed 's/"ring"/"tree"/' "$ex/spec_allreduce.json" > tree.json
+sed 's/"noc_frequency_ghz": 2.0/"noc_frequency_ghz": 1e400/' "$ex/spec_allreduce.json" > chipinf.json
+sed 's/"algorithm": "ring",/"algorithm": "ring", "primitive": "allgather",/' "$ex/spec_allreduce.json" > twoprim.json
+sed 's/"num_dies": 2,/"num_dies": 2, "num_dies": 4,/' "$ex/adapter_2die.json" > twodies.json
+grep -q 1e400 chipinf.json && grep -c primitive twoprim.json | grep -q 2 || fail "test inputs"
 A=(--engine math --config "$ex/adapter_2die.json")
 expect_error "empty" --engine math --spec empty.json --config "$ex/adapter_2die.json"
 expect_error "truncated" --engine math --spec "$ex/spec_allreduce.json" --config truncated.json
@@ -84,6 +102,9 @@ expect_error "at least 2 participants" "${A[@]}" --spec none.json
 expect_error "C5" "${A[@]}" --spec dup.json
 expect_error "C11" "${A[@]}" --spec tree.json
 expect_error "cannot open" "${A[@]}" --spec missing.json
+expect_error "chipinf.json': field 'chip_spec_summary.noc_frequency_ghz': the number is out of the range" "${A[@]}" --spec chipinf.json
+expect_error "twoprim.json': field 'primitive' appears twice" "${A[@]}" --spec twoprim.json
+expect_error "twodies.json': field 'num_dies' appears twice" --engine math --spec "$ex/spec_allreduce.json" --config twodies.json
 expect_error "unknown engine" --engine nosuch --spec "$ex/spec_allreduce.json" --config "$ex/adapter_2die.json"
 expect_error "unknown or incomplete option" --bogus
 # docs/hdf5-schema.md quotes `commsweep schema` verbatim: the documented columns are the file's

@@ -20,8 +20,10 @@ typedef struct bench {
   uint64_t win_begin, win_end;
   uint64_t measured_out, measured_done;
   uint64_t flits_in_window;
-  uint32_t *lat;
-  size_t n_lat, cap_lat;
+  uint64_t *hist;      /* packets by latency in cycles */
+  size_t cap_hist;     /* entries of hist */
+  uint64_t n_lat;      /* measured packets delivered */
+  double sum_lat;
   int oom;
 } bench;
 
@@ -40,17 +42,22 @@ static void on_deliver(void *ctx, vcn_net *net, uint32_t pi) {
   const vcn_pkt *p = &net->pkt[pi];
   if (!p->tag) return;
   b->measured_done++;
-  if (b->n_lat == b->cap_lat) {
-    size_t cap = b->cap_lat ? b->cap_lat * 2 : 4096;
-    uint32_t *l = realloc(b->lat, cap * sizeof *l);
-    if (!l) {
+  uint64_t lat = net->now - p->t_created;
+  if (lat >= b->cap_hist) {
+    size_t cap = b->cap_hist ? b->cap_hist : 1024;
+    while (cap <= lat) cap *= 2;
+    uint64_t *h = realloc(b->hist, cap * sizeof *h);
+    if (!h) {
       b->oom = 1;
       return;
     }
-    b->lat = l;
-    b->cap_lat = cap;
+    memset(h + b->cap_hist, 0, (cap - b->cap_hist) * sizeof *h);
+    b->hist = h;
+    b->cap_hist = cap;
   }
-  b->lat[b->n_lat++] = (uint32_t)(net->now - p->t_created);
+  b->hist[lat]++;
+  b->n_lat++;
+  b->sum_lat += (double)lat;
 }
 
 static int parse_pattern(const char *name, const vcn_topo *t, pattern *out, cs_err *err) {
@@ -93,10 +100,6 @@ static int destination(const vcn_topo *t, pattern pat, int src, double hot, uint
   return vcn_topo_router(t, o) * t->epr + local;
 }
 
-static int cmp_u32(const void *a, const void *b) {
-  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-  return (x > y) - (x < y);
-}
 
 int cs_vcnet_netbench(const cs_vcnet_bench *cfg, cs_vcnet_bench_result *out, cs_err *err) {
   memset(out, 0, sizeof *out);
@@ -164,20 +167,23 @@ int cs_vcnet_netbench(const cs_vcnet_bench *cfg, cs_vcnet_bench_result *out, cs_
     if (t->fattree) live -= (t->ft.n_known + t->ft.n_fresh) * t->epr;
     out->accepted = (double)b.flits_in_window / ((double)live * (double)cfg->measure_cycles);
     if (b.n_lat) {
-      double sum = 0;
-      for (size_t i = 0; i < b.n_lat; i++) sum += b.lat[i];
-      out->avg_latency = sum / (double)b.n_lat;
-      qsort(b.lat, b.n_lat, sizeof *b.lat, cmp_u32);
-      size_t k = (size_t)(0.99 * (double)(b.n_lat - 1) + 0.5);
-      out->p99_latency = b.lat[k];
-      out->min_latency = b.lat[0];
-      out->max_latency = b.lat[b.n_lat - 1];
+      /* the 99th percentile is the latency of the packet of rank round(0.99 (n - 1)), 0-based */
+      out->avg_latency = b.sum_lat / (double)b.n_lat;
+      uint64_t k = (uint64_t)(0.99 * (double)(b.n_lat - 1) + 0.5), seen = 0;
+      bool have_min = false;
+      for (size_t l = 0; l < b.cap_hist; l++) {
+        if (!b.hist[l]) continue;
+        if (!have_min) out->min_latency = (double)l, have_min = true;
+        if (seen <= k && k < seen + b.hist[l]) out->p99_latency = (double)l;
+        seen += b.hist[l];
+        out->max_latency = (double)l;
+      }
     }
     out->cycles = n->st.cycles;
     out->skipped_cycles = n->st.skipped_cycles;
     out->flit_hops = n->st.flit_hops;
   }
-  free(b.lat);
+  free(b.hist);
   vcn_net_destroy(b.net);
   return rc;
 }

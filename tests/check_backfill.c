@@ -1,0 +1,279 @@
+/* L3 back-fill (seed tbl-cr-09) on hand-written transaction records: every EngineResult field
+ * and every trace_meta summary against values worked out by hand in the comments, for even and
+ * odd sender counts, a participant that sends nothing, and an empty (zero-time) job. */
+#include <check.h>
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commsweep/backfill.h"
+#include "test_support.h"
+
+/* Six transactions of four senders (logical GDMAs 1, 3, 5, 9) on two dies, driver at 2 GHz
+ * (0.5 ns per tick), 128-byte flits.
+ *
+ *   rec src die  burst  req inject->complete  rsp inject->complete  retry rn  sn  d2d
+ *    0   1  0->0   4        0 -> 100            100 -> 140            1   1   0   0
+ *    1   3  0->1   4        0 -> 120            120 -> 200            0   2   1   3
+ *    2   5  1->1   2        0 ->  80             80 -> 100            2   0   4   0
+ *    3   9  1->0   4        0 ->  90             90 -> 400            0   0   0   5
+ *    4   1  0->0   1      140 -> 150            150 -> 160            3   0   0   0
+ *    5   3  0->1   4      200 -> 210            210 -> 300            0   1   1   1
+ *
+ * (rn, sn and d2d are spread over the side's counters below; the sums are what count.) */
+#define NREC 6
+static const struct {
+  int32_t src;
+  int16_t src_die, dst_die;
+  uint16_t burst;
+  uint64_t t[4];
+  uint32_t retry, rn, sn, d2d;
+} table[NREC] = {
+    {1, 0, 0, 4, {0, 100, 100, 140}, 1, 1, 0, 0},   {3, 0, 1, 4, {0, 120, 120, 200}, 0, 2, 1, 3},
+    {5, 1, 1, 2, {0, 80, 80, 100}, 2, 0, 4, 0},     {9, 1, 0, 4, {0, 90, 90, 400}, 0, 0, 0, 5},
+    {1, 0, 0, 1, {140, 150, 150, 160}, 3, 0, 0, 0}, {3, 0, 1, 4, {200, 210, 210, 300}, 0, 1, 1, 1}};
+
+static cs_job job;
+static cs_plan plan;
+static cs_txn_record recs[NREC];
+
+/* The job's participants (any order: back-fill ranks them itself). */
+static void setup_with(const int *parts, int n) {
+  cs_test_job(&job, "math", CS_PRIM_ALLREDUCE, 4096, parts, n);
+  job.adapter.driver_cycle_frequency_ghz = 2.0;
+  job.adapter.bw_bytes = 128;
+  memset(&plan, 0, sizeof plan);
+  plan.num_txns = NREC;
+  plan.num_steps = 6;
+  plan.total_comm_bytes = 6144; /* tbl-cr-06, allreduce: 2 (N-1)/N M = 2 * 3/4 * 4096 */
+  memset(recs, 0, sizeof recs);
+  for (int i = 0; i < NREC; i++) {
+    cs_txn_record *r = &recs[i];
+    r->request_id = (uint64_t)i;
+    r->src = table[i].src;
+    r->dst = 20 + i;
+    r->src_die = table[i].src_die;
+    r->dst_die = table[i].dst_die;
+    r->burst_length = table[i].burst;
+    r->req_inject_tick = table[i].t[0];
+    r->req_complete_tick = table[i].t[1];
+    r->rsp_inject_tick = table[i].t[2];
+    r->rsp_complete_tick = table[i].t[3];
+    r->retry_count = table[i].retry;
+    /* spread each side's sum over its counters so that every counter is summed */
+    r->rn_rd_block = table[i].rn > 0, r->rn_wr_block = table[i].rn > 1;
+    r->rn_rdb_block = table[i].rn > 2 ? table[i].rn - 2 : 0;
+    r->sn_ro_block = table[i].sn > 0, r->sn_share_block = table[i].sn > 1;
+    r->sn_wdb_block = table[i].sn > 2 ? table[i].sn - 2 : 0;
+    r->d2d_ro_block = table[i].d2d > 0, r->d2d_share_block = table[i].d2d > 1;
+    r->d2d_wdb_block = table[i].d2d > 2 ? table[i].d2d - 2 : 0;
+    r->eject_retries = (uint32_t)i;
+  }
+}
+
+static void setup(void) {
+  const int parts[] = {9, 3, 5, 1};
+  setup_with(parts, 4);
+}
+
+static void backfill(cs_result *r, const cs_engine_stats *stats) {
+  cs_err err;
+  ck_assert_int_eq(cs_backfill(&job, &plan, recs, stats, "math", r, &err), CS_OK);
+}
+
+START_TEST(time_metrics_should_follow_tbl_cr09) {
+  cs_result r;
+  backfill(&r, NULL);
+  /* total: the latest final completion, tick 400 = 200 ns */
+  ck_assert_double_eq_tol(r.total_time_us, 0.200, 1e-15);
+  ck_assert_uint_eq(r.total_ticks, 400);
+  /* req phases 100 + 120 + 80 + 90 + 10 + 10 = 410 ticks = 205 ns */
+  ck_assert_double_eq_tol(r.req_phase_us, 0.205, 1e-15);
+  /* rsp phases 40 + 80 + 20 + 310 + 10 + 90 = 550 ticks = 275 ns */
+  ck_assert_double_eq_tol(r.rsp_phase_us, 0.275, 1e-15);
+  /* bus bandwidth: 6144 B / 200 ns */
+  ck_assert_double_eq_tol(r.bus_bw_gb_per_s, 30.72, 1e-12);
+  ck_assert_uint_eq(r.total_comm_bytes, 6144);
+  ck_assert_uint_eq(r.algorithm_steps, 6);
+  ck_assert_uint_eq(r.num_transactions, NREC);
+  ck_assert_str_eq(r.engine, "math");
+  ck_assert_uint_eq(r.sim_cycles, 0); /* no engine stats given */
+  ck_assert_uint_eq(r.flit_hops, 0);
+  ck_assert_double_eq(r.wall_time_s, 0);
+}
+END_TEST
+
+/* T_i, the last final completion of each sender: GDMA 1: 160, 3: 300, 5: 100, 9: 400 ticks.
+ * Sorted 100, 160, 300, 400: an even count, median (160 + 300) / 2 = 230; max 400 = 200 ns. */
+START_TEST(straggler_ratio_should_use_the_mean_of_the_middle_two_for_an_even_count) {
+  cs_result r;
+  backfill(&r, NULL);
+  ck_assert_double_eq_tol(r.max_chip_latency_us, 0.200, 1e-15);
+  ck_assert_double_eq_tol(r.straggler_ratio, 400.0 / 230.0, 1e-15);
+}
+END_TEST
+
+/* Without GDMA 9 (record 3 then counts for nobody, its participant is not in the job):
+ * T = 100, 160, 300, an odd count, median 160; max 300 = 150 ns.  The job's end is still the
+ * last completion of any record, tick 400. */
+START_TEST(straggler_ratio_should_use_the_middle_value_for_an_odd_count) {
+  const int parts[] = {5, 1, 3};
+  setup_with(parts, 3);
+  cs_result r;
+  backfill(&r, NULL);
+  ck_assert_double_eq_tol(r.max_chip_latency_us, 0.150, 1e-15);
+  ck_assert_double_eq_tol(r.straggler_ratio, 300.0 / 160.0, 1e-15);
+  ck_assert_double_eq_tol(r.total_time_us, 0.200, 1e-15);
+}
+END_TEST
+
+/* A participant that sends nothing (GDMA 7) is not a sender: the median is over the four that
+ * send, as in the even case. */
+START_TEST(straggler_ratio_should_ignore_participants_that_send_nothing) {
+  const int parts[] = {7, 9, 3, 5, 1};
+  setup_with(parts, 5);
+  cs_result r;
+  backfill(&r, NULL);
+  ck_assert_double_eq_tol(r.straggler_ratio, 400.0 / 230.0, 1e-15);
+  ck_assert_double_eq_tol(r.max_chip_latency_us, 0.200, 1e-15);
+}
+END_TEST
+
+/* retries 1 + 2 + 3 = 6; rn 1 + 2 + 1 = 4; sn 1 + 4 + 1 = 6; d2d 3 + 5 + 1 = 9; cross-die:
+ * records 1, 3 and 5, 4 + 4 + 4 flits of 128 B = 1536 B.  Engine stats pass through. */
+START_TEST(summaries_should_sum_every_counter) {
+  cs_engine_stats st = {.sim_cycles = 777, .skipped_cycles = 7, .flit_hops = 4242};
+  cs_result r;
+  backfill(&r, &st);
+  ck_assert_uint_eq(r.retries, 6);
+  ck_assert_uint_eq(r.block_rn, 4);
+  ck_assert_uint_eq(r.block_sn, 6);
+  ck_assert_uint_eq(r.block_d2d, 9);
+  ck_assert_uint_eq(r.cross_die_transactions, 3);
+  ck_assert_uint_eq(r.cross_die_bytes, 1536);
+  ck_assert_uint_eq(r.sim_cycles, 777);
+  ck_assert_uint_eq(r.flit_hops, 4242);
+}
+END_TEST
+
+/* Per counter and per ordered die pair: 0->0 records 0 and 4 (5 flits), 0->1 records 1 and 5
+ * (8 flits), 1->1 record 2 (2 flits), 1->0 record 3 (4 flits); eject retries 0+1+...+5 = 15. */
+/* A counter of the trace_meta by its record column's name (the counters follow the table). */
+static uint64_t counter(const cs_trace_meta *m, const char *name) {
+  size_t k = 0;
+  for (const cs_col *c = cs_txn_record_cols; c->name; c++) {
+    if (!(c->flags & CS_COL_COUNTER)) continue;
+    if (!strcmp(c->name, name)) return m->counter[k];
+    k++;
+  }
+  ck_abort_msg("no counter column %s", name);
+  return 0;
+}
+
+START_TEST(trace_meta_should_sum_per_counter_and_die_pair) {
+  cs_trace_meta m;
+  cs_backfill_trace_meta(recs, NREC, 128, &m);
+  ck_assert_uint_eq(counter(&m, "retry_count"), 6);
+  ck_assert_uint_eq(counter(&m, "rn_rd_block"), 3); /* records 0, 1, 5 */
+  ck_assert_uint_eq(counter(&m, "rn_wr_block"), 1); /* record 1 */
+  ck_assert_uint_eq(counter(&m, "rn_rdb_block") + counter(&m, "rn_wdb_block"), 0);
+  ck_assert_uint_eq(counter(&m, "sn_ro_block"), 3);    /* records 1, 2, 5 */
+  ck_assert_uint_eq(counter(&m, "sn_share_block"), 1); /* record 2 */
+  ck_assert_uint_eq(counter(&m, "sn_wdb_block"), 2);   /* record 2: 4 - 2 */
+  ck_assert_uint_eq(counter(&m, "d2d_ro_block"), 3);    /* records 1, 3, 5 */
+  ck_assert_uint_eq(counter(&m, "d2d_share_block"), 2); /* records 1, 3 */
+  ck_assert_uint_eq(counter(&m, "d2d_wdb_block"), 4);   /* 1 + 3 */
+  ck_assert_uint_eq(counter(&m, "eject_retries"), 15);
+  ck_assert_uint_eq(m.pair_txns[0][0], 2);
+  ck_assert_uint_eq(m.pair_txns[0][1], 2);
+  ck_assert_uint_eq(m.pair_txns[1][1], 1);
+  ck_assert_uint_eq(m.pair_txns[1][0], 1);
+  ck_assert_uint_eq(m.pair_bytes[0][0], 640);
+  ck_assert_uint_eq(m.pair_bytes[0][1], 1024);
+  ck_assert_uint_eq(m.pair_bytes[1][1], 256);
+  ck_assert_uint_eq(m.pair_bytes[1][0], 512);
+  uint64_t all = 0;
+  for (int a = 0; a < CS_TRACE_MAX_DIES; a++)
+    for (int b = 0; b < CS_TRACE_MAX_DIES; b++) all += m.pair_txns[a][b];
+  ck_assert_uint_eq(all, NREC);
+}
+END_TEST
+
+/* Nothing took time: no division by zero, bandwidth 0 and a straggler ratio of 1. */
+START_TEST(a_job_that_took_no_time_should_give_zeros_and_ratio_one) {
+  for (int i = 0; i < NREC; i++) {
+    recs[i].req_inject_tick = recs[i].req_complete_tick = 0;
+    recs[i].rsp_inject_tick = recs[i].rsp_complete_tick = 0;
+  }
+  cs_result r;
+  backfill(&r, NULL);
+  ck_assert_double_eq(r.total_time_us, 0);
+  ck_assert_double_eq(r.bus_bw_gb_per_s, 0);
+  ck_assert_double_eq(r.straggler_ratio, 1.0);
+  ck_assert_double_eq(r.max_chip_latency_us, 0);
+}
+END_TEST
+
+START_TEST(result_json_should_carry_the_aggregates_and_summaries) {
+  cs_engine_stats st = {.sim_cycles = 777, .flit_hops = 4242};
+  cs_result r;
+  backfill(&r, &st);
+  cJSON *agg = cJSON_CreateObject(), *meta = cJSON_CreateObject();
+  cs_backfill_result_json(&r, agg, meta);
+  ck_assert_double_eq_tol(cJSON_GetObjectItem(agg, "total_time_us")->valuedouble, 0.2, 1e-15);
+  ck_assert_double_eq_tol(cJSON_GetObjectItem(agg, "bus_bw_gb_per_s")->valuedouble, 30.72, 1e-12);
+  ck_assert_double_eq(cJSON_GetObjectItem(agg, "total_comm_bytes")->valuedouble, 6144);
+  ck_assert_double_eq(cJSON_GetObjectItem(agg, "algorithm_steps")->valuedouble, 6);
+  ck_assert_str_eq(cJSON_GetObjectItem(meta, "engine")->valuestring, "math");
+  ck_assert_double_eq(cJSON_GetObjectItem(meta, "sim_cycles")->valuedouble, 777);
+  ck_assert_double_eq(cJSON_GetObjectItem(meta, "block_d2d")->valuedouble, 9);
+  ck_assert_double_eq(cJSON_GetObjectItem(meta, "cross_die_bytes")->valuedouble, 1536);
+  cJSON_Delete(agg);
+  cJSON_Delete(meta);
+}
+END_TEST
+
+/* One line per record; each line a JSON object holding that record's values. */
+START_TEST(jsonl_should_write_one_object_per_record) {
+  FILE *f = tmpfile();
+  ck_assert_ptr_nonnull(f);
+  cs_err err;
+  ck_assert_int_eq(cs_backfill_write_jsonl(f, recs, NREC, &err), CS_OK);
+  rewind(f);
+  char line[2048];
+  int k = 0;
+  while (fgets(line, sizeof line, f)) {
+    cJSON *o = cJSON_Parse(line);
+    ck_assert_ptr_nonnull(o);
+    ck_assert_double_eq(cJSON_GetObjectItem(o, "request_id")->valuedouble, k);
+    ck_assert_double_eq(cJSON_GetObjectItem(o, "src")->valuedouble, table[k].src);
+    ck_assert_double_eq(cJSON_GetObjectItem(o, "rsp_complete_tick")->valuedouble, table[k].t[3]);
+    ck_assert_double_eq(cJSON_GetObjectItem(o, "burst_length")->valuedouble, table[k].burst);
+    cJSON_Delete(o);
+    k++;
+  }
+  ck_assert_int_eq(k, NREC);
+  fclose(f);
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("backfill");
+  TCase *tc = tcase_create("result");
+  tcase_add_checked_fixture(tc, setup, NULL);
+  tcase_add_test(tc, time_metrics_should_follow_tbl_cr09);
+  tcase_add_test(tc, straggler_ratio_should_use_the_mean_of_the_middle_two_for_an_even_count);
+  tcase_add_test(tc, straggler_ratio_should_use_the_middle_value_for_an_odd_count);
+  tcase_add_test(tc, straggler_ratio_should_ignore_participants_that_send_nothing);
+  tcase_add_test(tc, summaries_should_sum_every_counter);
+  tcase_add_test(tc, a_job_that_took_no_time_should_give_zeros_and_ratio_one);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("trace_meta");
+  tcase_add_checked_fixture(tc, setup, NULL);
+  tcase_add_test(tc, trace_meta_should_sum_per_counter_and_die_pair);
+  tcase_add_test(tc, result_json_should_carry_the_aggregates_and_summaries);
+  tcase_add_test(tc, jsonl_should_write_one_object_per_record);
+  suite_add_tcase(s, tc);
+  return cs_test_run(s);
+}
