@@ -25,8 +25,8 @@ void vcn_route_fattree(const vcn_topo *t, int router, int dst_router, int dst_ep
     st->cls = p.hop[i].cls;
     return;
   }
-  /* not on the route (an unreachable pair the sender should have refused): eject here, where
-   * the owner's delivery check reports the wrong endpoint */
+  /* Not on the route: cannot happen, as routes are fixed for the run and every sender
+   * (engine inject, netbench) refuses a pair vcn_pair_problem names; keep the port valid. */
   *out_port = router < f->leaves ? t->links + dst_ep : 0;
 }
 
