@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "commsweep/job.h"
 #include "commsweep/vcnet.h"
 #include "engine/vcnet/fattree.h"
 #include "engine/vcnet/vcnet_int.h"
@@ -732,6 +733,40 @@ START_TEST(options_should_take_faults_only_on_a_fat_tree) {
 }
 END_TEST
 
+
+START_TEST(job_with_a_participant_on_a_faulty_leaf_should_fail_validation_alone) {
+  /* fattree2d:4x4, one endpoint per leaf: participant 5 is leaf (1,1).  The job with (1,1)
+   * faulty is refused naming the leaf; with (2,3) faulty instead it validates and runs. */
+  vcn_params p = ft_params("fattree2d:4x4", "vtftr", "1,1", 1);
+  p.vc_depth = 8;
+  int parts[16];
+  for (int i = 0; i < 16; i++) parts[i] = i;
+  cs_job job;
+  cs_test_job(&job, "vcnet", CS_PRIM_ALLREDUCE, 16 * 1024, parts, 16);
+  job.spec.algorithm = CS_ALGO_RING;
+  job.adapter.num_initiators = job.adapter.num_targets = 16;
+  job.adapter.bw_bytes = 32;
+  memcpy(job.engine.params.bytes, &p, sizeof p);
+  job.engine.has_options = true;
+  cs_err err;
+  ck_assert_int_eq(cs_job_validate(&job, &err), CS_ECONSTRAINT);
+  ck_assert_ptr_nonnull(strstr(err.msg, "participant 5 sits on faulty leaf L(1,1)"));
+  int healthy[8] = {0, 1, 2, 3, 4, 6, 8, 15};
+  cs_test_job(&job, "vcnet", CS_PRIM_ALLREDUCE, 16 * 1024, healthy, 8);
+  job.spec.algorithm = CS_ALGO_RING;
+  job.adapter.num_initiators = job.adapter.num_targets = 16;
+  job.adapter.bw_bytes = 32;
+  p = ft_params("fattree2d:4x4", "vtftr", "2,3;1,1", 1);
+  memcpy(job.engine.params.bytes, &p, sizeof p);
+  job.engine.has_options = true;
+  ck_assert_msg(cs_job_validate(&job, &err) == CS_OK, "%s", err.msg);
+  cs_job_output out;
+  ck_assert_msg(cs_job_run(&job, false, &out, &err) == CS_OK, "%s", err.msg);
+  ck_assert_uint_gt(out.result.flit_hops, 0);
+  cs_job_output_free(&out);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("vtftr");
   TCase *paths = tcase_create("paths");
@@ -772,6 +807,7 @@ static Suite *suite(void) {
   tcase_add_test(net, router_network_should_take_the_vtftr_routes);
   tcase_add_test(net, router_network_should_deliver_everything_under_load_with_faults);
   tcase_add_test(net, options_should_take_faults_only_on_a_fat_tree);
+  tcase_add_test(net, job_with_a_participant_on_a_faulty_leaf_should_fail_validation_alone);
   suite_add_tcase(s, net);
   return s;
 }

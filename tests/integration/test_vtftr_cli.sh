@@ -49,5 +49,5 @@ grep -q "accepted throughput  0.0[45]" nb.txt || fail "netbench on a faulty fat 
 timeout 300 "$CS_BIN" sweep "$CS_SOURCE_DIR/sweeps/vtftr-faults.json" --out vt.h5 --quiet > sweep.txt
 "$CS_BIN" show vt.h5 --status done | grep -q "^# 10 rows" || "$CS_BIN" show vt.h5 | tail -1 | grep -q "10 done, 2 failed" \
   || fail "10 jobs done, the 2 with participant 9 on faulty leaf (1,1) failed"
-"$CS_BIN" show vt.h5 --csv --status failed | grep -q "endpoint 9 sits on faulty leaf L(1" || fail "the failure names the leaf"
+"$CS_BIN" show vt.h5 --csv --status failed | grep -q "participant 9 sits on faulty leaf L(1" || fail "the failure names the leaf"
 echo "vtftr CLI: ok"

@@ -28,6 +28,16 @@ static int op_validate(const cs_job *job, cs_err *err) {
     if (job->spec.participants[i] >= t.endpoints)
       return cs_err_set(err, CS_ECONSTRAINT, "vcnet: participant %d has no endpoint on %s (%d endpoints)",
                         job->spec.participants[i], p.topology, t.endpoints);
+  /* fat tree: a participant on a faulty leaf fails this job alone, before it runs */
+  for (int i = 0; i < job->spec.num_participants && t.fattree; i++) {
+    int leaf = job->spec.participants[i] / t.epr;
+    if (!vtf_dead(&t.ft, leaf)) continue;
+    char name[16];
+    vtf_node_name(&t.ft, leaf, name, sizeof name);
+    return cs_err_set(err, CS_ECONSTRAINT, "vcnet: participant %d sits on faulty leaf %s of %s (faults \"%s\"%s)",
+                      job->spec.participants[i], name, p.topology, p.faults,
+                      p.fault_count ? " and random ones" : "");
+  }
   return CS_OK;
 }
 
