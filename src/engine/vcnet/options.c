@@ -26,9 +26,9 @@ const cs_field vcn_option_fields[] = {
     {"link_latency", CS_F_INT, N(link_latency), 1, 1024, "router-to-router link and credit latency, cycles", 0},
     {"flit_bytes", CS_F_INT, N(flit_bytes), 1, 65536, "bytes per network flit", 0},
     {"frequency_ghz", CS_F_DOUBLE, N(frequency_ghz), 1e-6, 1e3, "network clock, GHz", 0},
-    {"faults", CS_F_STRING, S(faults), 0, 0, "fattree2d: faulty leaves \"r,c;r,c\" (\"!r,c\": failed after the tables were built); optional, default none", CS_FIELD_OPTIONAL},
-    {"fault_count", CS_F_INT, N(fault_count), 0, VTF_MAX_LEAVES, "fattree2d: random known faulty leaves added to 'faults'; optional, default 0", CS_FIELD_OPTIONAL},
-    {"fault_seed", CS_F_U64, N(fault_seed), 0, 1e15, "fattree2d: seed of the random faults; optional, default 0", CS_FIELD_OPTIONAL},
+    {"faults", CS_F_STRING, S(faults), 0, 0, "fattree2d: faulty leaves \"r,c;r,c\" (\"!r,c\": failed after the tables were built); default none", CS_FIELD_OPTIONAL},
+    {"fault_count", CS_F_INT, N(fault_count), 0, VTF_MAX_LEAVES, "fattree2d: random known faulty leaves added to 'faults'; default 0", CS_FIELD_OPTIONAL},
+    {"fault_seed", CS_F_U64, N(fault_seed), 0, 1e15, "fattree2d: seed of the random faults; default 0", CS_FIELD_OPTIONAL},
     {NULL, 0, 0, 0, 0, 0, NULL, 0}};
 #undef S
 #undef N
