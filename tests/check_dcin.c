@@ -76,25 +76,104 @@ START_TEST(ring_move_should_stall_at_wrap_behind_slice_zero) {
 }
 END_TEST
 
-START_TEST(ring_move_should_keep_a_completely_full_ring_in_place) {
-  dcin_sim *s = make("5x4", "1die");
-  dcin_die *d = &s->dies[0];
-  dcin_ring *g = &d->rings[DCIN_NET_REQ][0];
-  uint32_t f[64];
+/* Fills ring 0 of the REQ network completely with flits that eject nowhere. */
+static void fill_ring(dcin_sim *s, dcin_ring *g, uint32_t *f) {
   ck_assert_int_le(g->len, 64);
   for (int p = 0; p < g->len; p++) {
     f[p] = loose_flit(s, 0, 3);
     s->flits[f[p]].ecoord = -1; /* ejects nowhere: the ring stays full */
     dcin_ring_put(g, p, f[p]);
   }
-  /* every slice is taken, so no flit can move: the wrap stalls the whole ring */
+}
+
+/* A slotted ring advances every slot every cycle, so a ring with every slice taken rotates as a
+ * whole: after k cycles the flit that stood at p stands at (p + k) mod len (by hand). */
+START_TEST(ring_move_should_rotate_a_completely_full_ring) {
+  dcin_sim *s = make("5x4", "1die");
+  dcin_die *d = &s->dies[0];
+  dcin_ring *g = &d->rings[DCIN_NET_REQ][0];
+  uint32_t f[64];
+  fill_ring(s, g, f);
+  for (int k = 1; k <= 3; k++) {
+    dcin_rings_move(s, d, DCIN_NET_REQ);
+    for (int p = 0; p < g->len; p++) ck_assert_uint_eq(dcin_ring_at(g, (p + k) % g->len), f[p]);
+  }
+  ck_assert_uint_eq(s->st.flit_hops, 3u * g->len);
+  for (int p = 0; p < g->len; p++) dcin_flit_free(s, dcin_ring_take(g, p));
+  dcin_sim_destroy(s);
+}
+END_TEST
+
+/* The reference's downward scan (crossring_compat) leaves a full ring frozen: every flit waits for
+ * the slice ahead, and the stop report names that cycle of len flits. */
+START_TEST(ring_move_in_compat_should_freeze_a_full_ring_and_report_the_cycle) {
+  dcin_sim *s = make("5x4", "1die");
+  s->cfg.crossring_compat = true;
+  dcin_die *d = &s->dies[0];
+  dcin_ring *g = &d->rings[DCIN_NET_REQ][0];
+  uint32_t f[64];
+  fill_ring(s, g, f);
   for (int k = 0; k < 3; k++) {
     dcin_rings_move(s, d, DCIN_NET_REQ);
     for (int p = 0; p < g->len; p++) ck_assert_uint_eq(dcin_ring_at(g, p), f[p]);
   }
-  for (int p = 0; p < g->len; p++) {
-    dcin_ring_take(g, p);
-    dcin_flit_free(s, f[p]);
+  char buf[2048];
+  ck_assert_int_eq(dcin_find_cycle(s, buf, sizeof buf), g->len);
+  ck_assert_ptr_nonnull(strstr(buf, "each waits for the slice ahead"));
+  ck_assert_int_eq(dcin_wait_chain(s, s->flits[f[5]].txn, buf, sizeof buf), g->len);
+  for (int p = 0; p < g->len; p++) dcin_flit_free(s, dcin_ring_take(g, p));
+  dcin_sim_destroy(s);
+}
+END_TEST
+
+/* Reference for ring movement: visit the slices from the last down to 0 and move a flit into the
+ * next slice if that slice is empty at that moment, each flit once; a full ring rotates. */
+static void scan_reference(uint32_t *sl, int len) {
+  bool full = true;
+  for (int p = 0; p < len; p++) full = full && sl[p] != DCIN_NIL;
+  if (full) {
+    uint32_t last = sl[len - 1];
+    memmove(sl + 1, sl, sizeof *sl * (size_t)(len - 1));
+    sl[0] = last;
+    return;
+  }
+  bool wrapped = false; /* a flit that wrapped into slice 0 has moved this cycle (deviation 10) */
+  for (int p = len - 1; p >= 0; p--) {
+    int nx = p + 1 == len ? 0 : p + 1;
+    if (p == 0 && wrapped) break;
+    if (sl[p] != DCIN_NIL && sl[nx] == DCIN_NIL) {
+      sl[nx] = sl[p], sl[p] = DCIN_NIL;
+      if (p == len - 1) wrapped = true;
+    }
+  }
+}
+
+/* Random fill levels up to full, flits that eject nowhere: the rotating frame moves them exactly
+ * as the slice scan does, cycle after cycle. */
+START_TEST(ring_move_should_equal_the_slice_scan_at_any_fill) {
+  dcin_sim *s = make("5x4", "1die");
+  dcin_die *d = &s->dies[0];
+  dcin_ring *g = &d->rings[DCIN_NET_REQ][0];
+  uint32_t ref[64];
+  uint64_t rng = 0x2545f4914f6cdd1dULL;
+  for (int trial = 0; trial < 40; trial++) {
+    int fill = trial % 10 == 9 ? 100 : (int)(rng % 101); /* percent; some trials full */
+    for (int p = 0; p < g->len; p++) {
+      rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+      ref[p] = DCIN_NIL;
+      if ((int)(rng % 100) < fill) {
+        ref[p] = loose_flit(s, 0, 3);
+        s->flits[ref[p]].ecoord = -1;
+        dcin_ring_put(g, p, ref[p]);
+      }
+    }
+    for (int k = 0; k < 2 * g->len; k++) {
+      dcin_rings_move(s, d, DCIN_NET_REQ);
+      scan_reference(ref, g->len);
+      for (int p = 0; p < g->len; p++) ck_assert_uint_eq(dcin_ring_at(g, p), ref[p]);
+    }
+    for (int p = 0; p < g->len; p++)
+      if (dcin_ring_at(g, p) != DCIN_NIL) dcin_flit_free(s, dcin_ring_take(g, p));
   }
   dcin_sim_destroy(s);
 }
@@ -632,7 +711,9 @@ static Suite *suite(void) {
   tcase_set_timeout(tc, 30);
   tcase_add_test(tc, ring_move_should_advance_one_slice_per_cycle_and_loop_back);
   tcase_add_test(tc, ring_move_should_stall_at_wrap_behind_slice_zero);
-  tcase_add_test(tc, ring_move_should_keep_a_completely_full_ring_in_place);
+  tcase_add_test(tc, ring_move_should_rotate_a_completely_full_ring);
+  tcase_add_test(tc, ring_move_in_compat_should_freeze_a_full_ring_and_report_the_cycle);
+  tcase_add_test(tc, ring_move_should_equal_the_slice_scan_at_any_fill);
   tcase_add_test(tc, first_lane_should_follow_xy_or_yx);
   suite_add_tcase(s, tc);
   tc = tcase_create("tags");

@@ -431,6 +431,7 @@ typedef struct dcin_stats {
   uint64_t skipped_cycles;
   uint64_t retries_rd, retries_wr;
   uint64_t itag_h, itag_v, etag_t1, etag_t0;
+  uint64_t full_ring_cycles; /* ring-cycles in which a completely full ring rotated as a whole */
 } dcin_stats;
 
 typedef struct dcin_sim {
@@ -499,6 +500,11 @@ int dcin_check(const dcin_sim *s, cs_err *err);
 uint32_t dcin_txn_find(const dcin_sim *s, uint64_t request_id);
 /* The simulator behind an engine handle made by cs_dcin_ops.create (tests). */
 dcin_sim *dcin_engine_sim(void *engine);
+/* Stop reports (waitfor.c): the wait-for chain of transaction t's first held flit, one line per
+ * link ("X waits for Y"), and the first resource cycle among all held flits; both return the
+ * cycle's length in flits, 0 when the chain ends at something that is not a flit. */
+int dcin_wait_chain(const dcin_sim *s, uint32_t t, char *buf, size_t cap);
+int dcin_find_cycle(const dcin_sim *s, char *buf, size_t cap);
 /* Appends to buf (NUL-terminated) every place holding the transaction's flits. */
 void dcin_locate(const dcin_sim *s, uint32_t t, char *buf, size_t cap);
 

@@ -500,7 +500,12 @@ static void op_where(const void *engine, uint64_t id, char *buf, size_t cap) {
     what = "request in flight";
   else
     what = "data / completion in flight";
-  snprintf(buf, cap, "%s: %s die%d:node%d gdma_%d -> die%d:node%d ddr_%d%s", what,
+  /* a flit of it caught in a resource cycle: say so first (the report has little room) */
+  char chain[1024];
+  int cyc = x->done_final ? 0 : dcin_wait_chain(s, t, chain, sizeof chain);
+  char lead[48] = "";
+  if (cyc) snprintf(lead, sizeof lead, "in a wait-for cycle of %d flits; ", cyc);
+  snprintf(buf, cap, "%s%s: %s die%d:node%d gdma_%d -> die%d:node%d ddr_%d%s", lead, what,
            x->is_read ? "read" : "write", x->src_die, x->src_node, x->src_ip - DCIN_IP_GDMA0,
            x->dst_die, x->dst_node, x->dst_ip - DCIN_IP_DDR0, x->cross ? " (cross-die)" : "");
   if (!x->done_final) dcin_locate(s, t, buf, cap);

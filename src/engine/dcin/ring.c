@@ -214,6 +214,13 @@ static void ring_cycle(dcin_sim *s, dcin_die *d, int net, dcin_ring *g) {
       dcin_ring_key(g, i, p, 1);
     }
   }
+  /* A ring with every slice occupied rotates as a whole: the slots of a slotted ring advance
+   * every cycle (the rotating slot ids of I-Tag and T0 assume it).  The reference's downward scan
+   * would leave such a ring frozen for good, every flit waiting behind the next (compat keeps it). */
+  if (stall && g->count == (uint32_t)len && !d->cfg->crossring_compat) {
+    stall = false;
+    s->st.full_ring_cycles++;
+  }
   uint32_t stalled[512];
   int run = 0;
   int lo = last;
