@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "commsweep/dcin.h"
+#include "commsweep/drive.h"
+#include "commsweep/expand.h"
 #include "engine/dcin/dcin_int.h"
 #include "test_dcin.h"
 #include "test_support.h"
@@ -705,6 +707,70 @@ START_TEST(ticks_should_follow_the_driver_frequency) {
 }
 END_TEST
 
+/* Runs a job through L1 and the L2 driver on the engine ops, with step reuse on or off. */
+static void run_job(const cs_job *job, bool reuse, cs_txn_record **rec, uint64_t *n,
+                    cs_engine_stats *st, dcin_stats *ist, uint64_t *replayed) {
+  cs_err err;
+  cs_plan plan;
+  ck_assert_int_eq(cs_expand(job, &plan, &err), 0);
+  *rec = calloc(plan.num_txns, sizeof **rec);
+  ck_assert_ptr_nonnull(*rec);
+  void *e = ops_engine(job);
+  dcin_engine_sim(e)->reuse_off = !reuse;
+  ck_assert_msg(cs_drive(job, &plan, &cs_dcin_ops, e, *rec, &err) == 0, "%s", err.msg);
+  cs_dcin_ops.stats(e, st);
+  *ist = dcin_engine_sim(e)->st;
+  uint64_t seen, recorded;
+  dcin_reuse_figures(dcin_engine_sim(e), &seen, replayed, &recorded);
+  *n = plan.num_txns;
+  cs_dcin_ops.destroy(e);
+  cs_plan_free(&plan);
+}
+
+/* Replayed steps must leave every record, every statistic and the engine state exactly as
+ * simulating them does: each job runs with reuse off (every step simulated) and on, and the two
+ * runs are compared byte for byte.  The ring collectives repeat their step, so they must replay. */
+START_TEST(step_reuse_should_give_the_bits_of_simulating_every_step) {
+  static const struct {
+    cs_primitive prim;
+    unsigned long long msg;
+    const char *topo, *layout;
+    int dies, out, burst, n, parts[8];
+    bool must_replay;
+  } jobs[] = {
+      {CS_PRIM_ALLREDUCE, 65536, "2261_5x4", "2die", 2, 128, 4, 8, {0, 5, 10, 15, 20, 25, 30, 35}, true},
+      {CS_PRIM_ALLGATHER, 65536, "2261_5x4", "2die", 2, 128, 4, 8, {0, 5, 10, 15, 20, 25, 30, 35}, true},
+      {CS_PRIM_REDUCESCATTER, 131072, "5x4", "2die_spread", 2, 16, 2, 8, {0, 5, 10, 15, 20, 25, 30, 35}, true},
+      {CS_PRIM_ALLREDUCE, 65536, "5x4", "4die", 4, 16, 2, 8, {0, 10, 20, 30, 40, 50, 60, 70}, true},
+      {CS_PRIM_ALLREDUCE, 16384, "5x4", "1die", 1, 64, 4, 4, {0, 1, 2, 3}, true},
+      {CS_PRIM_ALLTOALL, 65536, "5x4", "1die", 1, 64, 4, 8, {0, 3, 5, 6, 9, 10, 12, 15}, false},
+  };
+  for (size_t k = 0; k < sizeof jobs / sizeof jobs[0]; k++) {
+    cs_job job;
+    cs_test_job(&job, "dcin", jobs[k].prim, jobs[k].msg, jobs[k].parts, jobs[k].n);
+    snprintf(job.adapter.topology, sizeof job.adapter.topology, "%s", jobs[k].topo);
+    snprintf(job.adapter.dcin_layout, sizeof job.adapter.dcin_layout, "%s", jobs[k].layout);
+    job.adapter.num_dies = jobs[k].dies;
+    job.adapter.num_initiators = job.adapter.num_targets = 20 * jobs[k].dies;
+    job.adapter.mst_rd_outstanding = job.adapter.mst_wr_outstanding = jobs[k].out;
+    job.adapter.burst_length = jobs[k].burst;
+    cs_txn_record *rec[2];
+    uint64_t n[2], replayed[2];
+    cs_engine_stats st[2];
+    dcin_stats ist[2];
+    for (int on = 0; on < 2; on++) run_job(&job, on, &rec[on], &n[on], &st[on], &ist[on], &replayed[on]);
+    ck_assert_uint_eq(n[0], n[1]);
+    ck_assert_uint_eq(replayed[0], 0);
+    if (jobs[k].must_replay) ck_assert_msg(replayed[1] > 0, "job %zu replayed nothing", k);
+    ck_assert_msg(memcmp(rec[0], rec[1], n[0] * sizeof *rec[0]) == 0, "job %zu: records differ", k);
+    ck_assert_int_eq(memcmp(&st[0], &st[1], sizeof st[0]), 0);
+    ck_assert_int_eq(memcmp(&ist[0], &ist[1], sizeof ist[0]), 0);
+    free(rec[0]);
+    free(rec[1]);
+  }
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("dcin");
   TCase *tc = tcase_create("ring");
@@ -738,6 +804,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, ops_should_reproduce_native_timing_through_the_adapter);
   tcase_add_test(tc, ops_should_reject_rsp_before_req_phase_and_reversed_ids);
   tcase_add_test(tc, same_job_twice_should_give_identical_bits);
+  tcase_add_test(tc, step_reuse_should_give_the_bits_of_simulating_every_step);
   tcase_add_test(tc, create_should_reject_inconsistent_adapter_fields);
   tcase_add_test(tc, ticks_should_follow_the_driver_frequency);
   tcase_add_test(tc, described_transactions_should_be_recycled);

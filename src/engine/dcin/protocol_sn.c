@@ -38,6 +38,8 @@ static void comp_push(dcin_sim *s, uint64_t id, uint8_t phase) {
   c->phase = phase;
 }
 
+void dcin_comp_push(dcin_sim *s, uint64_t id, uint8_t phase) { comp_push(s, id, phase); }
+
 void dcin_req_done(dcin_sim *s, uint32_t ti) {
   dcin_txn *t = &s->txns[ti];
   if (t->done_req) return;
