@@ -558,7 +558,10 @@ int dcin_reuse_flush(dcin_sim *s, cs_err *err) {
   reuse_step *hit = r->sig_len ? lookup(s, r, h) : NULL;
   if (hit && hit->n == r->ninj && play_begin(s, r, hit)) return 0;
   /* simulate, recording */
-  reuse_step *x = r->sig_len ? calloc(1, sizeof *x) : NULL;
+  /* a step whose record alone would pass a quarter of the budget is simulated without one */
+  size_t need = (size_t)r->ninj * (sizeof(dcin_txn) + sizeof(uint64_t) + 2 * sizeof(reuse_ev));
+  bool room = r->bytes + need <= REUSE_MAX_BYTES && need <= REUSE_MAX_BYTES / 4;
+  reuse_step *x = r->sig_len && room ? calloc(1, sizeof *x) : NULL;
   if (x) {
     x->key = malloc(r->sig_len);
     x->txn = malloc(sizeof *x->txn * (r->ninj ? r->ninj : 1));
