@@ -266,6 +266,8 @@ typedef struct dcin_ring {
   uint16_t *ndist; /* [ne][len] (see above) */
   int16_t *eidx;   /* [ecoord], necoord entries */
   int necoord;
+  uint64_t slot_of;  /* sim cycle slot_rot was computed for (itag.c) */
+  uint32_t slot_rot; /* (NoC cycle + 1) mod len: slot id = position - slot_rot, mod len */
 } dcin_ring;
 
 /* Frame index of position p. */

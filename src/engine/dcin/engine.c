@@ -464,7 +464,7 @@ static size_t op_poll(void *engine, cs_completion *out, size_t cap) {
   size_t n = 0;
   while (n < cap && s->comp_n) {
     out[n++] = s->comp[s->comp_head];
-    s->comp_head = (s->comp_head + 1) % s->comp_cap;
+    s->comp_head = (s->comp_head + 1) & (s->comp_cap - 1); /* a power of two */
     s->comp_n--;
   }
   return n;

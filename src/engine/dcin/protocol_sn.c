@@ -32,7 +32,7 @@ static void comp_push(dcin_sim *s, uint64_t id, uint8_t phase) {
     s->comp_head = 0;
     s->comp_cap = ncap;
   }
-  cs_completion *c = &s->comp[(s->comp_head + s->comp_n++) % s->comp_cap];
+  cs_completion *c = &s->comp[(s->comp_head + s->comp_n++) & (s->comp_cap - 1)]; /* 2^k */
   c->request_id = id;
   c->tick = s->cyc * s->tick_num / s->tick_den;
   c->phase = phase;

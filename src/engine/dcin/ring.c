@@ -147,6 +147,7 @@ int dcin_ring_build(dcin_sim *s, dcin_die *d, cs_err *err) {
       x->ej = g->ej, x->dim = g->dim, x->cp_in_pos = g->cp_in_pos, x->n_cp_in = g->n_cp_in;
       x->ndist = g->ndist, x->eidx = g->eidx, x->necoord = g->necoord;
       x->flits = &s->flits;
+      x->slot_of = UINT64_MAX;
       x->slot = malloc(sizeof(uint32_t) * (size_t)len);
       x->occ = calloc((size_t)(len + 63) / 64, sizeof(uint64_t));
       x->dkey = malloc(sizeof(uint16_t) * 3 * (size_t)len); /* dkey, dnext, dhead */
