@@ -707,9 +707,10 @@ START_TEST(ticks_should_follow_the_driver_frequency) {
 }
 END_TEST
 
-/* Runs a job through L1 and the L2 driver on the engine ops, with step reuse on or off. */
-static void run_job(const cs_job *job, bool reuse, cs_txn_record **rec, uint64_t *n,
-                    cs_engine_stats *st, dcin_stats *ist, uint64_t *replayed) {
+/* Runs a job through L1 and the L2 driver on the engine ops, with step reuse on or off, and
+ * attached to a shared reuse context if ctx is not NULL. */
+static void run_job_ctx(const cs_job *job, bool reuse, cs_dcin_reuse *ctx, cs_txn_record **rec,
+                        uint64_t *n, cs_engine_stats *st, dcin_stats *ist, uint64_t *replayed) {
   cs_err err;
   cs_plan plan;
   ck_assert_int_eq(cs_expand(job, &plan, &err), 0);
@@ -717,6 +718,7 @@ static void run_job(const cs_job *job, bool reuse, cs_txn_record **rec, uint64_t
   ck_assert_ptr_nonnull(*rec);
   void *e = ops_engine(job);
   dcin_engine_sim(e)->reuse_off = !reuse;
+  if (ctx) ck_assert_int_eq(cs_dcin_reuse_attach(e, ctx), 0);
   ck_assert_msg(cs_drive(job, &plan, &cs_dcin_ops, e, *rec, &err) == 0, "%s", err.msg);
   cs_dcin_ops.stats(e, st);
   *ist = dcin_engine_sim(e)->st;
@@ -725,6 +727,11 @@ static void run_job(const cs_job *job, bool reuse, cs_txn_record **rec, uint64_t
   *n = plan.num_txns;
   cs_dcin_ops.destroy(e);
   cs_plan_free(&plan);
+}
+
+static void run_job(const cs_job *job, bool reuse, cs_txn_record **rec, uint64_t *n,
+                    cs_engine_stats *st, dcin_stats *ist, uint64_t *replayed) {
+  run_job_ctx(job, reuse, NULL, rec, n, st, ist, replayed);
 }
 
 /* Replayed steps must leave every record, every statistic and the engine state exactly as
@@ -771,6 +778,39 @@ START_TEST(step_reuse_should_give_the_bits_of_simulating_every_step) {
 }
 END_TEST
 
+/* One reuse context across jobs: an AllGather and a ReduceScatter after an AllReduce of the same
+ * size and configuration replay every step the AllReduce recorded (their steps are its steps), a
+ * job of another configuration on the same context replays nothing of them, and every job's
+ * records and statistics equal those of simulating it alone. */
+START_TEST(shared_reuse_context_should_replay_across_jobs_with_the_same_bits) {
+  static const cs_primitive prims[] = {CS_PRIM_ALLREDUCE, CS_PRIM_ALLGATHER, CS_PRIM_REDUCESCATTER,
+                                       CS_PRIM_ALLGATHER};
+  const int parts[8] = {0, 5, 10, 15, 20, 25, 30, 35};
+  cs_dcin_reuse *ctx = cs_dcin_reuse_new();
+  ck_assert_ptr_nonnull(ctx);
+  for (size_t k = 0; k < sizeof prims / sizeof prims[0]; k++) {
+    cs_job job;
+    cs_test_job(&job, "dcin", prims[k], 65536, parts, 8);
+    if (k == 3) job.adapter.burst_length = 2; /* another configuration */
+    cs_txn_record *rec[2];
+    uint64_t n[2], replayed[2];
+    cs_engine_stats st[2];
+    dcin_stats ist[2];
+    run_job_ctx(&job, false, NULL, &rec[0], &n[0], &st[0], &ist[0], &replayed[0]);
+    run_job_ctx(&job, true, ctx, &rec[1], &n[1], &st[1], &ist[1], &replayed[1]);
+    ck_assert_uint_eq(n[0], n[1]);
+    if (k == 1 || k == 2) ck_assert_uint_eq(replayed[1], 7); /* all N - 1 steps */
+    if (k == 3) ck_assert_uint_lt(replayed[1], 7);            /* its first step is new */
+    ck_assert_msg(memcmp(rec[0], rec[1], n[0] * sizeof *rec[0]) == 0, "job %zu: records differ", k);
+    ck_assert_int_eq(memcmp(&st[0], &st[1], sizeof st[0]), 0);
+    ck_assert_int_eq(memcmp(&ist[0], &ist[1], sizeof ist[0]), 0);
+    free(rec[0]);
+    free(rec[1]);
+  }
+  cs_dcin_reuse_free(ctx);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("dcin");
   TCase *tc = tcase_create("ring");
@@ -805,6 +845,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, ops_should_reject_rsp_before_req_phase_and_reversed_ids);
   tcase_add_test(tc, same_job_twice_should_give_identical_bits);
   tcase_add_test(tc, step_reuse_should_give_the_bits_of_simulating_every_step);
+  tcase_add_test(tc, shared_reuse_context_should_replay_across_jobs_with_the_same_bits);
   tcase_add_test(tc, create_should_reject_inconsistent_adapter_fields);
   tcase_add_test(tc, ticks_should_follow_the_driver_frequency);
   tcase_add_test(tc, described_transactions_should_be_recycled);

@@ -332,6 +332,10 @@ typedef struct dcin_engine {
 
 dcin_sim *dcin_engine_sim(void *engine) { return ((dcin_engine *)engine)->sim; }
 
+int cs_dcin_reuse_attach(void *engine, cs_dcin_reuse *ctx) {
+  return dcin_reuse_attach(((dcin_engine *)engine)->sim, ctx);
+}
+
 static int op_create(const cs_job *job, void **engine, cs_err *err) {
   const cs_adapter_config *ad = &job->adapter;
   cs_die_params die;

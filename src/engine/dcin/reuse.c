@@ -63,9 +63,17 @@ typedef struct reuse_inj {
 #define REUSE_BUCKETS 1024
 #define REUSE_MAX_BYTES ((size_t)256 << 20) /* recorded steps kept per engine */
 
-struct dcin_reuse {
+/* The recorded steps: per engine, or shared by the engines of one caller (cs_dcin_reuse_new);
+ * every key starts with the engine's configuration, so engines of other configurations share a
+ * cache without ever matching each other's steps. */
+struct cs_dcin_reuse {
   reuse_step *tab[REUSE_BUCKETS];
   size_t bytes;
+};
+
+struct dcin_reuse {
+  cs_dcin_reuse *cache;
+  bool own_cache;
   /* boundary being collected */
   bool buffering;
   uint8_t *sig;
@@ -147,7 +155,11 @@ static bool reuse_sig(dcin_sim *s, dcin_reuse *r) {
   if (s->nflits || s->comp_n || s->active_txns) return false;
   const dcin_cfg *c = &s->cfg;
   uint64_t now = s->cyc, phase = now % phase_period(s);
-  bool ok = PUT(r, phase);
+  /* the configuration first: a shared cache holds steps of other configurations too */
+  int shape[2] = {s->ndies, s->nlinks};
+  uint64_t ticks[2] = {s->tick_num, s->tick_den};
+  bool ok = PUT(r, s->cfg) && PUT(r, s->lcfg) && PUT(r, shape) && PUT(r, ticks) &&
+            sig_put(r, s->links, sizeof s->links[0] * (size_t)s->nlinks) && PUT(r, phase);
   if (c->ddr_r_var) ok = ok && PUT(r, s->rng);
   for (int i = 0; i < 2 * s->nlinks; i++) {
     const dcin_axi *a = &s->axi[i];
@@ -210,6 +222,8 @@ static void get_bucket(const uint8_t **pp, double *tok, uint64_t *last, double c
 static void reuse_apply(dcin_sim *s, const uint8_t *p, uint64_t now) {
   const dcin_cfg *c = &s->cfg;
   uint64_t phase;
+  p += sizeof s->cfg + sizeof s->lcfg + 2 * sizeof(int) + 2 * sizeof(uint64_t) +
+       sizeof s->links[0] * (size_t)s->nlinks;
   GET(p, phase);
   if (c->ddr_r_var) GET(p, s->rng);
   for (int i = 0; i < 2 * s->nlinks; i++) {
@@ -313,12 +327,20 @@ static void step_free(reuse_step *x) {
   free(x);
 }
 
+cs_dcin_reuse *cs_dcin_reuse_new(void) { return calloc(1, sizeof(cs_dcin_reuse)); }
+
+void cs_dcin_reuse_free(cs_dcin_reuse *c) {
+  if (!c) return;
+  for (int b = 0; b < REUSE_BUCKETS; b++)
+    for (reuse_step *x = c->tab[b], *nx; x; x = nx) nx = x->next, step_free(x);
+  free(c);
+}
+
 void dcin_reuse_free(dcin_sim *s) {
   dcin_reuse *r = s->reuse;
   if (!r) return;
-  for (int b = 0; b < REUSE_BUCKETS; b++)
-    for (reuse_step *x = r->tab[b], *nx; x; x = nx) nx = x->next, step_free(x);
-  if (r->rec && !r->rec->next) step_free(r->rec); /* recorded but never stored */
+  if (r->own_cache) cs_dcin_reuse_free(r->cache);
+  step_free(r->rec); /* being recorded: not in the cache yet */
   free(r->sig);
   free(r->inj);
   free(r->inj_map);
@@ -364,7 +386,7 @@ static void rec_finish(dcin_sim *s, dcin_reuse *r, bool quiet) {
   reuse_step *x = r->rec;
   r->rec = NULL;
   if (!x) return;
-  bool ok = r->rec_ok && quiet && r->rec_described == x->n && r->bytes < REUSE_MAX_BYTES;
+  bool ok = r->rec_ok && quiet && r->rec_described == x->n && r->cache->bytes < REUSE_MAX_BYTES;
   for (uint32_t i = 0; ok && i < x->n; i++) ok = x->rsp[i] != DCIN_NO_CYCLE;
   /* pending releases at the end must all belong to this step */
   uint32_t nrel = 0;
@@ -411,10 +433,10 @@ static void rec_finish(dcin_sim *s, dcin_reuse *r, bool quiet) {
   x->len = s->cyc - r->rec_start;
   stats_sub(&x->delta, &s->st, &r->rec_stats);
   size_t b = x->hash % REUSE_BUCKETS;
-  x->next = r->tab[b];
-  r->tab[b] = x;
-  r->bytes += x->key_len + x->end_len + (size_t)x->n * (sizeof *x->txn + sizeof *x->rsp) +
-              (size_t)x->nev * sizeof *x->ev;
+  x->next = r->cache->tab[b];
+  r->cache->tab[b] = x;
+  r->cache->bytes += x->key_len + x->end_len + (size_t)x->n * (sizeof *x->txn + sizeof *x->rsp) +
+                     (size_t)x->nev * sizeof *x->ev;
   r->steps_recorded++;
 }
 
@@ -423,9 +445,27 @@ static void rec_finish(dcin_sim *s, dcin_reuse *r, bool quiet) {
 static uint32_t play_find(const dcin_reuse *r, uint64_t id);
 #define play_find_c play_find
 
+static dcin_reuse *reuse_new(cs_dcin_reuse *cache) {
+  dcin_reuse *r = calloc(1, sizeof *r);
+  if (!r) return NULL;
+  r->cache = cache ? cache : cs_dcin_reuse_new();
+  r->own_cache = cache == NULL;
+  if (!r->cache) {
+    free(r);
+    return NULL;
+  }
+  return r;
+}
+
 static dcin_reuse *reuse_of(dcin_sim *s) {
-  if (!s->reuse) s->reuse = calloc(1, sizeof *s->reuse);
+  if (!s->reuse) s->reuse = reuse_new(NULL);
   return s->reuse;
+}
+
+int dcin_reuse_attach(dcin_sim *s, cs_dcin_reuse *c) {
+  if (s->reuse) return -1; /* only before the first request */
+  s->reuse = reuse_new(c);
+  return s->reuse ? 0 : -1;
 }
 
 static uint32_t id_hash(uint64_t id, uint32_t mask) {
@@ -497,7 +537,7 @@ bool dcin_reuse_take(dcin_sim *s, uint64_t id, int src_id, int dst_id, int src_d
 }
 
 static reuse_step *lookup(const dcin_sim *s, dcin_reuse *r, uint64_t h) {
-  for (reuse_step *x = r->tab[h % REUSE_BUCKETS]; x; x = x->next) {
+  for (reuse_step *x = r->cache->tab[h % REUSE_BUCKETS]; x; x = x->next) {
     if (x->hash != h || x->key_len != r->sig_len || memcmp(x->key, r->sig, r->sig_len)) continue;
     bool same = true;
     for (uint32_t i = 0; same && i < x->nt0; i++)
@@ -568,7 +608,7 @@ int dcin_reuse_flush(dcin_sim *s, cs_err *err) {
   /* simulate, recording */
   /* a step whose record alone would pass a quarter of the budget is simulated without one */
   size_t need = (size_t)r->ninj * (sizeof(dcin_txn) + sizeof(uint64_t) + 2 * sizeof(reuse_ev));
-  bool room = r->bytes + need <= REUSE_MAX_BYTES && need <= REUSE_MAX_BYTES / 4;
+  bool room = r->cache->bytes + need <= REUSE_MAX_BYTES && need <= REUSE_MAX_BYTES / 4;
   reuse_step *x = r->sig_len && room ? calloc(1, sizeof *x) : NULL;
   if (x) {
     x->key = malloc(r->sig_len);
