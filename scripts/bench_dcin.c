@@ -226,11 +226,12 @@ static int bench_reuse(const char *path, bool shared) {
   }
   double cpu = now_s() - t0;
   cs_dcin_reuse_free(ctx);
-  printf("%s%s: %llu jobs (%llu failed), %llu steps, %llu replayed (%.1f%%), %llu jobs with a "
-         "full ring; %.2f s CPU\n",
-         sw.name, shared ? " (one reuse context for all jobs)" : "", (unsigned long long)jobs, (unsigned long long)failed, (unsigned long long)steps,
-         (unsigned long long)replayed, steps ? 100.0 * (double)replayed / (double)steps : 0.0,
-         (unsigned long long)full_jobs, cpu);
+  printf(
+      "%s%s: %llu jobs (%llu failed), %llu steps, %llu replayed (%.1f%%), %llu jobs with a "
+      "full ring; %.2f s CPU\n",
+      sw.name, shared ? " (one reuse context for all jobs)" : "", (unsigned long long)jobs,
+      (unsigned long long)failed, (unsigned long long)steps, (unsigned long long)replayed,
+      steps ? 100.0 * (double)replayed / (double)steps : 0.0, (unsigned long long)full_jobs, cpu);
   cs_sweep_free(&sw);
   return failed ? 1 : 0;
 }

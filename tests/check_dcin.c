@@ -745,9 +745,13 @@ START_TEST(step_reuse_should_give_the_bits_of_simulating_every_step) {
     int dies, out, burst, n, parts[8];
     bool must_replay;
   } jobs[] = {
-      {CS_PRIM_ALLREDUCE, 65536, "2261_5x4", "2die", 2, 128, 4, 8, {0, 5, 10, 15, 20, 25, 30, 35}, true},
-      {CS_PRIM_ALLGATHER, 65536, "2261_5x4", "2die", 2, 128, 4, 8, {0, 5, 10, 15, 20, 25, 30, 35}, true},
-      {CS_PRIM_REDUCESCATTER, 131072, "5x4", "2die_spread", 2, 16, 2, 8, {0, 5, 10, 15, 20, 25, 30, 35}, true},
+      /* prim, msg, die, layout, dies, outstanding, burst, participants, must replay */
+      {CS_PRIM_ALLREDUCE, 65536, "2261_5x4", "2die", 2, 128, 4, 8, {0, 5, 10, 15, 20, 25, 30, 35},
+       true},
+      {CS_PRIM_ALLGATHER, 65536, "2261_5x4", "2die", 2, 128, 4, 8, {0, 5, 10, 15, 20, 25, 30, 35},
+       true},
+      {CS_PRIM_REDUCESCATTER, 131072, "5x4", "2die_spread", 2, 16, 2, 8,
+       {0, 5, 10, 15, 20, 25, 30, 35}, true},
       {CS_PRIM_ALLREDUCE, 65536, "5x4", "4die", 4, 16, 2, 8, {0, 10, 20, 30, 40, 50, 60, 70}, true},
       {CS_PRIM_ALLREDUCE, 16384, "5x4", "1die", 1, 64, 4, 4, {0, 1, 2, 3}, true},
       {CS_PRIM_ALLTOALL, 65536, "5x4", "1die", 1, 64, 4, 8, {0, 3, 5, 6, 9, 10, 12, 15}, false},
@@ -765,7 +769,8 @@ START_TEST(step_reuse_should_give_the_bits_of_simulating_every_step) {
     uint64_t n[2], replayed[2];
     cs_engine_stats st[2];
     dcin_stats ist[2];
-    for (int on = 0; on < 2; on++) run_job(&job, on, &rec[on], &n[on], &st[on], &ist[on], &replayed[on]);
+    for (int on = 0; on < 2; on++)
+      run_job(&job, on, &rec[on], &n[on], &st[on], &ist[on], &replayed[on]);
     ck_assert_uint_eq(n[0], n[1]);
     ck_assert_uint_eq(replayed[0], 0);
     if (jobs[k].must_replay) ck_assert_msg(replayed[1] > 0, "job %zu replayed nothing", k);

@@ -464,7 +464,8 @@ static int op_advance(void *engine, uint64_t max_ticks, cs_err *err) {
 static size_t op_poll(void *engine, cs_completion *out, size_t cap) {
   dcin_sim *s = ((dcin_engine *)engine)->sim;
   cs_err err;
-  if (dcin_reuse_flush(s, &err) && !s->fault[0]) snprintf(s->fault, sizeof s->fault, "%.200s", err.msg);
+  if (dcin_reuse_flush(s, &err) && !s->fault[0])
+    snprintf(s->fault, sizeof s->fault, "%.200s", err.msg);
   size_t n = 0;
   while (n < cap && s->comp_n) {
     out[n++] = s->comp[s->comp_head];

@@ -217,7 +217,8 @@ static void ring_cycle(dcin_sim *s, dcin_die *d, int net, dcin_ring *g) {
   }
   /* A ring with every slice occupied rotates as a whole: the slots of a slotted ring advance
    * every cycle (the rotating slot ids of I-Tag and T0 assume it).  The reference's downward scan
-   * would leave such a ring frozen for good, every flit waiting behind the next (compat keeps it). */
+   * would leave such a ring frozen for good, each flit waiting behind the next (compat keeps
+   * that). */
   if (stall && g->count == (uint32_t)len && !d->cfg->crossring_compat) {
     stall = false;
     s->st.full_ring_cycles++;
