@@ -609,6 +609,14 @@ static void op_destroy(void *engine) {
   free(engine);
 }
 
+static void *op_shared_new(void) { return cs_dcin_reuse_new(); }
+static void op_shared_free(void *shared) { cs_dcin_reuse_free(shared); }
+static int op_shared_attach(void *engine, void *shared, cs_err *err) {
+  if (cs_dcin_reuse_attach(engine, shared))
+    return cs_err_set(err, CS_EINTERNAL, "dcin: reuse context attached after the first inject");
+  return CS_OK;
+}
+
 const cs_engine_ops cs_dcin_ops = {
     .name = "dcin",
     .summary = "cycle-level CrossRing model: KCIN ring NoC per die plus D2D AXI links",
@@ -619,6 +627,9 @@ const cs_engine_ops cs_dcin_ops = {
     .validate = op_validate,
     .cost = op_cost,
     .result_columns = result_columns,
+    .shared_new = op_shared_new,
+    .shared_free = op_shared_free,
+    .shared_attach = op_shared_attach,
     .create = op_create,
     .inject = op_inject,
     .advance = op_advance,
