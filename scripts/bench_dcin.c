@@ -12,6 +12,8 @@
 #include "commsweep/dcin.h"
 #include "commsweep/drive.h"
 #include "commsweep/expand.h"
+#include "commsweep/sweep.h"
+#include "engine/dcin/dcin_int.h"
 
 static double now_s(void) {
   struct timespec ts;
@@ -177,9 +179,68 @@ static int bench_allreduce(void) {
   return rc ? 1 : 0;
 }
 
+/* bench_dcin reuse SWEEP.json [--shared]: every dcin job of the sweep through L1 and the L2
+ * driver, one engine per job as the sweep runs them (--shared: all attached to one reuse context,
+ * in matrix order); prints the steps, how many were replayed (exact step
+ * reuse), the jobs in which some ring was completely full at some cycle (the rule that changed
+ * with the full-ring fix), and the CPU time. */
+static int bench_reuse(const char *path, bool shared) {
+  cs_sweep sw;
+  cs_err err;
+  if (cs_sweep_load(path, &sw, &err)) return fprintf(stderr, "%s\n", err.msg), 1;
+  cs_dcin_reuse *ctx = shared ? cs_dcin_reuse_new() : NULL;
+  uint64_t steps = 0, replayed = 0, jobs = 0, full_jobs = 0, failed = 0;
+  double t0 = now_s();
+  for (size_t i = 0; i < sw.num_jobs; i++) {
+    const cs_sweep_job *sj = &sw.jobs[i];
+    if (sj->load_code || strcmp(sj->job.engine.name, "dcin")) continue;
+    cs_plan plan;
+    if (cs_expand(&sj->job, &plan, &err)) {
+      failed++;
+      continue;
+    }
+    cs_txn_record *rec = calloc(plan.num_txns ? plan.num_txns : 1, sizeof *rec);
+    void *e = NULL;
+    if (rec && !cs_dcin_ops.create(&sj->job, &e, &err) && (!ctx || !cs_dcin_reuse_attach(e, ctx)) &&
+        !cs_drive(&sj->job, &plan, &cs_dcin_ops, e, rec, &err)) {
+      uint64_t seen, rep, recd;
+      dcin_sim *s = dcin_engine_sim(e);
+      dcin_reuse_figures(s, &seen, &rep, &recd);
+      steps += plan.num_steps;
+      replayed += rep;
+      jobs++;
+      if (s->st.full_ring_cycles) {
+        full_jobs++;
+        printf("  full ring in job %zu (%s, %llu B, %s, %s, %d participants): %llu ring-cycles\n",
+               i, cs_primitive_name(sj->job.spec.primitive),
+               (unsigned long long)sj->job.spec.msg_size_bytes, sj->job.adapter.topology,
+               sj->job.adapter.dcin_layout, sj->job.spec.num_participants,
+               (unsigned long long)s->st.full_ring_cycles);
+      }
+    } else {
+      failed++;
+    }
+    cs_dcin_ops.destroy(e);
+    free(rec);
+    cs_plan_free(&plan);
+  }
+  double cpu = now_s() - t0;
+  cs_dcin_reuse_free(ctx);
+  printf(
+      "%s%s: %llu jobs (%llu failed), %llu steps, %llu replayed (%.1f%%), %llu jobs with a "
+      "full ring; %.2f s CPU\n",
+      sw.name, shared ? " (one reuse context for all jobs)" : "", (unsigned long long)jobs,
+      (unsigned long long)failed, (unsigned long long)steps, (unsigned long long)replayed,
+      steps ? 100.0 * (double)replayed / (double)steps : 0.0, (unsigned long long)full_jobs, cpu);
+  cs_sweep_free(&sw);
+  return failed ? 1 : 0;
+}
+
 /* bench_dcin [isolated|ring1|ring2|allreduce ...]: the named workloads only (all by default),
- * e.g. to profile one of them under callgrind. */
+ * e.g. to profile one of them under callgrind; bench_dcin reuse SWEEP.json (above). */
 int main(int argc, char **argv) {
+  if (argc >= 3 && !strcmp(argv[1], "reuse"))
+    return bench_reuse(argv[2], argc > 3 && !strcmp(argv[3], "--shared"));
   int one_die[8] = {0, 2, 5, 7, 10, 12, 15, 17};
   int two_dies[8] = {0, 5, 10, 15, 20, 25, 30, 35};
   bool all = argc < 2, want[4] = {all, all, all, all};

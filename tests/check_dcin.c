@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "commsweep/dcin.h"
+#include "commsweep/drive.h"
+#include "commsweep/expand.h"
 #include "engine/dcin/dcin_int.h"
 #include "test_dcin.h"
 #include "test_support.h"
@@ -76,25 +78,104 @@ START_TEST(ring_move_should_stall_at_wrap_behind_slice_zero) {
 }
 END_TEST
 
-START_TEST(ring_move_should_keep_a_completely_full_ring_in_place) {
-  dcin_sim *s = make("5x4", "1die");
-  dcin_die *d = &s->dies[0];
-  dcin_ring *g = &d->rings[DCIN_NET_REQ][0];
-  uint32_t f[64];
+/* Fills ring 0 of the REQ network completely with flits that eject nowhere. */
+static void fill_ring(dcin_sim *s, dcin_ring *g, uint32_t *f) {
   ck_assert_int_le(g->len, 64);
   for (int p = 0; p < g->len; p++) {
     f[p] = loose_flit(s, 0, 3);
     s->flits[f[p]].ecoord = -1; /* ejects nowhere: the ring stays full */
     dcin_ring_put(g, p, f[p]);
   }
-  /* every slice is taken, so no flit can move: the wrap stalls the whole ring */
+}
+
+/* A slotted ring advances every slot every cycle, so a ring with every slice taken rotates as a
+ * whole: after k cycles the flit that stood at p stands at (p + k) mod len (by hand). */
+START_TEST(ring_move_should_rotate_a_completely_full_ring) {
+  dcin_sim *s = make("5x4", "1die");
+  dcin_die *d = &s->dies[0];
+  dcin_ring *g = &d->rings[DCIN_NET_REQ][0];
+  uint32_t f[64];
+  fill_ring(s, g, f);
+  for (int k = 1; k <= 3; k++) {
+    dcin_rings_move(s, d, DCIN_NET_REQ);
+    for (int p = 0; p < g->len; p++) ck_assert_uint_eq(dcin_ring_at(g, (p + k) % g->len), f[p]);
+  }
+  ck_assert_uint_eq(s->st.flit_hops, 3u * g->len);
+  for (int p = 0; p < g->len; p++) dcin_flit_free(s, dcin_ring_take(g, p));
+  dcin_sim_destroy(s);
+}
+END_TEST
+
+/* The reference's downward scan (crossring_compat) leaves a full ring frozen: every flit waits for
+ * the slice ahead, and the stop report names that cycle of len flits. */
+START_TEST(ring_move_in_compat_should_freeze_a_full_ring_and_report_the_cycle) {
+  dcin_sim *s = make("5x4", "1die");
+  s->cfg.crossring_compat = true;
+  dcin_die *d = &s->dies[0];
+  dcin_ring *g = &d->rings[DCIN_NET_REQ][0];
+  uint32_t f[64];
+  fill_ring(s, g, f);
   for (int k = 0; k < 3; k++) {
     dcin_rings_move(s, d, DCIN_NET_REQ);
     for (int p = 0; p < g->len; p++) ck_assert_uint_eq(dcin_ring_at(g, p), f[p]);
   }
-  for (int p = 0; p < g->len; p++) {
-    dcin_ring_take(g, p);
-    dcin_flit_free(s, f[p]);
+  char buf[2048];
+  ck_assert_int_eq(dcin_find_cycle(s, buf, sizeof buf), g->len);
+  ck_assert_ptr_nonnull(strstr(buf, "each waits for the slice ahead"));
+  ck_assert_int_eq(dcin_wait_chain(s, s->flits[f[5]].txn, buf, sizeof buf), g->len);
+  for (int p = 0; p < g->len; p++) dcin_flit_free(s, dcin_ring_take(g, p));
+  dcin_sim_destroy(s);
+}
+END_TEST
+
+/* Reference for ring movement: visit the slices from the last down to 0 and move a flit into the
+ * next slice if that slice is empty at that moment, each flit once; a full ring rotates. */
+static void scan_reference(uint32_t *sl, int len) {
+  bool full = true;
+  for (int p = 0; p < len; p++) full = full && sl[p] != DCIN_NIL;
+  if (full) {
+    uint32_t last = sl[len - 1];
+    memmove(sl + 1, sl, sizeof *sl * (size_t)(len - 1));
+    sl[0] = last;
+    return;
+  }
+  bool wrapped = false; /* a flit that wrapped into slice 0 has moved this cycle (deviation 10) */
+  for (int p = len - 1; p >= 0; p--) {
+    int nx = p + 1 == len ? 0 : p + 1;
+    if (p == 0 && wrapped) break;
+    if (sl[p] != DCIN_NIL && sl[nx] == DCIN_NIL) {
+      sl[nx] = sl[p], sl[p] = DCIN_NIL;
+      if (p == len - 1) wrapped = true;
+    }
+  }
+}
+
+/* Random fill levels up to full, flits that eject nowhere: the rotating frame moves them exactly
+ * as the slice scan does, cycle after cycle. */
+START_TEST(ring_move_should_equal_the_slice_scan_at_any_fill) {
+  dcin_sim *s = make("5x4", "1die");
+  dcin_die *d = &s->dies[0];
+  dcin_ring *g = &d->rings[DCIN_NET_REQ][0];
+  uint32_t ref[64];
+  uint64_t rng = 0x2545f4914f6cdd1dULL;
+  for (int trial = 0; trial < 40; trial++) {
+    int fill = trial % 10 == 9 ? 100 : (int)(rng % 101); /* percent; some trials full */
+    for (int p = 0; p < g->len; p++) {
+      rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+      ref[p] = DCIN_NIL;
+      if ((int)(rng % 100) < fill) {
+        ref[p] = loose_flit(s, 0, 3);
+        s->flits[ref[p]].ecoord = -1;
+        dcin_ring_put(g, p, ref[p]);
+      }
+    }
+    for (int k = 0; k < 2 * g->len; k++) {
+      dcin_rings_move(s, d, DCIN_NET_REQ);
+      scan_reference(ref, g->len);
+      for (int p = 0; p < g->len; p++) ck_assert_uint_eq(dcin_ring_at(g, p), ref[p]);
+    }
+    for (int p = 0; p < g->len; p++)
+      if (dcin_ring_at(g, p) != DCIN_NIL) dcin_flit_free(s, dcin_ring_take(g, p));
   }
   dcin_sim_destroy(s);
 }
@@ -648,13 +729,124 @@ START_TEST(ticks_should_follow_the_driver_frequency) {
 }
 END_TEST
 
+/* Runs a job through L1 and the L2 driver on the engine ops, with step reuse on or off, and
+ * attached to a shared reuse context if ctx is not NULL. */
+static void run_job_ctx(const cs_job *job, bool reuse, cs_dcin_reuse *ctx, cs_txn_record **rec,
+                        uint64_t *n, cs_engine_stats *st, dcin_stats *ist, uint64_t *replayed) {
+  cs_err err;
+  cs_plan plan;
+  ck_assert_int_eq(cs_expand(job, &plan, &err), 0);
+  *rec = calloc(plan.num_txns, sizeof **rec);
+  ck_assert_ptr_nonnull(*rec);
+  void *e = ops_engine(job);
+  dcin_engine_sim(e)->reuse_off = !reuse;
+  if (ctx) ck_assert_int_eq(cs_dcin_reuse_attach(e, ctx), 0);
+  ck_assert_msg(cs_drive(job, &plan, &cs_dcin_ops, e, *rec, &err) == 0, "%s", err.msg);
+  cs_dcin_ops.stats(e, st);
+  *ist = dcin_engine_sim(e)->st;
+  uint64_t seen, recorded;
+  dcin_reuse_figures(dcin_engine_sim(e), &seen, replayed, &recorded);
+  *n = plan.num_txns;
+  cs_dcin_ops.destroy(e);
+  cs_plan_free(&plan);
+}
+
+static void run_job(const cs_job *job, bool reuse, cs_txn_record **rec, uint64_t *n,
+                    cs_engine_stats *st, dcin_stats *ist, uint64_t *replayed) {
+  run_job_ctx(job, reuse, NULL, rec, n, st, ist, replayed);
+}
+
+/* Replayed steps must leave every record, every statistic and the engine state exactly as
+ * simulating them does: each job runs with reuse off (every step simulated) and on, and the two
+ * runs are compared byte for byte.  The ring collectives repeat their step, so they must replay. */
+START_TEST(step_reuse_should_give_the_bits_of_simulating_every_step) {
+  static const struct {
+    cs_primitive prim;
+    unsigned long long msg;
+    const char *topo, *layout;
+    int dies, out, burst, n, parts[8];
+    bool must_replay;
+  } jobs[] = {
+      /* prim, msg, die, layout, dies, outstanding, burst, participants, must replay */
+      {CS_PRIM_ALLREDUCE, 65536, "2261_5x4", "2die", 2, 128, 4, 8, {0, 5, 10, 15, 20, 25, 30, 35},
+       true},
+      {CS_PRIM_ALLGATHER, 65536, "2261_5x4", "2die", 2, 128, 4, 8, {0, 5, 10, 15, 20, 25, 30, 35},
+       true},
+      {CS_PRIM_REDUCESCATTER, 131072, "5x4", "2die_spread", 2, 16, 2, 8,
+       {0, 5, 10, 15, 20, 25, 30, 35}, true},
+      {CS_PRIM_ALLREDUCE, 65536, "5x4", "4die", 4, 16, 2, 8, {0, 10, 20, 30, 40, 50, 60, 70}, true},
+      {CS_PRIM_ALLREDUCE, 16384, "5x4", "1die", 1, 64, 4, 4, {0, 1, 2, 3}, true},
+      {CS_PRIM_ALLTOALL, 65536, "5x4", "1die", 1, 64, 4, 8, {0, 3, 5, 6, 9, 10, 12, 15}, false},
+  };
+  for (size_t k = 0; k < sizeof jobs / sizeof jobs[0]; k++) {
+    cs_job job;
+    cs_test_job(&job, "dcin", jobs[k].prim, jobs[k].msg, jobs[k].parts, jobs[k].n);
+    snprintf(job.adapter.topology, sizeof job.adapter.topology, "%s", jobs[k].topo);
+    snprintf(job.adapter.dcin_layout, sizeof job.adapter.dcin_layout, "%s", jobs[k].layout);
+    job.adapter.num_dies = jobs[k].dies;
+    job.adapter.num_initiators = job.adapter.num_targets = 20 * jobs[k].dies;
+    job.adapter.mst_rd_outstanding = job.adapter.mst_wr_outstanding = jobs[k].out;
+    job.adapter.burst_length = jobs[k].burst;
+    cs_txn_record *rec[2];
+    uint64_t n[2], replayed[2];
+    cs_engine_stats st[2];
+    dcin_stats ist[2];
+    for (int on = 0; on < 2; on++)
+      run_job(&job, on, &rec[on], &n[on], &st[on], &ist[on], &replayed[on]);
+    ck_assert_uint_eq(n[0], n[1]);
+    ck_assert_uint_eq(replayed[0], 0);
+    if (jobs[k].must_replay) ck_assert_msg(replayed[1] > 0, "job %zu replayed nothing", k);
+    ck_assert_msg(memcmp(rec[0], rec[1], n[0] * sizeof *rec[0]) == 0, "job %zu: records differ", k);
+    ck_assert_int_eq(memcmp(&st[0], &st[1], sizeof st[0]), 0);
+    ck_assert_int_eq(memcmp(&ist[0], &ist[1], sizeof ist[0]), 0);
+    free(rec[0]);
+    free(rec[1]);
+  }
+}
+END_TEST
+
+/* One reuse context across jobs: an AllGather and a ReduceScatter after an AllReduce of the same
+ * size and configuration replay every step the AllReduce recorded (their steps are its steps), a
+ * job of another configuration on the same context replays nothing of them, and every job's
+ * records and statistics equal those of simulating it alone. */
+START_TEST(shared_reuse_context_should_replay_across_jobs_with_the_same_bits) {
+  static const cs_primitive prims[] = {CS_PRIM_ALLREDUCE, CS_PRIM_ALLGATHER, CS_PRIM_REDUCESCATTER,
+                                       CS_PRIM_ALLGATHER};
+  const int parts[8] = {0, 5, 10, 15, 20, 25, 30, 35};
+  cs_dcin_reuse *ctx = cs_dcin_reuse_new();
+  ck_assert_ptr_nonnull(ctx);
+  for (size_t k = 0; k < sizeof prims / sizeof prims[0]; k++) {
+    cs_job job;
+    cs_test_job(&job, "dcin", prims[k], 65536, parts, 8);
+    if (k == 3) job.adapter.burst_length = 2; /* another configuration */
+    cs_txn_record *rec[2];
+    uint64_t n[2], replayed[2];
+    cs_engine_stats st[2];
+    dcin_stats ist[2];
+    run_job_ctx(&job, false, NULL, &rec[0], &n[0], &st[0], &ist[0], &replayed[0]);
+    run_job_ctx(&job, true, ctx, &rec[1], &n[1], &st[1], &ist[1], &replayed[1]);
+    ck_assert_uint_eq(n[0], n[1]);
+    if (k == 1 || k == 2) ck_assert_uint_eq(replayed[1], 7); /* all N - 1 steps */
+    if (k == 3) ck_assert_uint_lt(replayed[1], 7);            /* its first step is new */
+    ck_assert_msg(memcmp(rec[0], rec[1], n[0] * sizeof *rec[0]) == 0, "job %zu: records differ", k);
+    ck_assert_int_eq(memcmp(&st[0], &st[1], sizeof st[0]), 0);
+    ck_assert_int_eq(memcmp(&ist[0], &ist[1], sizeof ist[0]), 0);
+    free(rec[0]);
+    free(rec[1]);
+  }
+  cs_dcin_reuse_free(ctx);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("dcin");
   TCase *tc = tcase_create("ring");
   tcase_set_timeout(tc, 30);
   tcase_add_test(tc, ring_move_should_advance_one_slice_per_cycle_and_loop_back);
   tcase_add_test(tc, ring_move_should_stall_at_wrap_behind_slice_zero);
-  tcase_add_test(tc, ring_move_should_keep_a_completely_full_ring_in_place);
+  tcase_add_test(tc, ring_move_should_rotate_a_completely_full_ring);
+  tcase_add_test(tc, ring_move_in_compat_should_freeze_a_full_ring_and_report_the_cycle);
+  tcase_add_test(tc, ring_move_should_equal_the_slice_scan_at_any_fill);
   tcase_add_test(tc, first_lane_should_follow_xy_or_yx);
   suite_add_tcase(s, tc);
   tc = tcase_create("tags");
@@ -679,6 +871,8 @@ static Suite *suite(void) {
   tcase_add_test(tc, ops_should_reproduce_native_timing_through_the_adapter);
   tcase_add_test(tc, ops_should_reject_rsp_before_req_phase_and_reversed_ids);
   tcase_add_test(tc, same_job_twice_should_give_identical_bits);
+  tcase_add_test(tc, step_reuse_should_give_the_bits_of_simulating_every_step);
+  tcase_add_test(tc, shared_reuse_context_should_replay_across_jobs_with_the_same_bits);
   tcase_add_test(tc, create_should_reject_inconsistent_adapter_fields);
   tcase_add_test(tc, ticks_should_follow_the_driver_frequency);
   tcase_add_test(tc, described_transactions_should_be_recycled);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "commsweep/job.h"
 #include "engine/dcin/dcin_int.h"
 #include "test_dcin.h"
 #include "test_support.h"
@@ -124,12 +125,37 @@ START_TEST(random_configurations_should_complete_with_invariants_held) {
 }
 END_TEST
 
+/* Pairwise all-to-all of 2 MiB over all 80 GDMAs of 4die: at step 10 the RSP ring of die 0's
+ * last row fills with Retry/DBID/Pcredit flits that turn further on, every slice taken and no flit
+ * at its exit.  The reference's downward scan froze such a ring for good (the job stopped there,
+ * as the 8 MiB one did at step 6); a slotted ring rotates, and the job completes. */
+START_TEST(alltoall_over_all_gdmas_of_4die_should_complete) {
+  cs_job job;
+  cs_job_output out;
+  cs_err err;
+  int parts[80];
+  for (int i = 0; i < 80; i++) parts[i] = i;
+  cs_test_job(&job, "dcin", CS_PRIM_ALLTOALL, 2u << 20, parts, 80);
+  snprintf(job.adapter.dcin_layout, sizeof job.adapter.dcin_layout, "4die");
+  job.adapter.num_dies = 4;
+  job.adapter.num_initiators = job.adapter.num_targets = 80;
+  job.engine.deadlock_guard_ticks = 100000;
+  ck_assert_msg(cs_job_run(&job, false, &out, &err) == CS_OK, "%s", err.msg);
+  ck_assert_uint_eq(out.result.algorithm_steps, 79); /* pairwise: N - 1 steps */
+  cs_job_output_free(&out);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("dcin_slow");
   TCase *tc = tcase_create("bandwidth");
   tcase_set_timeout(tc, 300);
   tcase_add_test(tc, aggregate_writes_should_match_crossring_bandwidth);
   tcase_add_test(tc, aggregate_reads_should_match_crossring_bandwidth);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("stops");
+  tcase_set_timeout(tc, 300);
+  tcase_add_test(tc, alltoall_over_all_gdmas_of_4die_should_complete);
   suite_add_tcase(s, tc);
   tc = tcase_create("random");
   tcase_set_timeout(tc, 600);

@@ -63,6 +63,13 @@ typedef struct cs_engine_ops {
   double (*cost)(const cs_job *job, uint64_t num_txns, uint32_t num_steps);
   const cs_engine_column *result_columns; /* NULL-name terminated, or NULL */
 
+  /* ---- state shared by the jobs of one process (optional; NULL when the engine has none) ----- */
+  /* E.g. recorded steps that later jobs replay.  A process runs its jobs one after the other, so
+   * at most one engine uses it at a time; results must be bit-identical with or without it. */
+  void *(*shared_new)(void);
+  void (*shared_free)(void *shared); /* accepts NULL */
+  int (*shared_attach)(void *engine, void *shared, cs_err *err); /* before the first inject */
+
   /* ---- running ------------------------------------------------------------------------------- */
   /* Builds an engine for the job; on failure *engine is untouched and err says why. */
   int (*create)(const cs_job *job, void **engine, cs_err *err);

@@ -16,6 +16,16 @@ typedef struct cs_job_output {
  * CrossRing engines).  The message names the part (adapter, spec, engine NAME). */
 int cs_job_validate(const cs_job *job, cs_err *err);
 
+/* State the engines share across the jobs one process runs one after the other (recorded steps
+ * a later job can replay: cs_engine_ops.shared_*).  Results are bit-identical with or without
+ * it; it only saves time.  Not for two jobs at once. */
+typedef struct cs_job_shared cs_job_shared;
+cs_job_shared *cs_job_shared_new(void); /* NULL when out of memory */
+void cs_job_shared_free(cs_job_shared *sh); /* accepts NULL */
+/* cs_job_run with shared state (sh may be NULL). */
+int cs_job_run_shared(cs_job_shared *sh, const cs_job *job, bool keep_records,
+                      cs_job_output *out, cs_err *err);
+
 /* Runs the job.  keep_records=false frees the records after back-fill.  On error *out holds
  * nothing to free and err carries the full context. */
 int cs_job_run(const cs_job *job, bool keep_records, cs_job_output *out, cs_err *err);

@@ -47,7 +47,38 @@ int cs_job_validate(const cs_job *job, cs_err *err) {
   return CS_OK;
 }
 
+/* One slot per registered engine, created on the engine's first job. */
+#define SHARED_SLOTS 16
+struct cs_job_shared {
+  void *slot[SHARED_SLOTS];
+};
+
+cs_job_shared *cs_job_shared_new(void) { return calloc(1, sizeof(cs_job_shared)); }
+
+void cs_job_shared_free(cs_job_shared *sh) {
+  if (!sh) return;
+  const cs_engine_ops *const *list = cs_engine_list();
+  for (int i = 0; list[i] && i < SHARED_SLOTS; i++)
+    if (sh->slot[i] && list[i]->shared_free) list[i]->shared_free(sh->slot[i]);
+  free(sh);
+}
+
+/* The engine's shared state, created on first use; NULL when it has none (or memory ran out:
+ * the job then runs without it, as fast as alone). */
+static void *shared_of(cs_job_shared *sh, const cs_engine_ops *ops) {
+  if (!sh || !ops->shared_new) return NULL;
+  const cs_engine_ops *const *list = cs_engine_list();
+  for (int i = 0; list[i] && i < SHARED_SLOTS; i++)
+    if (list[i] == ops) return sh->slot[i] ? sh->slot[i] : (sh->slot[i] = ops->shared_new());
+  return NULL;
+}
+
 int cs_job_run(const cs_job *job, bool keep_records, cs_job_output *out, cs_err *err) {
+  return cs_job_run_shared(NULL, job, keep_records, out, err);
+}
+
+int cs_job_run_shared(cs_job_shared *sh, const cs_job *job, bool keep_records,
+                      cs_job_output *out, cs_err *err) {
   memset(out, 0, sizeof *out);
   double t0 = seconds_now();
   int rc = cs_job_validate(job, err);
@@ -64,6 +95,8 @@ int cs_job_run(const cs_job *job, bool keep_records, cs_job_output *out, cs_err 
   }
   void *engine = NULL;
   rc = ops->create(job, &engine, err);
+  void *shared = rc ? NULL : shared_of(sh, ops);
+  if (shared && ops->shared_attach) rc = ops->shared_attach(engine, shared, err);
   if (!rc) rc = cs_drive(job, &plan, ops, engine, records, err);
   cs_engine_stats stats;
   memset(&stats, 0, sizeof stats);

@@ -219,6 +219,7 @@ typedef struct dcin_txn {
   uint8_t wait_ip;
   uint8_t aw_ok;       /* D2D_RN accepted the AW (write tracker held) */
   uint8_t addr_waited; /* its AR/AW already counted a wait for a D2D_RN tracker */
+  uint32_t step_idx;   /* index in the step being recorded for reuse (reuse.c), else DCIN_NIL */
 } dcin_txn;
 
 enum {
@@ -265,6 +266,8 @@ typedef struct dcin_ring {
   uint16_t *ndist; /* [ne][len] (see above) */
   int16_t *eidx;   /* [ecoord], necoord entries */
   int necoord;
+  uint64_t slot_of;  /* sim cycle slot_rot was computed for (itag.c) */
+  uint32_t slot_rot; /* (NoC cycle + 1) mod len: slot id = position - slot_rot, mod len */
 } dcin_ring;
 
 /* Frame index of position p. */
@@ -393,6 +396,7 @@ typedef struct dcin_die {
   size_t cp_src[DCIN_NUM_LANES]; /* offset in dcin_node of the queue each lane injects from */
   /* T0 tables: per network, per node, per dim: bitset over ring slots */
   uint64_t *t0_bits; /* [net][node][dim][words] */
+  uint8_t *t0_read;  /* [net][node][dim]: the T0 pointer was consulted (step reuse), or NULL */
   int t0_words;
   /* I-Tag reservations: per network per ring per slot: reserver (node*4+lane) or -1 */
   int16_t *itag_slot; /* [net][ring][slot] */
@@ -431,7 +435,10 @@ typedef struct dcin_stats {
   uint64_t skipped_cycles;
   uint64_t retries_rd, retries_wr;
   uint64_t itag_h, itag_v, etag_t1, etag_t0;
+  uint64_t full_ring_cycles; /* ring-cycles in which a completely full ring rotated as a whole */
 } dcin_stats;
+
+typedef struct dcin_reuse dcin_reuse; /* reuse.c */
 
 typedef struct dcin_sim {
   cs_die_params die_params;
@@ -474,6 +481,8 @@ typedef struct dcin_sim {
   void (*trace)(void *ctx, uint64_t cyc, const dcin_flit *fl, const char *what, int node, int lane);
   void *trace_ctx;
   char fault[256]; /* first internal fault seen inside a cycle */
+  dcin_reuse *reuse; /* exact step reuse (reuse.c), made on first use */
+  bool reuse_off;    /* simulate every step (tests compare both ways) */
 } dcin_sim;
 
 /* ---- internal API (tests use these too) ------------------------------------------------------ */
@@ -499,8 +508,39 @@ int dcin_check(const dcin_sim *s, cs_err *err);
 uint32_t dcin_txn_find(const dcin_sim *s, uint64_t request_id);
 /* The simulator behind an engine handle made by cs_dcin_ops.create (tests). */
 dcin_sim *dcin_engine_sim(void *engine);
+/* Stop reports (waitfor.c): the wait-for chain of transaction t's first held flit, one line per
+ * link ("X waits for Y"), and the first resource cycle among all held flits; both return the
+ * cycle's length in flits, 0 when the chain ends at something that is not a flit. */
+int dcin_wait_chain(const dcin_sim *s, uint32_t t, char *buf, size_t cap);
+int dcin_find_cycle(const dcin_sim *s, char *buf, size_t cap);
 /* Appends to buf (NUL-terminated) every place holding the transaction's flits. */
 void dcin_locate(const dcin_sim *s, uint32_t t, char *buf, size_t cap);
+
+/* Checks an injection at an explicit physical place without making it (the errors of
+ * dcin_inject_phys); picks the D2D link of a cross-die request. */
+int dcin_inject_check(const dcin_sim *s, uint64_t request_id, int src_die, int src_node, int src_ip,
+                      int dst_die, int dst_node, int dst_ip, bool is_read, int burst, cs_err *err);
+/* The record fields the engine owns, from a transaction (engine.c). */
+void dcin_describe_from(const dcin_sim *s, const dcin_txn *x, cs_txn_record *rec);
+
+/* reuse.c: exact step reuse (see there).  The hooks of the engine ops. */
+bool dcin_reuse_take(dcin_sim *s, uint64_t id, int src_id, int dst_id, int src_die, int src_node,
+                     int src_ip, int dst_die, int dst_node, int dst_ip, bool is_read, int burst);
+int dcin_reuse_flush(dcin_sim *s, cs_err *err);
+bool dcin_reuse_has(const dcin_sim *s, uint64_t id);
+bool dcin_reuse_playing(const dcin_sim *s);
+uint64_t dcin_reuse_next(const dcin_sim *s);
+void dcin_reuse_deliver(dcin_sim *s, uint64_t c);
+int dcin_reuse_rsp(dcin_sim *s, uint64_t id, int src_id, int dst_id, bool *handled, cs_err *err);
+bool dcin_reuse_describe(const dcin_sim *s, uint64_t id, cs_txn_record *rec);
+void dcin_reuse_note_completions(dcin_sim *s, uint64_t c);
+void dcin_reuse_note_rsp(dcin_sim *s, uint32_t t);
+void dcin_reuse_note_describe(dcin_sim *s, uint32_t t);
+void dcin_reuse_figures(const dcin_sim *s, uint64_t *seen, uint64_t *replayed, uint64_t *recorded);
+void dcin_reuse_free(dcin_sim *s);
+int dcin_reuse_attach(dcin_sim *s, cs_dcin_reuse *c); /* -1 after the first request */
+/* Queues a completion of the current cycle for the driver (protocol_sn.c). */
+void dcin_comp_push(dcin_sim *s, uint64_t id, uint8_t phase);
 
 /* config.c */
 int dcin_cfg_build(const cs_die_params *die, const cs_adapter_config *ad, dcin_cfg *c, cs_err *err);

@@ -142,6 +142,7 @@ void dcin_die_free(dcin_die *d) {
   free(d->ekey);
   free(d->scoord);
   free(d->t0_bits);
+  free(d->t0_read);
   free(d->itag_slot);
 }
 

@@ -26,6 +26,7 @@ static uint64_t gcd_u(uint64_t a, uint64_t b) {
 
 void dcin_sim_destroy(dcin_sim *s) {
   if (!s) return;
+  dcin_reuse_free(s);
   for (int i = 0; i < s->ndies; i++) dcin_die_free(&s->dies[i]);
   free(s->axi);
   free(s->flits);
@@ -130,8 +131,8 @@ fail:
 
 static uint64_t tick_of(const dcin_sim *s, uint64_t c) { return c * s->tick_num / s->tick_den; }
 
-int dcin_inject_phys(dcin_sim *s, uint64_t id, int src_die, int src_node, int src_ip, int dst_die,
-                     int dst_node, int dst_ip, bool is_read, int burst, cs_err *err) {
+int dcin_inject_check(const dcin_sim *s, uint64_t id, int src_die, int src_node, int src_ip,
+                      int dst_die, int dst_node, int dst_ip, bool is_read, int burst, cs_err *err) {
   const dcin_cfg *c = &s->cfg;
   if (src_die < 0 || src_die >= s->ndies || dst_die < 0 || dst_die >= s->ndies || src_node < 0 ||
       src_node >= c->nodes || dst_node < 0 || dst_node >= c->nodes)
@@ -156,16 +157,27 @@ int dcin_inject_phys(dcin_sim *s, uint64_t id, int src_die, int src_node, int sr
     return cs_err_set(err, CS_EINVAL,
                       "request %llu: burst_length %d exceeds the %d-flit data buffer it needs",
                       (unsigned long long)id, burst, cap);
+  uint8_t dir = 0;
+  if (src_die != dst_die &&
+      dcin_d2d_pick(s, src_die, src_node, dst_die, dst_node, dst_ip - DCIN_IP_DDR0, &dir) < 0)
+    return cs_err_set(err, CS_EINVAL, "request %llu: no D2D link between die %d and die %d",
+                      (unsigned long long)id, src_die, dst_die);
+  if (dcin_txn_find(s, id) != DCIN_NIL || dcin_reuse_has(s, id))
+    return cs_err_set(err, CS_EINVAL, "request id %llu injected twice", (unsigned long long)id);
+  return 0;
+}
+
+int dcin_inject_phys(dcin_sim *s, uint64_t id, int src_die, int src_node, int src_ip, int dst_die,
+                     int dst_node, int dst_ip, bool is_read, int burst, cs_err *err) {
+  int rc = dcin_inject_check(s, id, src_die, src_node, src_ip, dst_die, dst_node, dst_ip, is_read,
+                             burst, err);
+  if (rc) return rc;
   int link = -1;
   uint8_t dir = 0;
-  if (src_die != dst_die) {
+  if (src_die != dst_die)
     link = dcin_d2d_pick(s, src_die, src_node, dst_die, dst_node, dst_ip - DCIN_IP_DDR0, &dir);
-    if (link < 0)
-      return cs_err_set(err, CS_EINVAL, "request %llu: no D2D link between die %d and die %d",
-                        (unsigned long long)id, src_die, dst_die);
-  }
   uint32_t t;
-  int rc = dcin_txn_new(s, id, &t, err);
+  rc = dcin_txn_new(s, id, &t, err);
   if (rc) return rc;
   dcin_txn *x = &s->txns[t];
   x->src_id = x->dst_id = -1;
@@ -320,6 +332,10 @@ typedef struct dcin_engine {
 
 dcin_sim *dcin_engine_sim(void *engine) { return ((dcin_engine *)engine)->sim; }
 
+int cs_dcin_reuse_attach(void *engine, cs_dcin_reuse *ctx) {
+  return dcin_reuse_attach(((dcin_engine *)engine)->sim, ctx);
+}
+
 static int op_create(const cs_job *job, void **engine, cs_err *err) {
   const cs_adapter_config *ad = &job->adapter;
   cs_die_params die;
@@ -362,6 +378,11 @@ static int op_inject(void *engine, const cs_inject *in, cs_err *err) {
   dcin_engine *e = engine;
   dcin_sim *s = e->sim;
   if (in->packet_type == CS_PKT_RSP) {
+    bool replayed;
+    int rc = dcin_reuse_flush(s, err);
+    if (rc) return rc;
+    rc = dcin_reuse_rsp(s, in->request_id, in->src_id, in->dst_id, &replayed, err);
+    if (rc || replayed) return rc;
     uint32_t t = dcin_txn_find(s, in->request_id);
     if (t == DCIN_NIL)
       return cs_err_set(err, CS_EINVAL, "rsp for unknown request %llu",
@@ -371,7 +392,9 @@ static int op_inject(void *engine, const cs_inject *in, cs_err *err) {
       return cs_err_set(
           err, CS_ECONSTRAINT, "C10: rsp of request %llu goes %d->%d, the req went %d->%d",
           (unsigned long long)in->request_id, in->src_id, in->dst_id, x->src_id, x->dst_id);
-    return dcin_rsp(s, t, err);
+    rc = dcin_rsp(s, t, err);
+    if (!rc) dcin_reuse_note_rsp(s, t);
+    return rc;
   }
   if (in->packet_type != CS_PKT_REQ)
     return cs_err_set(err, CS_ECONSTRAINT, "C9: request %llu: packet type %d is not req/rsp",
@@ -384,22 +407,45 @@ static int op_inject(void *engine, const cs_inject *in, cs_err *err) {
   cs_endpoint src = cs_scheme_locate(&s->die_params, in->src_id);
   cs_endpoint dst = cs_scheme_locate(&s->die_params, in->dst_id);
   int ch = (int)(s->gdma_count[in->src_id] % 2);
-  int rc = dcin_inject_phys(s, in->request_id, src.die, src.node, DCIN_IP_GDMA0 + ch, dst.die,
-                            dst.node, DCIN_IP_DDR0 + ch, in->is_read, in->burst_length, err);
-  if (rc < 0) return rc;
+  int rc = dcin_inject_check(s, in->request_id, src.die, src.node, DCIN_IP_GDMA0 + ch, dst.die,
+                             dst.node, DCIN_IP_DDR0 + ch, in->is_read, in->burst_length, err);
+  if (rc) return rc;
+  /* a step's requests arriving at a quiet network are collected, then replayed or simulated */
+  if (!dcin_reuse_take(s, in->request_id, in->src_id, in->dst_id, src.die, src.node,
+                       DCIN_IP_GDMA0 + ch, dst.die, dst.node, DCIN_IP_DDR0 + ch, in->is_read,
+                       in->burst_length)) {
+    if ((rc = dcin_reuse_flush(s, err))) return rc;
+    rc = dcin_inject_phys(s, in->request_id, src.die, src.node, DCIN_IP_GDMA0 + ch, dst.die,
+                          dst.node, DCIN_IP_DDR0 + ch, in->is_read, in->burst_length, err);
+    if (rc < 0) return rc;
+    s->txns[rc].src_id = in->src_id;
+    s->txns[rc].dst_id = in->dst_id;
+  }
   s->gdma_count[in->src_id]++;
-  s->txns[rc].src_id = in->src_id;
-  s->txns[rc].dst_id = in->dst_id;
   return 0;
 }
 
 static int op_advance(void *engine, uint64_t max_ticks, cs_err *err) {
   dcin_engine *e = engine;
   dcin_sim *s = e->sim;
+  int rc = dcin_reuse_flush(s, err);
+  if (rc) return rc;
   if (s->comp_n) return 0;
   uint64_t target = e->now_tick + max_ticks;
   /* first cycle belonging to tick `target` */
   uint64_t end = (target * s->tick_den + s->tick_num - 1) / s->tick_num;
+  if (dcin_reuse_playing(s)) { /* a replayed step: its completions at their recorded cycles */
+    uint64_t c = dcin_reuse_next(s);
+    if (c < end) {
+      dcin_reuse_deliver(s, c);
+      if (s->fault[0]) return cs_err_set(err, CS_EINTERNAL, "dcin: %s", s->fault);
+      e->now_tick = tick_of(s, c);
+      return 0;
+    }
+    if (s->cyc < end) s->cyc = end;
+    e->now_tick = target;
+    return 0;
+  }
   while (s->cyc < end) {
     skip_idle(s, end);
     if (s->cyc >= end) break;
@@ -407,6 +453,7 @@ static int op_advance(void *engine, uint64_t max_ticks, cs_err *err) {
     if (s->fault[0]) return cs_err_set(err, CS_EINTERNAL, "dcin: %s", s->fault);
     if (s->comp_n) {
       e->now_tick = tick_of(s, s->cyc - 1);
+      dcin_reuse_note_completions(s, s->cyc - 1);
       return 0;
     }
   }
@@ -416,10 +463,13 @@ static int op_advance(void *engine, uint64_t max_ticks, cs_err *err) {
 
 static size_t op_poll(void *engine, cs_completion *out, size_t cap) {
   dcin_sim *s = ((dcin_engine *)engine)->sim;
+  cs_err err;
+  if (dcin_reuse_flush(s, &err) && !s->fault[0])
+    snprintf(s->fault, sizeof s->fault, "%.200s", err.msg);
   size_t n = 0;
   while (n < cap && s->comp_n) {
     out[n++] = s->comp[s->comp_head];
-    s->comp_head = (s->comp_head + 1) % s->comp_cap;
+    s->comp_head = (s->comp_head + 1) & (s->comp_cap - 1); /* a power of two */
     s->comp_n--;
   }
   return n;
@@ -434,7 +484,10 @@ static uint64_t noc(const dcin_sim *s, uint64_t v) {
 }
 
 void dcin_describe_txn(const dcin_sim *s, uint32_t t, cs_txn_record *rec) {
-  const dcin_txn *x = &s->txns[t];
+  dcin_describe_from(s, &s->txns[t], rec);
+}
+
+void dcin_describe_from(const dcin_sim *s, const dcin_txn *x, cs_txn_record *rec) {
   rec->src_die = x->src_die;
   rec->dst_die = x->dst_die;
   rec->src_node = x->src_node;
@@ -470,9 +523,11 @@ void dcin_describe_txn(const dcin_sim *s, uint32_t t, cs_txn_record *rec) {
  * memory follows the transactions in flight, not the job's size. */
 static void op_describe(const void *engine, uint64_t id, cs_txn_record *rec) {
   dcin_sim *s = ((const dcin_engine *)engine)->sim;
+  if (dcin_reuse_describe(s, id, rec)) return;
   uint32_t t = dcin_txn_find(s, id);
   if (t == DCIN_NIL) return;
   dcin_describe_txn(s, t, rec);
+  dcin_reuse_note_describe(s, t);
   if (s->txns[t].done_final) {
     s->txns[t].described = 1;
     dcin_txn_try_free(s, t);
@@ -480,7 +535,10 @@ static void op_describe(const void *engine, uint64_t id, cs_txn_record *rec) {
 }
 
 static void op_where(const void *engine, uint64_t id, char *buf, size_t cap) {
-  const dcin_sim *s = ((const dcin_engine *)engine)->sim;
+  dcin_sim *s = ((const dcin_engine *)engine)->sim;
+  cs_err err;
+  if (dcin_reuse_flush(s, &err) && !s->fault[0])
+    snprintf(s->fault, sizeof s->fault, "%.200s", err.msg);
   uint32_t t = dcin_txn_find(s, id);
   if (t == DCIN_NIL) {
     snprintf(buf, cap, "unknown request %llu", (unsigned long long)id);
@@ -500,7 +558,12 @@ static void op_where(const void *engine, uint64_t id, char *buf, size_t cap) {
     what = "request in flight";
   else
     what = "data / completion in flight";
-  snprintf(buf, cap, "%s: %s die%d:node%d gdma_%d -> die%d:node%d ddr_%d%s", what,
+  /* a flit of it caught in a resource cycle: say so first (the report has little room) */
+  char chain[1024];
+  int cyc = x->done_final ? 0 : dcin_wait_chain(s, t, chain, sizeof chain);
+  char lead[48] = "";
+  if (cyc) snprintf(lead, sizeof lead, "in a wait-for cycle of %d flits; ", cyc);
+  snprintf(buf, cap, "%s%s: %s die%d:node%d gdma_%d -> die%d:node%d ddr_%d%s", lead, what,
            x->is_read ? "read" : "write", x->src_die, x->src_node, x->src_ip - DCIN_IP_GDMA0,
            x->dst_die, x->dst_node, x->dst_ip - DCIN_IP_DDR0, x->cross ? " (cross-die)" : "");
   if (!x->done_final) dcin_locate(s, t, buf, cap);
@@ -546,16 +609,27 @@ static void op_destroy(void *engine) {
   free(engine);
 }
 
+static void *op_shared_new(void) { return cs_dcin_reuse_new(); }
+static void op_shared_free(void *shared) { cs_dcin_reuse_free(shared); }
+static int op_shared_attach(void *engine, void *shared, cs_err *err) {
+  if (cs_dcin_reuse_attach(engine, shared))
+    return cs_err_set(err, CS_EINTERNAL, "dcin: reuse context attached after the first inject");
+  return CS_OK;
+}
+
 const cs_engine_ops cs_dcin_ops = {
     .name = "dcin",
     .summary = "cycle-level CrossRing model: KCIN ring NoC per die plus D2D AXI links",
-    .model_version = "1",
+    .model_version = "2",
     .options = NULL,
     .options_size = 0,
     .options_doc = "no options: the chip comes from the adapter's topology and dcin_layout",
     .validate = op_validate,
     .cost = op_cost,
     .result_columns = result_columns,
+    .shared_new = op_shared_new,
+    .shared_free = op_shared_free,
+    .shared_attach = op_shared_attach,
     .create = op_create,
     .inject = op_inject,
     .advance = op_advance,

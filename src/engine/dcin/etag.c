@@ -22,6 +22,7 @@ static bool t0_winner(dcin_die *d, int net, int node, int lane, const dcin_flit 
   uint64_t *tb = t0_table(d, net, node, dim);
   dcin_node *nd = &d->nodes[net][node];
   uint32_t p = nd->t0_ptr[dim] % (uint32_t)len;
+  if (d->t0_read) d->t0_read[(net * d->cfg->nodes + node) * 2 + dim] = 1;
   for (int i = 0; i < len; i++) {
     uint32_t sl = (p + (uint32_t)i) % (uint32_t)len;
     if (tb[sl / 64] >> (sl % 64) & 1) return sl == fl->slot;

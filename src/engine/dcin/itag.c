@@ -11,12 +11,16 @@ static int16_t *tag_at(dcin_die *d, int net, int ring, uint32_t slot) {
 
 /* Slot ids rotate one position per NoC cycle; the ring has advanced netcyc + 1 times by the time
  * flits inject in NoC cycle netcyc (the reference advances first thing in every cycle). */
-DCIN_INLINE uint32_t slot_id(dcin_sim *s, const dcin_die *d, const dcin_ring *g, int idx) {
+DCIN_INLINE uint32_t slot_id(dcin_sim *s, const dcin_die *d, dcin_ring *g, int idx) {
   if (s->netcyc_of != s->cyc) {
     s->netcyc1 = s->cyc / (uint64_t)d->cfg->net_scale + 1;
     s->netcyc_of = s->cyc;
   }
-  uint32_t k = (uint32_t)idx + g->len - (uint32_t)(s->netcyc1 % g->len);
+  if (g->slot_of != s->cyc) { /* one division per ring and cycle, not per injection attempt */
+    g->slot_rot = (uint32_t)(s->netcyc1 % g->len);
+    g->slot_of = s->cyc;
+  }
+  uint32_t k = (uint32_t)idx + g->len - g->slot_rot;
   return k >= g->len ? k - g->len : k;
 }
 

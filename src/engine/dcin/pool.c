@@ -194,6 +194,7 @@ int dcin_txn_new(dcin_sim *s, uint64_t id, uint32_t *out, cs_err *err) {
   memset(x, 0, sizeof *x);
   x->request_id = id;
   x->link = -1;
+  x->step_idx = DCIN_NIL;
   uint64_t *stamps[] = {&x->t_inject,    &x->t_reserve,    &x->t_req_noc, &x->t_sn_req,
                         &x->t_req_done,  &x->t_rsp_inject, &x->t_dbid_rn, &x->t_data_noc,
                         &x->t_wdata_gen, &x->t_data_done,  &x->t_final,   &x->t_cmd_end,

@@ -32,11 +32,13 @@ static void comp_push(dcin_sim *s, uint64_t id, uint8_t phase) {
     s->comp_head = 0;
     s->comp_cap = ncap;
   }
-  cs_completion *c = &s->comp[(s->comp_head + s->comp_n++) % s->comp_cap];
+  cs_completion *c = &s->comp[(s->comp_head + s->comp_n++) & (s->comp_cap - 1)]; /* 2^k */
   c->request_id = id;
   c->tick = s->cyc * s->tick_num / s->tick_den;
   c->phase = phase;
 }
+
+void dcin_comp_push(dcin_sim *s, uint64_t id, uint8_t phase) { comp_push(s, id, phase); }
 
 void dcin_req_done(dcin_sim *s, uint32_t ti) {
   dcin_txn *t = &s->txns[ti];

@@ -147,6 +147,7 @@ int dcin_ring_build(dcin_sim *s, dcin_die *d, cs_err *err) {
       x->ej = g->ej, x->dim = g->dim, x->cp_in_pos = g->cp_in_pos, x->n_cp_in = g->n_cp_in;
       x->ndist = g->ndist, x->eidx = g->eidx, x->necoord = g->necoord;
       x->flits = &s->flits;
+      x->slot_of = UINT64_MAX;
       x->slot = malloc(sizeof(uint32_t) * (size_t)len);
       x->occ = calloc((size_t)(len + 63) / 64, sizeof(uint64_t));
       x->dkey = malloc(sizeof(uint16_t) * 3 * (size_t)len); /* dkey, dnext, dhead */
@@ -213,6 +214,14 @@ static void ring_cycle(dcin_sim *s, dcin_die *d, int net, dcin_ring *g) {
       dcin_ring_unkey(g, i); /* still riding: file it under its next eject CP_IN */
       dcin_ring_key(g, i, p, 1);
     }
+  }
+  /* A ring with every slice occupied rotates as a whole: the slots of a slotted ring advance
+   * every cycle (the rotating slot ids of I-Tag and T0 assume it).  The reference's downward scan
+   * would leave such a ring frozen for good, each flit waiting behind the next (compat keeps
+   * that). */
+  if (stall && g->count == (uint32_t)len && !d->cfg->crossring_compat) {
+    stall = false;
+    s->st.full_ring_cycles++;
   }
   uint32_t stalled[512];
   int run = 0;

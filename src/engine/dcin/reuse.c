@@ -1,0 +1,810 @@
+/* Exact step reuse.  Steps never overlap; when a step's requests arrive the network is quiet (no
+ * flit anywhere, no completion pending, no waiting request).  What can still shape the future then
+ * is small: the clock phase, round-robin pointers, E-Tag counters and pending entry releases, the
+ * T0 pointers (relative to the rotating slot ids), token-bucket levels, free trackers, pending
+ * share-tracker releases and the RNG when it is used.  reuse_sig() writes all of it, times taken
+ * relative to now, followed by the step's injects at their physical places, into one byte string.
+ * Two steps with equal strings evolve identically, shifted in time.
+ *
+ * The first step with a given string is simulated and recorded: the cycle of every completion the
+ * driver sees, the cycle of every rsp it injects, each transaction as the driver described it, the
+ * statistics it added and the state string at its end (the next boundary).  A later step with the
+ * same string is replayed: completions are handed out at the recorded cycles shifted, records come
+ * from the copies, and at its end the recorded end state is written into the engine, which then
+ * holds exactly what simulating the step would have left.  A step whose end is not quiet, or a
+ * driver that answers at other moments than recorded, is simply not reused.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dcin_int.h"
+
+typedef struct reuse_ev {
+  uint64_t rel;  /* completion cycle - step start */
+  uint32_t idx;  /* transaction in step order */
+  uint8_t phase; /* CS_PHASE_* */
+} reuse_ev;
+
+typedef struct reuse_rel {
+  uint32_t idx; /* transaction of the step whose share-tracker release is pending at the end */
+  uint64_t rel; /* release cycle - step start */
+} reuse_rel;
+
+typedef struct reuse_t0 reuse_t0;
+
+typedef struct reuse_step {
+  uint8_t *key;
+  size_t key_len;
+  uint64_t hash;
+  uint32_t n;    /* transactions */
+  dcin_txn *txn; /* as described, stamps relative to the start */
+  uint64_t *rsp; /* rsp inject cycle - start */
+  reuse_ev *ev;
+  uint32_t nev;
+  uint64_t len; /* end (next boundary) - start */
+  uint8_t *end; /* state string at the end (without injects) */
+  size_t end_len;
+  reuse_rel *rel;
+  uint32_t nrel;
+  reuse_t0 *t0; /* the T0 pointers it consulted */
+  uint32_t nt0;
+  dcin_stats delta;
+  struct reuse_step *next; /* hash chain */
+} reuse_step;
+
+typedef struct reuse_inj {
+  uint64_t id;
+  int32_t src_id, dst_id;
+  uint8_t src_die, dst_die, src_ip, dst_ip, is_read, burst;
+  int16_t src_node, dst_node;
+} reuse_inj;
+
+#define REUSE_BUCKETS 1024
+#define REUSE_MAX_BYTES ((size_t)256 << 20) /* recorded steps kept per engine */
+
+/* The recorded steps: per engine, or shared by the engines of one caller (cs_dcin_reuse_new);
+ * every key starts with the engine's configuration, so engines of other configurations share a
+ * cache without ever matching each other's steps. */
+struct cs_dcin_reuse {
+  reuse_step *tab[REUSE_BUCKETS];
+  size_t bytes;
+};
+
+struct dcin_reuse {
+  cs_dcin_reuse *cache;
+  bool own_cache;
+  /* boundary being collected */
+  bool buffering;
+  uint8_t *sig;
+  size_t sig_len, sig_cap, sig_state_len; /* state part, then injects */
+  reuse_inj *inj;
+  uint32_t ninj, cap_inj;
+  uint32_t *inj_map; /* open addressing over inj by request id: index or DCIN_NIL */
+  uint32_t inj_mask;
+  /* step being recorded (simulated) */
+  reuse_step *rec;
+  uint64_t rec_start;
+  dcin_stats rec_stats;
+  uint32_t *rec_slot; /* transaction slot per step index */
+  uint32_t *rec_t0;   /* slot-relative T0 pointers at the start of the recorded step */
+  uint32_t nt0_all;   /* T0 pointers of the engine: dies x nets x nodes x 2 */
+  uint32_t rec_described;
+  bool rec_ok;
+  /* step being replayed */
+  reuse_step *play;
+  uint64_t play_start;
+  uint32_t play_cursor;
+  bool play_open;     /* its end state is not yet applied */
+  uint64_t *play_ids; /* request id per step index */
+  uint32_t *play_map; /* open addressing: step index or DCIN_NIL */
+  uint32_t play_mask;
+  /* figures */
+  uint64_t steps_seen, steps_replayed, steps_recorded;
+};
+
+/* ---- byte strings ------------------------------------------------------------------------ */
+
+static bool sig_put(dcin_reuse *r, const void *p, size_t n) {
+  if (r->sig_len + n > r->sig_cap) {
+    size_t c = r->sig_cap ? r->sig_cap * 2 : 65536;
+    while (c < r->sig_len + n) c *= 2;
+    uint8_t *b = realloc(r->sig, c);
+    if (!b) return false;
+    r->sig = b;
+    r->sig_cap = c;
+  }
+  memcpy(r->sig + r->sig_len, p, n);
+  r->sig_len += n;
+  return true;
+}
+#define PUT(r, v) sig_put(r, &(v), sizeof(v))
+
+/* A token bucket as its future sees it: full (the level reaches the size by now, so the next
+ * refill caps it whatever its stamp), else the exact level and its stamp relative to now. */
+static bool put_bucket(dcin_reuse *r, double tok, uint64_t last, double rate, double cap,
+                       uint64_t now) {
+  uint8_t full =
+      rate <= 0 || tok >= cap || (now > last && tok + (double)(now - last) * rate >= cap);
+  bool ok = PUT(r, full);
+  if (!full) {
+    int64_t rel = (int64_t)last - (int64_t)now;
+    ok = ok && PUT(r, tok) && PUT(r, rel);
+  }
+  return ok;
+}
+
+static uint64_t phase_period(const dcin_sim *s) {
+  uint64_t p = (uint64_t)s->cfg.ip_scale * (uint64_t)s->cfg.net_scale;
+  uint64_t a = p, b = s->tick_den;
+  while (b) {
+    uint64_t t = a % b;
+    a = b;
+    b = t;
+  }
+  return p / a * s->tick_den;
+}
+
+static uint32_t t0_len(const dcin_die *d, int node, int dim) {
+  return d->rings[0][d->ring_of[node * 4 + (dim ? DCIN_TD : DCIN_TR)]].len;
+}
+
+/* The state string of the engine now, or false if the network is not quiet. */
+static bool reuse_sig(dcin_sim *s, dcin_reuse *r) {
+  r->sig_len = 0;
+  if (s->nflits || s->comp_n || s->active_txns) return false;
+  const dcin_cfg *c = &s->cfg;
+  uint64_t now = s->cyc, phase = now % phase_period(s);
+  /* the configuration first: a shared cache holds steps of other configurations too */
+  int shape[2] = {s->ndies, s->nlinks};
+  uint64_t ticks[2] = {s->tick_num, s->tick_den};
+  bool ok = PUT(r, s->cfg) && PUT(r, s->lcfg) && PUT(r, shape) && PUT(r, ticks) &&
+            sig_put(r, s->links, sizeof s->links[0] * (size_t)s->nlinks) && PUT(r, phase);
+  if (c->ddr_r_var) ok = ok && PUT(r, s->rng);
+  for (int i = 0; i < 2 * s->nlinks; i++) {
+    const dcin_axi *a = &s->axi[i];
+    if (a->busy) return false;
+    for (int ch = 0; ch < DCIN_NUM_AXI; ch++)
+      ok = ok && put_bucket(r, a->tok[ch], a->last[ch], s->lcfg.axi_rate, s->lcfg.axi_cap, now);
+  }
+  for (int di = 0; di < s->ndies && ok; di++) {
+    const dcin_die *d = &s->dies[di];
+    uint32_t n = d->sn_release.n;
+    ok = ok && PUT(r, n);
+    uint32_t k = 0;
+    for (uint32_t t = n ? d->sn_release.head : DCIN_NIL; t != DCIN_NIL && k < n;
+         t = s->txns[t].next_wait, k++) {
+      const dcin_txn *x = &s->txns[t];
+      int64_t rel = (int64_t)x->release_at - (int64_t)now;
+      ok = ok && PUT(r, rel) && PUT(r, x->dst_node) && PUT(r, x->dst_ip) && PUT(r, x->burst);
+    }
+    for (size_t w = 0; w < (size_t)DCIN_NUM_NETS * c->nodes * 2 * d->t0_words; w++)
+      if (d->t0_bits[w]) return false;
+    for (int net = 0; net < DCIN_NUM_NETS && ok; net++)
+      for (int node = 0; node < c->nodes && ok; node++) {
+        const dcin_node *nd = &d->nodes[net][node];
+        for (int l = 0; l < 4; l++)
+          if (nd->itag_out[l]) return false;
+        /* the T0 pointers are not here: see reuse_t0 */
+        ok = PUT(r, nd->iq_rr) && PUT(r, nd->rb_rr) && PUT(r, nd->eq_rr) && PUT(r, nd->ue) &&
+             PUT(r, nd->rel_pending) && PUT(r, nd->rel_now) && PUT(r, nd->itag_req);
+      }
+    for (int k2 = 0; k2 < c->nodes * DCIN_NUM_IPS && ok; k2++) {
+      const dcin_ip *ip = &d->ips[k2];
+      if (ip->rd_wait.n || ip->wr_wait.n || ip->busy) return false;
+      int trk[8] = {ip->rd_trk, ip->wr_trk,    ip->rdb,    ip->wdb,
+                    ip->ro_trk, ip->share_trk, ip->sn_wdb, ip->sn_rdb};
+      ok = PUT(r, trk) && put_bucket(r, ip->tx_tok, ip->tx_last, ip->rate, ip->cap, now) &&
+           put_bucket(r, ip->rx_tok, ip->rx_last, ip->rate, ip->cap, now);
+    }
+  }
+  return ok;
+}
+
+/* Writes a state string made by reuse_sig (at another time) into the engine at cycle now. */
+#define GET(p, v) (memcpy(&(v), p, sizeof(v)), p += sizeof(v))
+static void get_bucket(const uint8_t **pp, double *tok, uint64_t *last, double cap, uint64_t now) {
+  const uint8_t *p = *pp;
+  uint8_t full;
+  GET(p, full);
+  if (full) {
+    *tok = cap;
+    *last = now;
+  } else {
+    int64_t rel;
+    GET(p, *tok);
+    GET(p, rel);
+    *last = (uint64_t)((int64_t)now + rel);
+  }
+  *pp = p;
+}
+
+static void reuse_apply(dcin_sim *s, const uint8_t *p, uint64_t now) {
+  const dcin_cfg *c = &s->cfg;
+  uint64_t phase;
+  p += sizeof s->cfg + sizeof s->lcfg + 2 * sizeof(int) + 2 * sizeof(uint64_t) +
+       sizeof s->links[0] * (size_t)s->nlinks;
+  GET(p, phase);
+  if (c->ddr_r_var) GET(p, s->rng);
+  for (int i = 0; i < 2 * s->nlinks; i++) {
+    dcin_axi *a = &s->axi[i];
+    for (int ch = 0; ch < DCIN_NUM_AXI; ch++)
+      get_bucket(&p, &a->tok[ch], &a->last[ch], s->lcfg.axi_cap, now);
+  }
+  for (int di = 0; di < s->ndies; di++) {
+    dcin_die *d = &s->dies[di];
+    uint32_t n;
+    GET(p, n);
+    /* the releases themselves are rebuilt from the step record; skip their key form */
+    p += (size_t)n * (sizeof(int64_t) + sizeof(int16_t) + sizeof(uint8_t) + sizeof(uint16_t));
+    d->nrel = 0;
+    for (int net = 0; net < DCIN_NUM_NETS; net++)
+      for (int node = 0; node < c->nodes; node++) {
+        dcin_node *nd = &d->nodes[net][node];
+        GET(p, nd->iq_rr);
+        GET(p, nd->rb_rr);
+        GET(p, nd->eq_rr);
+        GET(p, nd->ue);
+        GET(p, nd->rel_pending);
+        GET(p, nd->rel_now);
+        GET(p, nd->itag_req);
+        nd->rel_pmask = nd->rel_nmask = 0;
+        for (int i = 0; i < 12; i++) {
+          if ((&nd->rel_pending[0][0])[i]) nd->rel_pmask |= (uint16_t)(1u << i);
+          if ((&nd->rel_now[0][0])[i]) nd->rel_nmask |= (uint16_t)(1u << i);
+        }
+        nd->rel_any = (nd->rel_pmask | nd->rel_nmask) != 0;
+        if (nd->rel_any) d->rel_list[d->nrel++] = nd;
+      }
+    for (int k = 0; k < c->nodes * DCIN_NUM_IPS; k++) {
+      dcin_ip *ip = &d->ips[k];
+      int trk[8];
+      GET(p, trk);
+      ip->rd_trk = trk[0], ip->wr_trk = trk[1], ip->rdb = trk[2], ip->wdb = trk[3];
+      ip->ro_trk = trk[4], ip->share_trk = trk[5], ip->sn_wdb = trk[6], ip->sn_rdb = trk[7];
+      get_bucket(&p, &ip->tx_tok, &ip->tx_last, ip->cap, now);
+      get_bucket(&p, &ip->rx_tok, &ip->rx_last, ip->cap, now);
+    }
+  }
+  s->netcyc_of = DCIN_NO_CYCLE;
+}
+
+/* T0 pointers index ring slots, whose ids rotate with the clock, so their value relative to the
+ * slots differs from step to step even when nothing uses them.  They matter only where a T0 flit
+ * is arbitrated, which the engine notes (dcin_die.t0_read).  A recorded step keeps the pointers it
+ * consulted, in slot-relative form, at its start and end: a later step matches only if those are
+ * equal now, and gets their end values; the others are left alone, as simulating would. */
+struct reuse_t0 {
+  uint32_t at;         /* die * (nets * nodes * 2) + (net * nodes + node) * 2 + dim */
+  uint32_t start, end; /* (pointer + NoC cycle + 1) mod ring length */
+};
+
+static uint32_t t0_canon(const dcin_sim *s, uint32_t at, uint64_t now) {
+  uint32_t per = DCIN_NUM_NETS * (uint32_t)s->cfg.nodes * 2, k = at % per;
+  const dcin_die *d = &s->dies[at / per];
+  int node = (int)(k / 2 % (uint32_t)s->cfg.nodes), dim = (int)(k % 2);
+  const dcin_node *nd = &d->nodes[k / 2 / (uint32_t)s->cfg.nodes][node];
+  uint32_t len = t0_len(d, node, dim);
+  uint64_t netcyc1 = now / (uint64_t)s->cfg.net_scale + 1;
+  return (uint32_t)((nd->t0_ptr[dim] % len + netcyc1) % len);
+}
+
+static void t0_set(dcin_sim *s, uint32_t at, uint32_t canon, uint64_t now) {
+  uint32_t per = DCIN_NUM_NETS * (uint32_t)s->cfg.nodes * 2, k = at % per;
+  dcin_die *d = &s->dies[at / per];
+  int node = (int)(k / 2 % (uint32_t)s->cfg.nodes), dim = (int)(k % 2);
+  dcin_node *nd = &d->nodes[k / 2 / (uint32_t)s->cfg.nodes][node];
+  uint32_t len = t0_len(d, node, dim);
+  uint64_t netcyc1 = now / (uint64_t)s->cfg.net_scale + 1;
+  nd->t0_ptr[dim] = (uint32_t)((canon + len - netcyc1 % len) % len);
+}
+
+/* ---- the cache ------------------------------------------------------------------------------ */
+
+/* Hash of a state string, eight bytes at a time (equal strings are confirmed with memcmp). */
+static uint64_t fnv(const uint8_t *p, size_t n) {
+  uint64_t h = 0xcbf29ce484222325ULL;
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t w;
+    memcpy(&w, p + i, 8);
+    h = (h ^ w) * 0x100000001b3ULL;
+    h ^= h >> 29;
+  }
+  for (; i < n; i++) h = (h ^ p[i]) * 0x100000001b3ULL;
+  return h;
+}
+
+static void step_free(reuse_step *x) {
+  if (!x) return;
+  free(x->key);
+  free(x->txn);
+  free(x->rsp);
+  free(x->ev);
+  free(x->end);
+  free(x->rel);
+  free(x->t0);
+  free(x);
+}
+
+cs_dcin_reuse *cs_dcin_reuse_new(void) { return calloc(1, sizeof(cs_dcin_reuse)); }
+
+void cs_dcin_reuse_free(cs_dcin_reuse *c) {
+  if (!c) return;
+  for (int b = 0; b < REUSE_BUCKETS; b++)
+    for (reuse_step *x = c->tab[b], *nx; x; x = nx) nx = x->next, step_free(x);
+  free(c);
+}
+
+void dcin_reuse_free(dcin_sim *s) {
+  dcin_reuse *r = s->reuse;
+  if (!r) return;
+  if (r->own_cache) cs_dcin_reuse_free(r->cache);
+  step_free(r->rec); /* being recorded: not in the cache yet */
+  free(r->sig);
+  free(r->inj);
+  free(r->inj_map);
+  free(r->rec_slot);
+  free(r->rec_t0);
+  free(r->play_ids);
+  free(r->play_map);
+  free(r);
+  s->reuse = NULL;
+}
+
+void dcin_reuse_figures(const dcin_sim *s, uint64_t *seen, uint64_t *replayed, uint64_t *recorded) {
+  const dcin_reuse *r = s->reuse;
+  *seen = r ? r->steps_seen : 0;
+  *replayed = r ? r->steps_replayed : 0;
+  *recorded = r ? r->steps_recorded : 0;
+}
+
+static void stats_sub(dcin_stats *out, const dcin_stats *a, const dcin_stats *b) {
+  const uint64_t *pa = (const uint64_t *)a, *pb = (const uint64_t *)b;
+  uint64_t *po = (uint64_t *)out;
+  for (size_t i = 0; i < sizeof *a / sizeof(uint64_t); i++) po[i] = pa[i] - pb[i];
+}
+static void stats_add(dcin_stats *io, const dcin_stats *d) {
+  const uint64_t *pd = (const uint64_t *)d;
+  uint64_t *po = (uint64_t *)io;
+  for (size_t i = 0; i < sizeof *io / sizeof(uint64_t); i++) po[i] += pd[i];
+}
+_Static_assert(sizeof(dcin_stats) % sizeof(uint64_t) == 0, "dcin_stats holds only uint64_t");
+
+static void shift_stamps(dcin_txn *x, int64_t by) {
+  uint64_t *st[] = {&x->t_inject,    &x->t_reserve,    &x->t_req_noc,   &x->t_sn_req,
+                    &x->t_req_done,  &x->t_rsp_inject, &x->t_dbid_rn,   &x->t_data_noc,
+                    &x->t_wdata_gen, &x->t_data_done,  &x->t_wdata_d2d, &x->t_final,
+                    &x->t_cmd_end,   &x->gate_base,    &x->release_at};
+  for (size_t i = 0; i < sizeof st / sizeof st[0]; i++)
+    if (*st[i] != DCIN_NO_CYCLE) *st[i] = (uint64_t)((int64_t)*st[i] + by);
+}
+
+/* Ends the recording at a boundary whose state string (r->sig, state part) was just taken:
+ * stores the step if everything it needs was seen and the end is quiet. */
+static void rec_finish(dcin_sim *s, dcin_reuse *r, bool quiet) {
+  reuse_step *x = r->rec;
+  r->rec = NULL;
+  if (!x) return;
+  bool ok = r->rec_ok && quiet && r->rec_described == x->n && r->cache->bytes < REUSE_MAX_BYTES;
+  for (uint32_t i = 0; ok && i < x->n; i++) ok = x->rsp[i] != DCIN_NO_CYCLE;
+  /* pending releases at the end must all belong to this step */
+  uint32_t nrel = 0;
+  for (int di = 0; ok && di < s->ndies; di++) nrel += s->dies[di].sn_release.n;
+  if (ok && nrel) {
+    x->rel = malloc(sizeof *x->rel * nrel);
+    ok = x->rel != NULL;
+    for (int di = 0; ok && di < s->ndies; di++) {
+      const dcin_die *d = &s->dies[di];
+      uint32_t k = 0;
+      for (uint32_t t = d->sn_release.n ? d->sn_release.head : DCIN_NIL;
+           ok && t != DCIN_NIL && k < d->sn_release.n; t = s->txns[t].next_wait, k++) {
+        uint32_t idx = s->txns[t].step_idx;
+        ok = idx < x->n && r->rec_slot[idx] == t;
+        if (ok) x->rel[x->nrel++] = (reuse_rel){idx, s->txns[t].release_at - r->rec_start};
+      }
+    }
+  }
+  uint32_t per = DCIN_NUM_NETS * (uint32_t)s->cfg.nodes * 2;
+  for (uint32_t a = 0; ok && a < r->nt0_all; a++)
+    if (s->dies[a / per].t0_read[a % per]) {
+      if (x->nt0 % 64 == 0) {
+        reuse_t0 *n = realloc(x->t0, sizeof *n * (x->nt0 + 64));
+        if (!n) {
+          ok = false;
+          break;
+        }
+        x->t0 = n;
+      }
+      x->t0[x->nt0++] = (reuse_t0){a, r->rec_t0[a], t0_canon(s, a, s->cyc)};
+    }
+  if (ok) {
+    x->end = malloc(r->sig_len ? r->sig_len : 1);
+    ok = x->end != NULL;
+    if (ok) memcpy(x->end, r->sig, r->sig_len), x->end_len = r->sig_len;
+  }
+  for (uint32_t i = 0; i < x->n; i++) /* forget the step indices of the slots */
+    if (r->rec_slot[i] != DCIN_NIL && s->txns[r->rec_slot[i]].step_idx == i)
+      s->txns[r->rec_slot[i]].step_idx = DCIN_NIL;
+  if (!ok) {
+    step_free(x);
+    return;
+  }
+  x->len = s->cyc - r->rec_start;
+  stats_sub(&x->delta, &s->st, &r->rec_stats);
+  size_t b = x->hash % REUSE_BUCKETS;
+  x->next = r->cache->tab[b];
+  r->cache->tab[b] = x;
+  r->cache->bytes += x->key_len + x->end_len + (size_t)x->n * (sizeof *x->txn + sizeof *x->rsp) +
+                     (size_t)x->nev * sizeof *x->ev;
+  r->steps_recorded++;
+}
+
+/* ---- the hooks ---------------------------------------------------------------------------- */
+
+static uint32_t play_find(const dcin_reuse *r, uint64_t id);
+#define play_find_c play_find
+
+static dcin_reuse *reuse_new(cs_dcin_reuse *cache) {
+  dcin_reuse *r = calloc(1, sizeof *r);
+  if (!r) return NULL;
+  r->cache = cache ? cache : cs_dcin_reuse_new();
+  r->own_cache = cache == NULL;
+  if (!r->cache) {
+    free(r);
+    return NULL;
+  }
+  return r;
+}
+
+static dcin_reuse *reuse_of(dcin_sim *s) {
+  if (!s->reuse) s->reuse = reuse_new(NULL);
+  return s->reuse;
+}
+
+int dcin_reuse_attach(dcin_sim *s, cs_dcin_reuse *c) {
+  if (s->reuse) return -1; /* only before the first request */
+  s->reuse = reuse_new(c);
+  return s->reuse ? 0 : -1;
+}
+
+static uint32_t id_hash(uint64_t id, uint32_t mask) {
+  return (uint32_t)(id * 0x9e3779b97f4a7c15ULL >> 32) & mask;
+}
+
+/* The request is waiting in the step being collected or belongs to the step being replayed. */
+bool dcin_reuse_has(const dcin_sim *s, uint64_t id) {
+  const dcin_reuse *r = s->reuse;
+  if (!r) return false;
+  if (r->buffering && r->inj_map)
+    for (uint32_t h = id_hash(id, r->inj_mask);; h = (h + 1) & r->inj_mask) {
+      if (r->inj_map[h] == DCIN_NIL) break;
+      if (r->inj[r->inj_map[h]].id == id) return true;
+    }
+  return r->play && r->play_open && play_find_c(r, id) != DCIN_NIL;
+}
+
+/* op_inject, for a request: true when the request was taken into the step being collected (the
+ * caller then does nothing else); false to inject it at once (reuse off or network not quiet). */
+bool dcin_reuse_take(dcin_sim *s, uint64_t id, int src_id, int dst_id, int src_die, int src_node,
+                     int src_ip, int dst_die, int dst_node, int dst_ip, bool is_read, int burst) {
+  if (s->reuse_off || s->check_each_cycle || s->trace) return false;
+  dcin_reuse *r = reuse_of(s);
+  if (!r) return false;
+  if (!r->buffering) {
+    if (r->play && r->play_open) return false; /* cannot happen: the step is not over */
+    r->play = NULL;
+    bool quiet = reuse_sig(s, r);
+    rec_finish(s, r, quiet);
+    if (!quiet) return false;
+    r->sig_state_len = r->sig_len;
+    r->buffering = true;
+    r->ninj = 0;
+    if (r->inj_map) memset(r->inj_map, 0xff, sizeof *r->inj_map * ((size_t)r->inj_mask + 1));
+    r->steps_seen++;
+  }
+  if (r->ninj == r->cap_inj) {
+    uint32_t c = r->cap_inj ? r->cap_inj * 2 : 1024;
+    reuse_inj *n = realloc(r->inj, sizeof *n * c);
+    if (n) r->inj = n;
+    uint32_t *m = realloc(r->inj_map, sizeof *m * 2 * c);
+    if (m) r->inj_map = m;
+    if (!n || !m) return false; /* the buffered ones are flushed first: order is kept */
+    r->cap_inj = c;
+    r->inj_mask = 2 * c - 1;
+    memset(m, 0xff, sizeof *m * 2 * c);
+    for (uint32_t i = 0; i < r->ninj; i++) {
+      uint32_t h = id_hash(r->inj[i].id, r->inj_mask);
+      while (m[h] != DCIN_NIL) h = (h + 1) & r->inj_mask;
+      m[h] = i;
+    }
+  }
+  uint32_t h = id_hash(id, r->inj_mask);
+  while (r->inj_map[h] != DCIN_NIL) h = (h + 1) & r->inj_mask;
+  r->inj_map[h] = r->ninj;
+  r->inj[r->ninj++] = (reuse_inj){id,
+                                  src_id,
+                                  dst_id,
+                                  (uint8_t)src_die,
+                                  (uint8_t)dst_die,
+                                  (uint8_t)src_ip,
+                                  (uint8_t)dst_ip,
+                                  (uint8_t)is_read,
+                                  (uint8_t)burst,
+                                  (int16_t)src_node,
+                                  (int16_t)dst_node};
+  return true;
+}
+
+static reuse_step *lookup(const dcin_sim *s, dcin_reuse *r, uint64_t h) {
+  for (reuse_step *x = r->cache->tab[h % REUSE_BUCKETS]; x; x = x->next) {
+    if (x->hash != h || x->key_len != r->sig_len || memcmp(x->key, r->sig, r->sig_len)) continue;
+    bool same = true;
+    for (uint32_t i = 0; same && i < x->nt0; i++)
+      same = t0_canon(s, x->t0[i].at, s->cyc) == x->t0[i].start;
+    if (same) return x;
+  }
+  return NULL;
+}
+
+static uint32_t play_find(const dcin_reuse *r, uint64_t id);
+static uint32_t play_find(const dcin_reuse *r, uint64_t id) {
+  if (!r->play || !r->play_map) return DCIN_NIL;
+  for (uint32_t h = (uint32_t)(id * 0x9e3779b97f4a7c15ULL >> 32) & r->play_mask;;
+       h = (h + 1) & r->play_mask) {
+    uint32_t v = r->play_map[h];
+    if (v == DCIN_NIL) return DCIN_NIL;
+    if (r->play_ids[v] == id) return v;
+  }
+}
+
+static bool play_begin(dcin_sim *s, dcin_reuse *r, reuse_step *x) {
+  uint32_t cap = 1;
+  while (cap < 2 * x->n) cap *= 2;
+  uint64_t *ids = realloc(r->play_ids, sizeof *ids * x->n);
+  if (ids) r->play_ids = ids;
+  uint32_t *map = realloc(r->play_map, sizeof *map * cap);
+  if (map) r->play_map = map;
+  if (!ids || !map) return false;
+  memset(map, 0xff, sizeof *map * cap);
+  r->play_mask = cap - 1;
+  r->play = x;
+  for (uint32_t i = 0; i < x->n; i++) {
+    uint64_t id = r->inj[i].id;
+    if (dcin_txn_find(s, id) != DCIN_NIL || play_find(r, id) != DCIN_NIL) {
+      r->play = NULL;
+      return false; /* a repeated id: let the normal path report it */
+    }
+    ids[i] = id;
+    uint32_t h = (uint32_t)(id * 0x9e3779b97f4a7c15ULL >> 32) & r->play_mask;
+    while (map[h] != DCIN_NIL) h = (h + 1) & r->play_mask;
+    map[h] = i;
+  }
+  r->play_start = s->cyc;
+  r->play_cursor = 0;
+  r->play_open = true;
+  s->active_txns += x->n;
+  r->steps_replayed++;
+  return true;
+}
+
+/* Before any other operation: the collected step is either replayed or injected for real (and
+ * recorded).  Returns non-zero with err set if a real injection fails. */
+int dcin_reuse_flush(dcin_sim *s, cs_err *err) {
+  dcin_reuse *r = s->reuse;
+  if (!r || !r->buffering) return 0;
+  r->buffering = false;
+  for (uint32_t i = 0; i < r->ninj; i++) {
+    const reuse_inj *q = &r->inj[i];
+    uint8_t b[8] = {q->src_die, q->dst_die, q->src_ip, q->dst_ip, q->is_read, q->burst, 0, 0};
+    if (!sig_put(r, b, sizeof b) || !PUT(r, q->src_node) || !PUT(r, q->dst_node)) {
+      r->sig_len = 0;
+      break;
+    }
+  }
+  uint64_t h = fnv(r->sig, r->sig_len);
+  reuse_step *hit = r->sig_len ? lookup(s, r, h) : NULL;
+  if (hit && hit->n == r->ninj && play_begin(s, r, hit)) return 0;
+  /* simulate, recording */
+  /* a step whose record alone would pass a quarter of the budget is simulated without one */
+  size_t need = (size_t)r->ninj * (sizeof(dcin_txn) + sizeof(uint64_t) + 2 * sizeof(reuse_ev));
+  bool room = r->cache->bytes + need <= REUSE_MAX_BYTES && need <= REUSE_MAX_BYTES / 4;
+  reuse_step *x = r->sig_len && room ? calloc(1, sizeof *x) : NULL;
+  if (x) {
+    x->key = malloc(r->sig_len);
+    x->txn = malloc(sizeof *x->txn * (r->ninj ? r->ninj : 1));
+    x->rsp = malloc(sizeof *x->rsp * (r->ninj ? r->ninj : 1));
+    uint32_t *slot = realloc(r->rec_slot, sizeof *slot * (r->ninj ? r->ninj : 1));
+    if (slot) r->rec_slot = slot;
+    if (!x->key || !x->txn || !x->rsp || !slot) {
+      step_free(x);
+      x = NULL;
+    } else {
+      memcpy(x->key, r->sig, r->sig_len);
+      x->key_len = r->sig_len;
+      x->hash = h;
+      x->n = r->ninj;
+      for (uint32_t i = 0; i < x->n; i++) x->rsp[i] = DCIN_NO_CYCLE, slot[i] = DCIN_NIL;
+    }
+  }
+  if (x && !r->rec_t0) {
+    r->nt0_all = (uint32_t)s->ndies * DCIN_NUM_NETS * (uint32_t)s->cfg.nodes * 2;
+    r->rec_t0 = malloc(sizeof *r->rec_t0 * r->nt0_all);
+    for (int di = 0; di < s->ndies; di++)
+      if (!s->dies[di].t0_read) s->dies[di].t0_read = calloc(r->nt0_all / (uint32_t)s->ndies, 1);
+  }
+  for (int di = 0; x && r->rec_t0 && di < s->ndies; di++)
+    if (!s->dies[di].t0_read) {
+      step_free(x);
+      x = NULL;
+    }
+  if (x && !r->rec_t0) {
+    step_free(x);
+    x = NULL;
+  }
+  if (x) {
+    uint32_t per = r->nt0_all / (uint32_t)s->ndies;
+    for (uint32_t a = 0; a < r->nt0_all; a++) r->rec_t0[a] = t0_canon(s, a, s->cyc);
+    for (int di = 0; di < s->ndies; di++) memset(s->dies[di].t0_read, 0, per);
+  }
+  r->rec = x;
+  r->rec_start = s->cyc;
+  r->rec_stats = s->st;
+  r->rec_described = 0;
+  r->rec_ok = x != NULL;
+  for (uint32_t i = 0; i < r->ninj; i++) {
+    const reuse_inj *q = &r->inj[i];
+    int t = dcin_inject_phys(s, q->id, q->src_die, q->src_node, q->src_ip, q->dst_die, q->dst_node,
+                             q->dst_ip, q->is_read, q->burst, err);
+    if (t < 0) {
+      r->rec_ok = false;
+      return t;
+    }
+    s->txns[t].src_id = q->src_id;
+    s->txns[t].dst_id = q->dst_id;
+    if (x) {
+      s->txns[t].step_idx = i;
+      r->rec_slot[i] = (uint32_t)t;
+    }
+  }
+  return 0;
+}
+
+bool dcin_reuse_playing(const dcin_sim *s) { return s->reuse && s->reuse->play_open; }
+
+/* Replay: the next completion cycle, DCIN_NO_CYCLE when the step is over. */
+uint64_t dcin_reuse_next(const dcin_sim *s) {
+  const dcin_reuse *r = s->reuse;
+  if (!r->play_open || r->play_cursor >= r->play->nev) return DCIN_NO_CYCLE;
+  return r->play_start + r->play->ev[r->play_cursor].rel;
+}
+
+void dcin_comp_push(dcin_sim *s, uint64_t id, uint8_t phase);
+
+/* Replay: hands out every completion of cycle c and leaves the clock right after it; after the
+ * last one, writes the step's end state into the engine. */
+void dcin_reuse_deliver(dcin_sim *s, uint64_t c) {
+  dcin_reuse *r = s->reuse;
+  reuse_step *x = r->play;
+  s->cyc = c;
+  while (r->play_cursor < x->nev && r->play_start + x->ev[r->play_cursor].rel == c) {
+    const reuse_ev *e = &x->ev[r->play_cursor++];
+    dcin_comp_push(s, r->play_ids[e->idx], e->phase);
+    if (e->phase == CS_PHASE_FINAL && s->active_txns) s->active_txns--;
+  }
+  s->cyc = c + 1;
+  if (r->play_cursor < x->nev) return;
+  /* the end: releases of earlier steps are all due inside it (recorded that way), this step's
+   * pending ones are rebuilt, then the recorded state is written */
+  uint64_t end = r->play_start + x->len;
+  for (int di = 0; di < s->ndies; di++) {
+    dcin_die *d = &s->dies[di];
+    while (d->sn_release.n) {
+      uint32_t t = dcin_wait_pop(s, &d->sn_release);
+      s->txns[t].in_release = 0;
+      dcin_txn_try_free(s, t);
+    }
+  }
+  for (uint32_t i = 0; i < x->nrel; i++) {
+    const dcin_txn *src = &x->txn[x->rel[i].idx];
+    uint32_t t;
+    cs_err e;
+    if (dcin_txn_new(s, r->play_ids[x->rel[i].idx], &t, &e)) {
+      if (!s->fault[0]) snprintf(s->fault, sizeof s->fault, "step replay: %.200s", e.msg);
+      break;
+    }
+    uint64_t id = s->txns[t].request_id;
+    s->txns[t] = *src;
+    s->txns[t].request_id = id;
+    shift_stamps(&s->txns[t], (int64_t)r->play_start);
+    s->txns[t].in_release = 1;
+    s->txns[t].described = 1;
+    s->txns[t].live = 0;
+    s->txns[t].step_idx = DCIN_NIL;
+    s->txns[t].release_at = r->play_start + x->rel[i].rel;
+    dcin_wait_push(s, &s->dies[src->dst_die].sn_release, t);
+  }
+  reuse_apply(s, x->end, end);
+  for (uint32_t i = 0; i < x->nt0; i++) t0_set(s, x->t0[i].at, x->t0[i].end, end);
+  stats_add(&s->st, &x->delta);
+  s->cyc = end;
+  r->play_open = false;
+}
+
+/* Replay: the driver's rsp for request id; it must come when it came in the recorded run. */
+int dcin_reuse_rsp(dcin_sim *s, uint64_t id, int src_id, int dst_id, bool *handled, cs_err *err) {
+  dcin_reuse *r = s->reuse;
+  *handled = false;
+  uint32_t i = r ? play_find(r, id) : DCIN_NIL;
+  if (i == DCIN_NIL) return 0;
+  *handled = true;
+  const reuse_inj *q = &r->inj[i];
+  if (src_id != q->dst_id || dst_id != q->src_id)
+    return cs_err_set(err, CS_ECONSTRAINT,
+                      "C10: rsp of request %llu goes %d->%d, the req went %d->%d",
+                      (unsigned long long)id, src_id, dst_id, q->src_id, q->dst_id);
+  if (s->cyc - r->play_start != r->play->rsp[i])
+    return cs_err_set(err, CS_EINTERNAL,
+                      "request %llu: rsp injected at another time than in the step it replays",
+                      (unsigned long long)id);
+  return 0;
+}
+
+/* describe(): the recorded transaction of a replayed step, shifted; false if id is not one. */
+bool dcin_reuse_describe(const dcin_sim *s, uint64_t id, cs_txn_record *rec) {
+  const dcin_reuse *r = s->reuse;
+  uint32_t i = r ? play_find(r, id) : DCIN_NIL;
+  if (i == DCIN_NIL) return false;
+  dcin_txn x = r->play->txn[i];
+  shift_stamps(&x, (int64_t)r->play_start);
+  dcin_describe_from(s, &x, rec);
+  return true;
+}
+
+/* Recording: completions found in cycle c, the rsp of a transaction, its description. */
+void dcin_reuse_note_completions(dcin_sim *s, uint64_t c) {
+  dcin_reuse *r = s->reuse;
+  if (!r || !r->rec || !r->rec_ok) return;
+  reuse_step *x = r->rec;
+  for (size_t k = 0; k < s->comp_n; k++) {
+    const cs_completion *cp = &s->comp[(s->comp_head + k) % s->comp_cap];
+    uint32_t t = dcin_txn_find(s, cp->request_id);
+    uint32_t idx = t == DCIN_NIL ? DCIN_NIL : s->txns[t].step_idx;
+    if (idx >= x->n) {
+      r->rec_ok = false;
+      return;
+    }
+    if (x->nev % 1024 == 0) {
+      reuse_ev *n = realloc(x->ev, sizeof *n * (x->nev + 1024));
+      if (!n) {
+        r->rec_ok = false;
+        return;
+      }
+      x->ev = n;
+    }
+    x->ev[x->nev++] = (reuse_ev){c - r->rec_start, idx, cp->phase};
+  }
+}
+
+void dcin_reuse_note_rsp(dcin_sim *s, uint32_t t) {
+  dcin_reuse *r = s->reuse;
+  if (!r || !r->rec) return;
+  uint32_t idx = s->txns[t].step_idx;
+  if (idx < r->rec->n && r->rec_slot[idx] == t) r->rec->rsp[idx] = s->cyc - r->rec_start;
+}
+
+void dcin_reuse_note_describe(dcin_sim *s, uint32_t t) {
+  dcin_reuse *r = s->reuse;
+  if (!r || !r->rec) return;
+  uint32_t idx = s->txns[t].step_idx;
+  if (idx >= r->rec->n || r->rec_slot[idx] != t) return;
+  if (!s->txns[t].done_final) {
+    r->rec_ok = false; /* described before its end: a stop report, not a step to keep */
+    return;
+  }
+  dcin_txn *x = &r->rec->txn[idx];
+  *x = s->txns[t];
+  shift_stamps(x, -(int64_t)r->rec_start);
+  x->step_idx = DCIN_NIL;
+  r->rec_described++;
+}
