@@ -118,6 +118,19 @@ int cs_sweep_plan_make(const cs_sweep *sw, cs_store *st, const cs_sweep_plan_opt
  * that failed to load, clear rows to rerun, note the sweep, flush. */
 int cs_sweep_plan_apply(const cs_sweep *sw, cs_store *st, const cs_sweep_plan *plan, cs_err *err);
 void cs_sweep_plan_free(cs_sweep_plan *plan);
+/* The /jobs row of sweep job j with the given /txlog reservation (what the structural step
+ * writes; commsweep repair rebuilds damaged rows with it). */
+void cs_sweep_job_row(const cs_sweep *sw, const cs_sweep_job *j, uint64_t reserved_offset,
+                      uint64_t reserved_count, cs_store_job_row *row);
+/* What applying the plan changes in the file: CS_PLAN_CHANGES_LAYOUT (extents, /jobs rows,
+ * reservations: done on a staged copy, cs_store_open CS_STORE_STAGE) and/or
+ * CS_PLAN_CHANGES_ROWS (result rows rewritten in existing space: safe in place); 0 when nothing
+ * (every job cached, or only pending rows to rerun). */
+enum { CS_PLAN_CHANGES_LAYOUT = 1, CS_PLAN_CHANGES_ROWS = 2 };
+int cs_sweep_plan_changes(const cs_sweep *sw, const cs_sweep_plan *plan);
+/* The row part of cs_sweep_plan_apply only (no extents, no /jobs, no attributes), then flush. */
+int cs_sweep_plan_apply_rows(const cs_sweep *sw, cs_store *st, const cs_sweep_plan *plan,
+                             cs_err *err);
 
 /* Runs one item and writes its row (and slice).  A job error is a `failed` row, not an error
  * return; the return is non-zero only when the row could not be written. *failed tells which. */

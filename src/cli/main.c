@@ -19,6 +19,7 @@ static const command commands[] = {
     {"show", cs_cli_show, "print the results of an HDF5 file as a table, with filters"},
     {"export", cs_cli_export, "export a job's transaction records as JSON lines"},
     {"schema", cs_cli_schema, "print the columns of the HDF5 file (units, meanings)"},
+    {"repair", cs_cli_repair, "rebuild a damaged HDF5 file, keeping every row that verifies"},
     {NULL, NULL, NULL}};
 
 static void usage(FILE *f) {

@@ -30,7 +30,9 @@ struct cs_store {
   hid_t t_job, t_result, t_txn;
   hid_t dxpl;                 /* independent MPI-IO in a parallel store, else H5P_DEFAULT */
   bool parallel, writable;
+  bool staged;                /* CS_STORE_STAGE: a private copy, renamed over final_path */
   uint64_t rows, txlog_len;
+  char stage_path[4096], final_path[4096];
 };
 
 #endif

@@ -1,11 +1,13 @@
 /* cs_sweep_run: the whole sweep on every rank of a communicator (sweep.h has the phases).
  * Every failure before the work phase is decided on rank 0 and broadcast with its message, so
  * all ranks return the same code; a failing job is a row, never a failed sweep. */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
 #include <time.h>
+#include <sys/stat.h>
 
 #include "commsweep/store.h"
 #include "commsweep/sweep.h"
@@ -96,25 +98,52 @@ static int prepare(const cs_sweep_options *opt, FILE *out, cs_sweep *sw, cs_swee
   }
   if ((rc = cs_store_lock(opt->out_path, sw->name, opt->break_lock, err))) return rc;
   *locked = true;
-  /* The structural step is the one window in which a dying process could leave the file's
-   * metadata half written: termination signals wait until it is flushed and closed. */
+  /* Termination signals wait until the file is laid out (a SIGKILL cannot wait, which is why
+   * the layout is built on a staged copy). */
   sigset_t stop, old;
   sigemptyset(&stop);
   sigaddset(&stop, SIGTERM);
   sigaddset(&stop, SIGINT);
   sigaddset(&stop, SIGHUP);
   sigprocmask(SIG_BLOCK, &stop, &old);
-  if (!(rc = cs_store_open(opt->out_path, CS_STORE_WRITE, &st, err))) {
-    if (!(rc = cs_sweep_plan_make(sw, st, &popt, plan, err)))
+  /* Matching reads the file as it is; only what the plan changes is written, and a change of
+   * layout goes through a staged copy renamed over the file once complete (store.h), so no
+   * moment of the step leaves a file that has lost rows.  A fully cached sweep writes
+   * nothing (a read-only file is fine). */
+  struct stat sb;
+  bool fresh = stat(opt->out_path, &sb) != 0 || sb.st_size == 0;
+  if (!fresh) rc = cs_store_open(opt->out_path, CS_STORE_READ, &st, err);
+  if (!rc) rc = cs_sweep_plan_make(sw, st, &popt, plan, err);
+  if (rc == CS_EIO && st && strstr(err->msg, "reading /")) {
+    char why[700];
+    snprintf(why, sizeof why, "%.600s", err->msg);
+    cs_err_set(err, rc, "%s; nothing was changed: `commsweep repair %.100s --sweep %.100s` "
+               "rebuilds the file keeping every row that verifies", why, opt->out_path,
+               opt->sweep_path);
+  }
+  cs_store_close(st, NULL);
+  st = NULL;
+  int changes = rc ? 0 : cs_sweep_plan_changes(sw, plan);
+  if (!rc && (fresh || (changes & CS_PLAN_CHANGES_LAYOUT))) {
+    cs_store_unlock_inode(opt->out_path); /* the file gets a new inode */
+    if (!(rc = cs_store_open(opt->out_path, CS_STORE_STAGE, &st, err))) {
       rc = cs_sweep_plan_apply(sw, st, plan, err);
-    if (rc) cs_err_prefix(err, "file '%s'", opt->out_path);
-    cs_err cerr;
-    int crc = cs_store_close(st, &cerr);
-    if (!rc && crc) {
-      *err = cerr;
-      rc = crc;
+      if (rc) cs_store_close(st, NULL);
+      else rc = cs_store_commit(st, err);
+    }
+    if (!rc) rc = cs_store_lock_inode(opt->out_path, sw->name, err);
+  } else if (!rc && (changes & CS_PLAN_CHANGES_ROWS)) {
+    if (!(rc = cs_store_open(opt->out_path, CS_STORE_WRITE, &st, err))) {
+      rc = cs_sweep_plan_apply_rows(sw, st, plan, err);
+      cs_err cerr;
+      int crc = cs_store_close(st, &cerr);
+      if (!rc && crc) {
+        *err = cerr;
+        rc = crc;
+      }
     }
   }
+  if (rc && strncmp(err->msg, "file '", 6) != 0) cs_err_prefix(err, "file '%s'", opt->out_path);
   sigprocmask(SIG_SETMASK, &old, NULL);
   return rc;
 }
@@ -233,7 +262,32 @@ static int work_phase(const cs_sweep_options *opt, MPI_Comm comm, const cs_sweep
   return CS_OK;
 }
 
+/* Open MPI's MPI-IO derives longer names from the file name (shared-file-pointer and
+ * semaphore files: "<name>_cid-<n>-<pid>.sm", "OMPIO_<name>"): a name of 241 characters fails
+ * to open and one of 245 aborts the process inside MPI_File_open.  Such a path is refused
+ * before anything is written.  The same on every rank. */
+#define OUT_NAME_MAX 200
+
+static int check_out_path(const char *path, cs_err *err) {
+  const char *slash = strrchr(path, '/');
+  size_t name = strlen(slash ? slash + 1 : path), len = strlen(path);
+  if (len == 0 || name == 0) return cs_err_set(err, CS_EINVAL, "--out: no file name");
+  if (name > OUT_NAME_MAX)
+    return cs_err_set(err, CS_EINVAL,
+                      "--out: the file name is %zu characters, at most %d work with Open MPI's "
+                      "MPI-IO; choose a shorter name",
+                      name, OUT_NAME_MAX);
+  if (len + 16 > PATH_MAX)
+    return cs_err_set(err, CS_EINVAL, "--out: the path is %zu characters, at most %d fit", len,
+                      PATH_MAX - 16);
+  return CS_OK;
+}
+
 int cs_sweep_run(const cs_sweep_options *opt, MPI_Comm comm, cs_sweep_summary *sum, cs_err *err) {
+  if (check_out_path(opt->out_path, err)) {
+    memset(sum, 0, sizeof *sum);
+    return err->code;
+  }
   bool lazy = comm == MPI_COMM_NULL; /* one process, MPI started only if a job must run */
   int rank = 0, size = 1;
   if (!lazy) {

@@ -11,6 +11,7 @@
  * RANK0_WORKS_UP_TO ranks; beyond, it only dispatches).  An empty range means stop.  Which rank
  * runs an item never changes what is written: row and slice are fixed in the item.
  */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,7 +39,20 @@ typedef struct runner {
   int rank;
   cs_sweep_sched_stats *stats;
   cs_err *io_err; /* first write error */
+  uint64_t stop_after; /* test hook: signal this rank after this many rows (0: never) */
+  int stop_signal;
 } runner;
+
+/* Test hook, for fault tests only (docs/hdf5-schema.md): CS_TEST_STOP_AFTER_ROWS=N makes a rank
+ * raise CS_TEST_STOP_SIGNAL (KILL, the default, or STOP) on itself right after writing its
+ * N-th row; CS_TEST_STOP_RANK=R limits it to rank R.  Read once, when the schedule starts. */
+static void read_stop_hook(runner *r) {
+  const char *n = getenv("CS_TEST_STOP_AFTER_ROWS"), *rank = getenv("CS_TEST_STOP_RANK");
+  const char *sig = getenv("CS_TEST_STOP_SIGNAL");
+  if (!n || (rank && atoi(rank) != r->rank)) return;
+  r->stop_after = strtoull(n, NULL, 10);
+  r->stop_signal = sig && !strcmp(sig, "STOP") ? SIGSTOP : SIGKILL;
+}
 
 static void run_item(runner *r, const cs_sweep_item *it) {
   double t0 = MPI_Wtime();
@@ -54,6 +68,7 @@ static void run_item(runner *r, const cs_sweep_item *it) {
     r->stats->failed += failed;
   }
   r->stats->busy_s += MPI_Wtime() - t0;
+  if (r->stop_after && r->stats->ran == r->stop_after) raise(r->stop_signal);
 }
 
 static counters mine(const runner *r) {
@@ -169,7 +184,8 @@ int cs_sweep_schedule(MPI_Comm comm, cs_store *st, const cs_sweep_item *items, s
   memset(stats, 0, sizeof *stats);
   cs_err io_err;
   cs_err_clear(&io_err);
-  runner r = {st, results_only, rank, stats, &io_err};
+  runner r = {st, results_only, rank, stats, &io_err, 0, 0};
+  read_stop_hook(&r);
   dispatcher d = {0};
   int ok = 1;
   if (rank == 0) {
