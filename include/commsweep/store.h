@@ -7,8 +7,8 @@
  *   /txlog    the transaction records of every job, each job's records contiguous.
  *
  * Crash safety rests on one invariant: the file's structure (datasets, extents, chunk index,
- * attributes) changes only in the structural step, which one process performs with a serial open
- * and ends with a flush.  While jobs run, every rank writes raw bytes of its own rows and slices
+ * attributes) changes only in the structural step, which one process performs on a staged copy
+ * (CS_STORE_STAGE) that replaces the file by one rename once complete.  While jobs run, every rank writes raw bytes of its own rows and slices
  * with independent MPI-IO and nothing else, so killing any rank at any time cannot damage the
  * structure: unfinished rows stay `pending` (the fill value) and a torn row fails its checksum.
  * A row is written slice first, result row (with checksum and status) last.
