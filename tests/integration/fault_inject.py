@@ -36,6 +36,8 @@ import h5py
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+# LeakSanitizer cannot run under ptrace (strace): off for the traced runs of an ASan build
+TRACED_ENV = dict(os.environ, ASAN_OPTIONS=os.environ.get("ASAN_OPTIONS", "") + ":detect_leaks=0")
 sys.path.insert(0, HERE)
 from sweep_compare import compare  # noqa: E402
 
@@ -61,7 +63,8 @@ def count_writes(args, work):
     prepare(args, out)
     trace = os.path.join(work, "count.strace")
     subprocess.run(["strace", "-f", "-qq", "-o", trace, "-e", "trace=pwrite64,rename",
-                    *sweep_cmd(args, out, 1)], check=True, stdout=subprocess.DEVNULL)
+                    *sweep_cmd(args, out, 1)], check=True, stdout=subprocess.DEVNULL,
+                   env=TRACED_ENV)
     structural = total = 0
     renamed = False
     with open(trace) as f:
@@ -135,7 +138,7 @@ def one(args, work, fault, n, base_rows, log):
         r = subprocess.run(["strace", "-f", "-qq", "-o", "/dev/null", "-e", "trace=pwrite64",
                             "-e", f"inject=pwrite64:{inject}:when={n}",
                             *sweep_cmd(args, out, args.ranks)],
-                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=TRACED_ENV)
         rc, err = r.returncode, r.stderr
     err = err.decode(errors="replace") if isinstance(err, bytes) else err
     if fault == "enospc" and rc != 0 and "No space left on device" not in err:
