@@ -166,7 +166,9 @@ typedef struct cs_sweep_summary {
  * initialized. */
 int cs_sweep_run(const cs_sweep_options *opt, MPI_Comm comm, cs_sweep_summary *sum, cs_err *err);
 
-/* The MPI scheduler (collective): every rank passes the same items (cs_sweep_share_items). */
+/* The MPI scheduler (collective): rank 0 passes the items to run, the other ranks NULL and 0;
+ * each worker receives the items of a range with its grant and holds no others (memory per
+ * worker: two ranges of at most 64 items, whatever the sweep's size). */
 typedef struct cs_sweep_sched_stats {
   uint64_t ran, failed, io_errors;
   double busy_s;
@@ -174,9 +176,6 @@ typedef struct cs_sweep_sched_stats {
 /* started: fraction of the total estimated cost handed out so far (for the ETA). */
 typedef void (*cs_sweep_progress_fn)(void *ctx, uint64_t ran, uint64_t failed, double started,
                                      bool final);
-/* Broadcasts rank 0's items to every rank of comm (collective); non-zero ranks get a new
- * array to free. */
-int cs_sweep_share_items(MPI_Comm comm, cs_sweep_item **items, size_t *n, cs_err *err);
 int cs_sweep_schedule(MPI_Comm comm, cs_store *st, const cs_sweep_item *items, size_t n,
                       bool results_only, double progress_s, cs_sweep_progress_fn progress,
                       void *progress_ctx, cs_sweep_sched_stats *mine, cs_err *err);

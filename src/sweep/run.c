@@ -236,12 +236,9 @@ static int work_phase(const cs_sweep_options *opt, MPI_Comm comm, const cs_sweep
   cs_err serr, cerr;
   cs_err_clear(&serr);
   cs_err_clear(&cerr);
-  cs_sweep_item *items = plan->items;
-  size_t n = plan->num_items;
-  if (size == 1 || !cs_sweep_share_items(comm, &items, &n, &serr))
-    cs_sweep_schedule(comm, st, items, n, opt->results_only, opt->progress_s, print_progress,
-                      &pc, &mine, &serr);
-  if (rank != 0) free(items);
+  /* rank 0 holds the items; a worker receives each with its grant */
+  cs_sweep_schedule(comm, st, rank == 0 ? plan->items : NULL, rank == 0 ? plan->num_items : 0,
+                    opt->results_only, opt->progress_s, print_progress, &pc, &mine, &serr);
   int crc = cs_store_close(st, &cerr);
   sum->work_s = MPI_Wtime() - tw;
   uint64_t local[3] = {mine.ran, mine.failed, mine.io_errors + (crc != 0)}, total[3];
