@@ -208,6 +208,41 @@ static void report_summary(FILE *out, const cs_sweep_options *opt, const cs_swee
   fflush(out);
 }
 
+/* Every rank must see the file rank 0 laid out.  On a node-local path a rank on another node
+ * would open another file (an old copy: its rows silently lost) or none; rank 0's lock file
+ * (its pid, host and start time) stands for the file.  Collective; the same code on every
+ * rank, the message on rank 0. */
+static int check_shared(const char *path, MPI_Comm comm, cs_err *err) {
+  int rank, size;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  char want[512] = "", seen[512] = "", node[64] = "";
+  if (rank == 0) cs_store_lock_holder(path, want, sizeof want);
+  MPI_Bcast(want, sizeof want, MPI_CHAR, 0, comm);
+  cs_store_lock_holder(path, seen, sizeof seen);
+  int ok = want[0] && strcmp(want, seen) == 0, len = 0;
+  const char *slurm_node = getenv("SLURMD_NODENAME");
+  if (slurm_node) snprintf(node, sizeof node, "%s", slurm_node);
+  else MPI_Get_processor_name(node, &len);
+  int *oks = rank == 0 ? malloc((size_t)size * sizeof *oks) : NULL;
+  char *nodes = rank == 0 ? malloc((size_t)size * sizeof node) : NULL;
+  MPI_Gather(&ok, 1, MPI_INT, oks, 1, MPI_INT, 0, comm);
+  MPI_Gather(node, sizeof node, MPI_CHAR, nodes, sizeof node, MPI_CHAR, 0, comm);
+  int bad = -1;
+  for (int r = 0; rank == 0 && oks && r < size && bad < 0; r++)
+    if (!oks[r]) bad = r;
+  if (bad >= 0)
+    cs_err_set(err, CS_EIO,
+               "file '%s': rank %d (node %.63s) does not see the file rank 0 (node %.63s) laid "
+               "out (its lock file is missing or another there): the output must be on a file "
+               "system shared by every node (docs/slurm.md)",
+               path, bad, nodes + (size_t)bad * sizeof node, nodes);
+  free(oks);
+  free(nodes);
+  MPI_Bcast(&bad, 1, MPI_INT, 0, comm);
+  return bad >= 0 ? CS_EIO : CS_OK;
+}
+
 /* The work phase: parallel open, schedule, close, totals on rank 0. */
 static int work_phase(const cs_sweep_options *opt, MPI_Comm comm, const cs_sweep *sw,
                       const cs_sweep_plan *plan, cs_sweep_summary *sum, uint64_t **per_rank,
@@ -216,6 +251,7 @@ static int work_phase(const cs_sweep_options *opt, MPI_Comm comm, const cs_sweep
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
   cs_store *st = NULL;
+  if (size > 1 && check_shared(opt->out_path, comm, err)) return CS_EIO;
   int orc = cs_store_open_mpi(opt->out_path, comm, &st, err), worst = 0;
   MPI_Allreduce(&orc, &worst, 1, MPI_INT, MPI_MIN, comm);
   if (worst) {
