@@ -185,6 +185,14 @@ int cs_store_put_result(cs_store *st, uint64_t row, const char key[CS_STORE_KEY_
                         cs_store_result_row *res, const cs_store_txn_row *txns, uint64_t n,
                         cs_err *err);
 
+/* Holds back up to cap result rows written by cs_store_put_result and writes them with one
+ * H5Dwrite when cap are held, at cs_store_flush_rows and at close (0: write each at once).
+ * Slices are still written at once, before their rows.  A process killed while rows are held
+ * loses those rows (they stay pending and the next run redoes them). */
+int cs_store_batch_rows(cs_store *st, size_t cap, cs_err *err);
+/* Writes the held rows; *lost = how many could not be written (all of them, on an error). */
+int cs_store_flush_rows(cs_store *st, uint64_t *lost, cs_err *err);
+
 /* ---- checksums ---------------------------------------------------------------------------- */
 
 /* XXH64 of a buffer. */

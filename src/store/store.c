@@ -46,6 +46,8 @@ static cs_store *store_new(void) {
 }
 
 static void store_free(cs_store *st) {
+  free(st->batch);
+  free(st->batch_at);
   hid_t dsets[] = {st->jobs, st->results, st->txlog};
   for (int i = 0; i < 3; i++)
     if (dsets[i] >= 0) H5Dclose(dsets[i]);
@@ -417,7 +419,9 @@ int cs_store_close(cs_store *st, cs_err *err) {
     unlink(stage);
     return CS_OK;
   }
-  if (st->writable && st->file >= 0 && H5Fflush(st->file, H5F_SCOPE_GLOBAL) < 0)
+  uint64_t lost = 0;
+  if (st->batch_n) rc = cs_store_flush_rows(st, &lost, err);
+  if (st->writable && st->file >= 0 && H5Fflush(st->file, H5F_SCOPE_GLOBAL) < 0 && !rc)
     rc = cs_store_h5_error(err, CS_EIO, "flushing the store");
   store_free(st);
   return rc;
@@ -584,7 +588,54 @@ int cs_store_put_result(cs_store *st, uint64_t row, const char key[CS_STORE_KEY_
     return cs_store_h5_error(err, CS_EIO, "writing /txlog records %llu..%llu",
                              (unsigned long long)res->txlog_offset,
                              (unsigned long long)(res->txlog_offset + n));
+  if (st->batch_cap) {
+    st->batch[st->batch_n] = *res;
+    st->batch_at[st->batch_n++] = row;
+    if (st->batch_n == st->batch_cap) {
+      uint64_t lost = 0;
+      return cs_store_flush_rows(st, &lost, err);
+    }
+    return CS_OK;
+  }
   if (slab_io(st, st->results, st->t_result, row, 1, res, true) < 0)
     return cs_store_h5_error(err, CS_EIO, "writing /results row %llu", (unsigned long long)row);
+  return CS_OK;
+}
+
+int cs_store_batch_rows(cs_store *st, size_t cap, cs_err *err) {
+  cs_store_result_row *rows = cap ? malloc(cap * sizeof *rows) : NULL;
+  hsize_t *at = cap ? malloc(cap * sizeof *at) : NULL;
+  if (cap && (!rows || !at)) {
+    free(rows);
+    free(at);
+    return cs_err_set(err, CS_ENOMEM, "a batch of %zu rows: out of memory", cap);
+  }
+  uint64_t lost = 0;
+  int rc = cs_store_flush_rows(st, &lost, err);
+  free(st->batch);
+  free(st->batch_at);
+  st->batch = rows;
+  st->batch_at = at;
+  st->batch_cap = cap;
+  return rc;
+}
+
+int cs_store_flush_rows(cs_store *st, uint64_t *lost, cs_err *err) {
+  *lost = 0;
+  if (!st->batch_n) return CS_OK;
+  hsize_t n = st->batch_n;
+  hid_t fs = H5Dget_space(st->results), ms = H5Screate_simple(1, &n, NULL);
+  herr_t rc = H5Sselect_elements(fs, H5S_SELECT_SET, n, st->batch_at);
+  if (rc >= 0) rc = H5Dwrite(st->results, st->t_result, ms, fs, st->dxpl, st->batch);
+  hid_t why = rc < 0 ? H5Eget_current_stack() : H5I_INVALID_HID;
+  H5Sclose(ms);
+  H5Sclose(fs);
+  if (why >= 0) H5Eset_current_stack(why);
+  st->batch_n = 0;
+  if (rc < 0) {
+    *lost = n;
+    return cs_store_h5_error(err, CS_EIO, "writing %llu /results rows (first %llu)",
+                             (unsigned long long)n, (unsigned long long)st->batch_at[0]);
+  }
   return CS_OK;
 }

@@ -3,7 +3,9 @@
  Rank 0 holds the item list (costliest first); a grant is a range [begin, end) of it: a 16-byte
  * header, always sent eagerly, followed by the items of the range themselves (non-blocking on
  * rank 0), so a worker holds only the items granted to it, at most 2 x MAX_BATCH at a time
- * (~0.6 MB), never the whole list.  A worker keeps exactly one request outstanding: it posts
+ * (~5 MB), never the whole list.  Result rows are written in batches (cs_store_batch_rows): a
+ * worker writes the rows of a range together when it has run it, rank 0 every ROW_BATCH of its
+ * own jobs; a kill loses at most those held rows, which stay pending.  A worker keeps exactly one request outstanding: it posts
  * the receive for its next grant and sends a request (carrying its counters) before it runs the
  * current range, so the next grant is waiting when it finishes.  Rank 0 first answers every worker's opening request,
  * then answers requests from the front of the list (guided ranges: about remaining cost /
@@ -21,7 +23,11 @@
 #include "commsweep/sweep.h"
 
 enum { TAG_REQ = 7101, TAG_GRANT = 7102, TAG_ITEMS = 7103 };
-#define MAX_BATCH 64
+/* Items per grant at most: cheap jobs (a closed-form engine: ~50 us) come in ranges long enough
+ * that a worker never waits for rank 0's next look at its requests (PROBE_INTERVAL_S). */
+#define MAX_BATCH 512
+/* Result rows a rank holds back before writing them together (one H5Dwrite). */
+#define ROW_BATCH 64
 /* Beyond this many ranks rank 0 only dispatches: a request then never waits behind one of its
  * own jobs, and one worker's share is small anyway. */
 #define RANK0_WORKS_UP_TO 16
@@ -55,6 +61,19 @@ static void read_stop_hook(runner *r) {
   r->stop_signal = sig && !strcmp(sig, "STOP") ? SIGSTOP : SIGKILL;
 }
 
+/* Writes the rows held back; rows that could not be written count as I/O errors. */
+static void flush_rows(runner *r) {
+  uint64_t lost = 0;
+  cs_err e;
+  cs_err_clear(&e);
+  if (cs_store_flush_rows(r->st, &lost, &e)) {
+    r->stats->io_errors += lost;
+    r->stats->ran -= lost < r->stats->ran ? lost : r->stats->ran;
+    if (!r->io_err->code) *r->io_err = e;
+    fprintf(stderr, "commsweep: rank %d: %s\n", r->rank, e.msg);
+  }
+}
+
 static void run_item(runner *r, const cs_sweep_item *it) {
   double t0 = MPI_Wtime();
   bool failed = false;
@@ -69,7 +88,10 @@ static void run_item(runner *r, const cs_sweep_item *it) {
     r->stats->failed += failed;
   }
   r->stats->busy_s += MPI_Wtime() - t0;
-  if (r->stop_after && r->stats->ran == r->stop_after) raise(r->stop_signal);
+  if (r->stop_after && r->stats->ran == r->stop_after) {
+    flush_rows(r); /* "after writing its N-th row" */
+    raise(r->stop_signal);
+  }
 }
 
 static counters mine(const runner *r) {
@@ -122,6 +144,7 @@ static void dispatch(MPI_Comm comm, int size, dispatcher *d, runner *r,
   int active = size - 1;
   const bool works = size <= RANK0_WORKS_UP_TO;
   double last_print = MPI_Wtime(), last_probe = 0;
+  uint64_t own = 0;
   /* Every worker asks at once on arrival: serve those first, before rank 0's own first job. */
   for (int first = 1; first < size; first++) {
     MPI_Status status;
@@ -147,6 +170,7 @@ static void dispatch(MPI_Comm comm, int size, dispatcher *d, runner *r,
       back--;
       remaining -= items[back].cost;
       run_item(r, &items[back]);
+      if (++own % ROW_BATCH == 0) flush_rows(r);
     }
     if (progress && progress_s > 0 && MPI_Wtime() - last_print >= progress_s) {
       counters sum = mine(r);
@@ -182,6 +206,7 @@ static void work(MPI_Comm comm, runner *r, cs_sweep_item *buf[2]) {
     c = mine(r);
     MPI_Send(&c, 3, MPI_UINT64_T, 0, TAG_REQ, comm);
     for (uint64_t i = 0; i < grant[cur][1] - grant[cur][0]; i++) run_item(r, &buf[cur][i]);
+    flush_rows(r);
     MPI_Wait(&rr, MPI_STATUS_IGNORE);
     receive_items(comm, grant[nxt], buf[nxt]);
     cur = nxt;
@@ -213,12 +238,15 @@ int cs_sweep_schedule(MPI_Comm comm, cs_store *st, const cs_sweep_item *items, s
     buf[1] = malloc(MAX_BATCH * sizeof **buf);
     ok = buf[0] && buf[1];
   }
+  cs_err berr;
+  if (ok && cs_store_batch_rows(st, ROW_BATCH > MAX_BATCH ? ROW_BATCH : MAX_BATCH, &berr)) ok = 0;
   int all_ok = 0;
   MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, comm);
   if (all_ok && rank == 0)
     dispatch(comm, size, &d, &r, items, n, progress_s, progress, progress_ctx);
   else if (all_ok)
     work(comm, &r, buf);
+  if (all_ok) flush_rows(&r);
   free(buf[0]);
   free(buf[1]);
   free(d.seen);
