@@ -42,6 +42,25 @@ sys.path.insert(0, HERE)
 from sweep_compare import compare  # noqa: E402
 
 
+def descendants(root):
+    """Every process below root, from /proc."""
+    parent = {}
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                with open(f"/proc/{d}/stat") as f:
+                    parent[int(d)] = int(f.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                pass
+    found, todo = [], [root]
+    while todo:
+        p = todo.pop()
+        kids = [c for c, pp in parent.items() if pp == p]
+        found += kids
+        todo += kids
+    return found
+
+
 def sweep_cmd(args, out, ranks):
     cmd = [args.bin, "sweep", args.sweep, "--out", out, "-q"]
     if ranks > 1:
@@ -127,10 +146,12 @@ def one(args, work, fault, n, base_rows, log):
         p = subprocess.Popen(sweep_cmd(args, out, args.ranks), stdout=subprocess.DEVNULL,
                              stderr=subprocess.PIPE, start_new_session=True, env=env)
         time.sleep(n)
-        try:
-            os.killpg(p.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
+        # every process of the sweep at once (mpirun's ranks may sit in their own groups)
+        for pid in [p.pid] + descendants(p.pid):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
         _, err = p.communicate()
         rc = p.returncode
     else:
