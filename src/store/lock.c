@@ -3,6 +3,7 @@
  * with the holder named.  A lock whose holder was on this host and is gone (kill -9) is stale and
  * is taken over; a lock from another host cannot be checked and needs --break-lock. */
 #define _XOPEN_SOURCE 700 /* realpath */
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <fcntl.h>
@@ -156,9 +157,30 @@ static bool inode_lock_path(const char *path, char *buf, size_t cap) {
   return true;
 }
 
+/* Removes the inode locks of dead processes of this host (a sweep killed with -9 leaves its
+ * lock; the file it names may be gone, so no later sweep would take that lock over). */
+static void sweep_stale_inode_locks(const char *ipath) {
+  char dirname[PATH_MAX], entry[PATH_MAX + 256], holder[512];
+  snprintf(dirname, sizeof dirname, "%s", ipath);
+  char *slash = strrchr(dirname, '/');
+  if (!slash) return;
+  *slash = '\0';
+  DIR *d = opendir(dirname);
+  if (!d) return;
+  for (struct dirent *e; (e = readdir(d));) {
+    size_t n = strlen(e->d_name);
+    if (strncmp(e->d_name, "commsweep-", 10) != 0 || n < 5 || strcmp(e->d_name + n - 5, ".lock"))
+      continue;
+    snprintf(entry, sizeof entry, "%s/%s", dirname, e->d_name);
+    if (read_holder(entry, holder, sizeof holder) && stale(holder)) unlink(entry);
+  }
+  closedir(d);
+}
+
 int cs_store_lock_inode(const char *path, const char *sweep_name, cs_err *err) {
   char ipath[PATH_MAX], holder[512];
   if (!inode_lock_path(path, ipath, sizeof ipath)) return CS_OK; /* no file yet */
+  sweep_stale_inode_locks(ipath);
   int rc = take(ipath, sweep_name, holder, sizeof holder, err);
   if (rc == CS_EBUSY) {
     struct stat sb;
