@@ -55,7 +55,7 @@ static void make_file(uint64_t rows) {
     cs_store_result_row r;
     memset(&r, 0, sizeof r);
     r.status = CS_STORE_DONE;
-    r.total_time_us = 1.0 + (double)i;
+    r.result.total_time_us = 1.0 + (double)i;
     ck_assert_int_eq(cs_store_put_result(st, i, jobs[i].key, &r, NULL, 0, &err), 0);
   }
   free(jobs);
@@ -99,7 +99,7 @@ START_TEST(staged_changes_reach_the_file_only_on_commit) {
   ck_assert_int_eq(cs_store_read_results(st, 0, 10, r, &err), 0);
   for (int i = 0; i < 10; i++) {
     ck_assert_int_eq(r[i].status, i < 3 ? CS_STORE_DONE : CS_STORE_PENDING);
-    if (i < 3) ck_assert(r[i].total_time_us == 1.0 + i); /* as written by make_file */
+    if (i < 3) ck_assert(r[i].result.total_time_us == 1.0 + i); /* as written by make_file */
   }
   cs_store_close(st, NULL);
 }
