@@ -33,6 +33,7 @@ static void usage(FILE *f) {
           "      --retry-failed    rerun the jobs whose rows say failed (a failed row is otherwise\n"
           "                        a cached result, like a done one)\n"
           "      --break-lock      remove FILE.h5.lock left by a sweep that is known to be dead\n"
+          "                        (refused while its holder runs on this host)\n"
           "  -h, --help            this text\n"
           "\n"
           "exit status: 0 every job has a row (done or failed), 1 sweep file or file error,\n"
