@@ -118,6 +118,11 @@ typedef enum cs_store_mode {
 
 /* ---- opening ------------------------------------------------------------------------------ */
 
+/* Starts HDF5 without its exit handlers (every store is closed explicitly).  Call it before
+ * MPI_Init: HDF5 started after MPI hooks its shutdown to MPI_Finalize, and after a close that
+ * failed (a full disk at its last write) HDF5 1.10 crashes there on the dangling file. */
+void cs_store_library_init(void);
+
 /* Serial open.  A file that exists but is not a commsweep store (or has another schema version,
  * or columns that differ from it) is CS_EINVAL naming what is wrong; so is a path that is not a
  * regular file.  A 0-byte file counts as absent for CS_STORE_STAGE. */

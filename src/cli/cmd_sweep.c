@@ -142,6 +142,7 @@ int cs_cli_sweep(int argc, char **argv) {
   int inited = 0, rank = 0;
   MPI_Initialized(&inited);
   bool launched = inited || launched_by_mpi();
+  cs_store_library_init(); /* before MPI: see store.h */
   if (launched && !inited) MPI_Init(&argc, &argv);
   if (launched) MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   if (rank == 0 && !opt.dry_run) release_lock_on_signal(opt.out_path);

@@ -11,6 +11,11 @@
 /* HDF5's exit handler closes files left open; after a close that failed (a full disk at its
  * last write) HDF5 1.10 keeps a dangling file and that handler crashes.  Every store is closed
  * explicitly, so the handler is not needed: it is switched off before the library starts. */
+void cs_store_library_init(void) {
+  H5dont_atexit();
+  H5open();
+}
+
 void cs_store_h5_quiet(void) {
   H5dont_atexit();
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
