@@ -620,22 +620,41 @@ int cs_store_batch_rows(cs_store *st, size_t cap, cs_err *err) {
   return rc;
 }
 
+static int cmp_held(const void *a, const void *b) {
+  const hsize_t x = *(const hsize_t *)a, y = *(const hsize_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* The held rows, sorted by row, each run of consecutive rows written as one hyperslab: HDF5 1.10
+ * maps a selection to chunks by visiting every chunk of its bounding box, so one selection of
+ * rows scattered over the file would cost a visit of every chunk of /results per write. */
 int cs_store_flush_rows(cs_store *st, uint64_t *lost, cs_err *err) {
   *lost = 0;
-  if (!st->batch_n) return CS_OK;
-  hsize_t n = st->batch_n;
-  hid_t fs = H5Dget_space(st->results), ms = H5Screate_simple(1, &n, NULL);
-  herr_t rc = H5Sselect_elements(fs, H5S_SELECT_SET, n, st->batch_at);
-  if (rc >= 0) rc = H5Dwrite(st->results, st->t_result, ms, fs, st->dxpl, st->batch);
-  hid_t why = rc < 0 ? H5Eget_current_stack() : H5I_INVALID_HID;
-  H5Sclose(ms);
-  H5Sclose(fs);
-  if (why >= 0) H5Eset_current_stack(why);
+  size_t n = st->batch_n;
+  if (!n) return CS_OK;
   st->batch_n = 0;
-  if (rc < 0) {
-    *lost = n;
-    return cs_store_h5_error(err, CS_EIO, "writing %llu /results rows (first %llu)",
-                             (unsigned long long)n, (unsigned long long)st->batch_at[0]);
+  /* sort (row, slot) pairs; rows are distinct */
+  hsize_t *order = malloc(2 * n * sizeof *order);
+  cs_store_result_row *sorted = malloc(n * sizeof *sorted);
+  int rc = CS_OK;
+  if (!order || !sorted) rc = cs_err_set(err, CS_ENOMEM, "writing %zu rows: out of memory", n);
+  for (size_t i = 0; !rc && i < n; i++) {
+    order[2 * i] = st->batch_at[i];
+    order[2 * i + 1] = i;
   }
-  return CS_OK;
+  if (!rc) qsort(order, n, 2 * sizeof *order, cmp_held);
+  for (size_t i = 0; !rc && i < n; i++) sorted[i] = st->batch[order[2 * i + 1]];
+  for (size_t first = 0; !rc && first < n;) {
+    size_t k = 1;
+    while (first + k < n && order[2 * (first + k)] == order[2 * first] + k) k++;
+    if (slab_io(st, st->results, st->t_result, order[2 * first], k, &sorted[first], true) < 0)
+      rc = cs_store_h5_error(err, CS_EIO, "writing /results rows %llu..%llu",
+                             (unsigned long long)order[2 * first],
+                             (unsigned long long)(order[2 * first] + k - 1));
+    else first += k;
+  }
+  if (rc) *lost = n; /* which of them reached the file is unknown: all count as lost */
+  free(order);
+  free(sorted);
+  return rc;
 }
