@@ -7,8 +7,8 @@
  *   /txlog    the transaction records of every job, each job's records contiguous.
  *
  * Crash safety rests on one invariant: the file's structure (datasets, extents, chunk index,
- * attributes) changes only in the structural step, which one process performs with a serial open
- * and ends with a flush.  While jobs run, every rank writes raw bytes of its own rows and slices
+ * attributes) changes only in the structural step, which one process performs on a staged copy
+ * (CS_STORE_STAGE) that replaces the file by one rename once complete.  While jobs run, every rank writes raw bytes of its own rows and slices
  * with independent MPI-IO and nothing else, so killing any rank at any time cannot damage the
  * structure: unfinished rows stay `pending` (the fill value) and a torn row fails its checksum.
  * A row is written slice first, result row (with checksum and status) last.
@@ -108,14 +108,31 @@ typedef struct cs_store cs_store;
 
 typedef enum cs_store_mode {
   CS_STORE_READ,  /* serial, read-only: show, export, dry runs */
-  CS_STORE_WRITE, /* serial, read-write, creates the file when absent: the structural step */
+  CS_STORE_WRITE, /* serial, read-write in place (created when absent, not atomically) */
+  CS_STORE_STAGE, /* the structural step: a private copy of the file (a new file when absent
+                   * or empty) under "<path>.staged"; cs_store_commit renames it over the
+                   * file, cs_store_close discards it */
+  CS_STORE_REBUILD, /* as CS_STORE_STAGE, but an empty layout (to rebuild an existing file into:
+                     * commsweep repair) */
 } cs_store_mode;
 
 /* ---- opening ------------------------------------------------------------------------------ */
 
-/* Serial open.  A file that exists but is not a commsweep store (or has another schema version)
- * is CS_EINVAL naming what is wrong. */
+/* Starts HDF5 without its exit handlers (every store is closed explicitly).  Call it before
+ * MPI_Init: HDF5 started after MPI hooks its shutdown to MPI_Finalize, and after a close that
+ * failed (a full disk at its last write) HDF5 1.10 crashes there on the dangling file. */
+void cs_store_library_init(void);
+
+/* Serial open.  A file that exists but is not a commsweep store (or has another schema version,
+ * or columns that differ from it) is CS_EINVAL naming what is wrong; so is a path that is not a
+ * regular file.  A 0-byte file counts as absent for CS_STORE_STAGE. */
 int cs_store_open(const char *path, cs_store_mode mode, cs_store **out, cs_err *err);
+/* Ends a CS_STORE_STAGE store: flush, close, fsync, rename over the file, fsync the directory.
+ * On failure the staged copy is removed and the file is as it was.  Frees st either way; on
+ * any other store it is cs_store_close. */
+int cs_store_commit(cs_store *st, cs_err *err);
+/* "<path>.staged" into buf; -1 when it does not fit. */
+int cs_store_stage_path(const char *path, char *buf, size_t cap);
 /* Parallel open for the work phase, collective over comm.  Only row writes are allowed. */
 int cs_store_open_mpi(const char *path, MPI_Comm comm, cs_store **out, cs_err *err);
 /* Flushes and closes (collective for a parallel store).  Accepts NULL. */
@@ -173,6 +190,14 @@ int cs_store_put_result(cs_store *st, uint64_t row, const char key[CS_STORE_KEY_
                         cs_store_result_row *res, const cs_store_txn_row *txns, uint64_t n,
                         cs_err *err);
 
+/* Holds back up to cap result rows written by cs_store_put_result and writes them with one
+ * H5Dwrite when cap are held, at cs_store_flush_rows and at close (0: write each at once).
+ * Slices are still written at once, before their rows.  A process killed while rows are held
+ * loses those rows (they stay pending and the next run redoes them). */
+int cs_store_batch_rows(cs_store *st, size_t cap, cs_err *err);
+/* Writes the held rows; *lost = how many could not be written (all of them, on an error). */
+int cs_store_flush_rows(cs_store *st, uint64_t *lost, cs_err *err);
+
 /* ---- checksums ---------------------------------------------------------------------------- */
 
 /* XXH64 of a buffer. */
@@ -199,11 +224,17 @@ const char *cs_store_status_name(int status);
 /* The lock file of a store: its canonical path (symlinks and relative paths resolved) plus
  * ".lock".  cap should be at least 2 * PATH_MAX. */
 void cs_store_lock_path(const char *path, char *buf, size_t cap);
-/* Takes the lock file (O_EXCL), holding "pid host start sweep".  A lock left by a dead process
- * on this host is taken over; any other held lock is CS_EBUSY naming its holder.  break_lock
- * removes any existing lock first. */
+/* Takes the lock file (O_EXCL), holding "pid host start sweep", and the host-wide lock of the
+ * file's device and inode (cs_store_lock_inode).  A lock left by a dead process on this host is
+ * taken over; any other held lock is CS_EBUSY naming its holder.  break_lock removes an
+ * existing lock first, unless its holder is a live process of this host (CS_EBUSY). */
 int cs_store_lock(const char *path, const char *sweep_name, bool break_lock, cs_err *err);
+/* Removes the locks of path that this process holds (never another's). */
 void cs_store_unlock(const char *path);
+/* The lock of the file's device and inode alone (a file replaced by a rename has a new inode:
+ * unlock the old one before, lock the new one after).  CS_OK when the file does not exist. */
+int cs_store_lock_inode(const char *path, const char *sweep_name, cs_err *err);
+void cs_store_unlock_inode(const char *path);
 /* Describes the current holder into buf ("" when unlocked); returns true when locked. */
 bool cs_store_lock_holder(const char *path, char *buf, size_t cap);
 

@@ -118,6 +118,19 @@ int cs_sweep_plan_make(const cs_sweep *sw, cs_store *st, const cs_sweep_plan_opt
  * that failed to load, clear rows to rerun, note the sweep, flush. */
 int cs_sweep_plan_apply(const cs_sweep *sw, cs_store *st, const cs_sweep_plan *plan, cs_err *err);
 void cs_sweep_plan_free(cs_sweep_plan *plan);
+/* The /jobs row of sweep job j with the given /txlog reservation (what the structural step
+ * writes; commsweep repair rebuilds damaged rows with it). */
+void cs_sweep_job_row(const cs_sweep *sw, const cs_sweep_job *j, uint64_t reserved_offset,
+                      uint64_t reserved_count, cs_store_job_row *row);
+/* What applying the plan changes in the file: CS_PLAN_CHANGES_LAYOUT (extents, /jobs rows,
+ * reservations: done on a staged copy, cs_store_open CS_STORE_STAGE) and/or
+ * CS_PLAN_CHANGES_ROWS (result rows rewritten in existing space: safe in place); 0 when nothing
+ * (every job cached, or only pending rows to rerun). */
+enum { CS_PLAN_CHANGES_LAYOUT = 1, CS_PLAN_CHANGES_ROWS = 2 };
+int cs_sweep_plan_changes(const cs_sweep *sw, const cs_sweep_plan *plan);
+/* The row part of cs_sweep_plan_apply only (no extents, no /jobs, no attributes), then flush. */
+int cs_sweep_plan_apply_rows(const cs_sweep *sw, cs_store *st, const cs_sweep_plan *plan,
+                             cs_err *err);
 
 /* Runs one item and writes its row (and slice).  A job error is a `failed` row, not an error
  * return; the return is non-zero only when the row could not be written. *failed tells which. */
@@ -153,7 +166,9 @@ typedef struct cs_sweep_summary {
  * initialized. */
 int cs_sweep_run(const cs_sweep_options *opt, MPI_Comm comm, cs_sweep_summary *sum, cs_err *err);
 
-/* The MPI scheduler (collective): every rank passes the same items (cs_sweep_share_items). */
+/* The MPI scheduler (collective): rank 0 passes the items to run, the other ranks NULL and 0;
+ * each worker receives the items of a range with its grant and holds no others (memory per
+ * worker: two ranges of at most 64 items, whatever the sweep's size). */
 typedef struct cs_sweep_sched_stats {
   uint64_t ran, failed, io_errors;
   double busy_s;
@@ -161,9 +176,6 @@ typedef struct cs_sweep_sched_stats {
 /* started: fraction of the total estimated cost handed out so far (for the ETA). */
 typedef void (*cs_sweep_progress_fn)(void *ctx, uint64_t ran, uint64_t failed, double started,
                                      bool final);
-/* Broadcasts rank 0's items to every rank of comm (collective); non-zero ranks get a new
- * array to free. */
-int cs_sweep_share_items(MPI_Comm comm, cs_sweep_item **items, size_t *n, cs_err *err);
 int cs_sweep_schedule(MPI_Comm comm, cs_store *st, const cs_sweep_item *items, size_t n,
                       bool results_only, double progress_s, cs_sweep_progress_fn progress,
                       void *progress_ctx, cs_sweep_sched_stats *mine, cs_err *err);

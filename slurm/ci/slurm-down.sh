@@ -2,7 +2,7 @@
 # Stops the cluster slurm-up.sh started: only the processes named in its pid files (and munged
 # only if slurm-up started it), then waits up to 5 s for them to exit.
 SLURM_DIR=${SLURM_DIR:-/tmp/slurm-ci}
-pidfiles=("$SLURM_DIR/slurmd.pid" "$SLURM_DIR/slurmctld.pid")
+pidfiles=("$SLURM_DIR"/slurmd.pid "$SLURM_DIR"/slurmd-*.pid "$SLURM_DIR/slurmctld.pid")
 [ -e "$SLURM_DIR/munged.ours" ] && pidfiles+=(/run/munge/munged.pid)
 for f in "${pidfiles[@]}"; do
   if [ -s "$f" ]; then kill "$(cat "$f")" 2>/dev/null || true; fi

@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
-# Starts a throwaway single-node Slurm cluster (munged + slurmctld + slurmd) as root, without
+# Starts a throwaway Slurm cluster (munged + slurmctld + one slurmd per node) as root, without
 # systemd, everything but munge under $SLURM_DIR (recipe: ../shared/infra-notes.md §5).
+# SLURM_NODES=1 (default): one node, `localhost`.  SLURM_NODES=N: N nodes node1..nodeN, each its
+# own slurmd on this host (Debian's Slurm allows it: per-node ports 17001.., spool, pid, log and
+# TmpFS directories through %n), so an MPI job spans "nodes" that share every file system.
 # Needs: apt-get install -y --no-install-recommends slurm-wlm munge.  Stop it with slurm-down.sh
 # (same SLURM_DIR).  Only one such cluster can run per machine (fixed ports 6817/6818).
 set -euo pipefail
 SLURM_DIR=${SLURM_DIR:-/tmp/slurm-ci}
-SLURM_CPUS=${SLURM_CPUS:-$(nproc)}
+SLURM_CPUS=${SLURM_CPUS:-$(nproc)}   # per node
+SLURM_NODES=${SLURM_NODES:-1}
 MEM_MB=$(awk '/MemTotal/ {print int($2/1024*0.8)}' /proc/meminfo)
 export SLURM_CONF=$SLURM_DIR/slurm.conf
 [ "$(id -u)" = 0 ] || { echo "slurm-up: must run as root" >&2; exit 1; }
@@ -14,6 +18,28 @@ if ps -eo stat=,comm= | awk '$1 !~ /^Z/ && ($2 == "slurmctld" || $2 == "slurmd")
   echo "slurm-up: a slurmctld or slurmd is already running on this machine" >&2; exit 1
 fi
 mkdir -p "$SLURM_DIR"/{state,spool,log}
+if [ "$SLURM_NODES" = 1 ]; then
+  nodes=localhost
+  node_lines="NodeName=localhost NodeAddr=127.0.0.1 CPUs=$SLURM_CPUS RealMemory=$MEM_MB State=UNKNOWN"
+  per_node="SlurmdSpoolDir=$SLURM_DIR/spool
+SlurmdPidFile=$SLURM_DIR/slurmd.pid
+SlurmdLogFile=$SLURM_DIR/log/slurmd.log"
+else
+  # several slurmd on one host: each its own port, and %n (the node name) in every per-node
+  # path; TmpFS too, where the PMIx plugin makes its per-step directory (two steps of one job
+  # on one host would otherwise collide on /tmp/spmix_appdir_<uid>_<job>.<step>)
+  nodes="node[1-$SLURM_NODES]"
+  node_lines=""
+  for i in $(seq "$SLURM_NODES"); do
+    node_lines+="NodeName=node$i NodeHostname=localhost NodeAddr=127.0.0.1 Port=$((17000 + i)) CPUs=$SLURM_CPUS RealMemory=$((MEM_MB / SLURM_NODES)) State=UNKNOWN
+"
+    mkdir -p "$SLURM_DIR/spool/node$i" "$SLURM_DIR/tmp/node$i"
+  done
+  per_node="SlurmdSpoolDir=$SLURM_DIR/spool/%n
+SlurmdPidFile=$SLURM_DIR/slurmd-%n.pid
+SlurmdLogFile=$SLURM_DIR/log/slurmd-%n.log
+TmpFS=$SLURM_DIR/tmp/%n"
+fi
 cat > "$SLURM_CONF" <<CONF
 ClusterName=ci
 SlurmctldHost=localhost
@@ -35,18 +61,16 @@ ReturnToService=2
 EnforcePartLimits=ALL
 MailProg=/bin/true
 StateSaveLocation=$SLURM_DIR/state
-SlurmdSpoolDir=$SLURM_DIR/spool
 SlurmctldPidFile=$SLURM_DIR/slurmctld.pid
-SlurmdPidFile=$SLURM_DIR/slurmd.pid
 SlurmctldLogFile=$SLURM_DIR/log/slurmctld.log
-SlurmdLogFile=$SLURM_DIR/log/slurmd.log
+$per_node
 SlurmctldDebug=info
 SlurmdDebug=info
 InactiveLimit=0
 KillWait=5
 MinJobAge=600
-NodeName=localhost NodeAddr=127.0.0.1 CPUs=$SLURM_CPUS RealMemory=$MEM_MB State=UNKNOWN
-PartitionName=debug Nodes=localhost Default=YES MaxTime=60 State=UP
+$node_lines
+PartitionName=debug Nodes=$nodes Default=YES MaxTime=60 State=UP
 CONF
 
 # munge: Debian's postinst writes /etc/munge/munge.key; create it if absent.
@@ -64,9 +88,14 @@ fi
 munge -n | unmunge >/dev/null
 
 slurmctld -f "$SLURM_CONF" -c                         # -c: clean state; daemonizes
-slurmd -f "$SLURM_CONF" -N localhost                  # -N: node name independent of hostname
+if [ "$SLURM_NODES" = 1 ]; then
+  slurmd -f "$SLURM_CONF" -N localhost                # -N: node name independent of hostname
+else
+  for i in $(seq "$SLURM_NODES"); do slurmd -f "$SLURM_CONF" -N "node$i"; done
+fi
+idle() { [ "$(sinfo -h -o %t 2>/dev/null | sort -u)" = idle ] && [ "$(sinfo -h -N -o %N 2>/dev/null | sort -u | wc -l)" = "$SLURM_NODES" ]; }
 for _ in $(seq 120); do
-  [ "$(sinfo -h -n localhost -o %t 2>/dev/null)" = idle ] && break; sleep 0.5
+  idle && break; sleep 0.5
 done
 sinfo
-[ "$(sinfo -h -n localhost -o %t)" = idle ] || { tail -20 "$SLURM_DIR"/log/*.log; exit 1; }
+idle || { tail -20 "$SLURM_DIR"/log/*.log; exit 1; }

@@ -2,6 +2,12 @@
 #ifndef CS_CLI_H
 #define CS_CLI_H
 
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "commsweep/err.h"
+
 int cs_cli_run(int argc, char **argv);
 int cs_cli_sweep(int argc, char **argv);
 int cs_cli_show(int argc, char **argv);
@@ -11,5 +17,19 @@ int cs_cli_route(int argc, char **argv);
 int cs_cli_deadlock_check(int argc, char **argv);
 int cs_cli_netbench(int argc, char **argv);
 int cs_cli_faults(int argc, char **argv);
+int cs_cli_repair(int argc, char **argv);
+
+/* An output file written under a temporary name and renamed over `path` when complete
+ * (outfile.c).  Non-regular targets (/dev/stdout, FIFOs) are written directly. */
+typedef struct cs_cli_out {
+  FILE *f;
+  char path[PATH_MAX], tmp[PATH_MAX + 32];
+} cs_cli_out;
+/* Refuses `input` itself (same device and inode) and paths that do not fit. */
+int cs_cli_out_open(cs_cli_out *o, const char *path, const char *input, cs_err *err);
+/* Closes; keep: rename into place (unless the writes failed), else remove the temporary. */
+int cs_cli_out_close(cs_cli_out *o, bool keep, cs_err *err);
+/* CS_EINVAL naming the lengths when path plus `suffix` more characters would not fit. */
+int cs_cli_check_path(const char *what, const char *path, size_t suffix, cs_err *err);
 
 #endif

@@ -150,17 +150,26 @@ int cs_cli_export(int argc, char **argv) {
     fprintf(stderr, "commsweep export: %s\n", err.msg);
     return 1;
   }
-  uint64_t row = (uint64_t)job;
+  uint64_t row = (uint64_t)job, rows = cs_store_num_rows(st);
   int rc = key ? find_key(st, key, &row, &err) : CS_OK;
-  if (!rc && row >= cs_store_num_rows(st))
+  if (!rc && rows == 0)
+    rc = cs_err_set(&err, CS_ENOTFOUND, "--job %" PRIu64 ": the file has no rows yet", row);
+  else if (!rc && row >= rows)
     rc = cs_err_set(&err, CS_EINVAL, "--job %" PRIu64 ": the file has rows 0 to %" PRIu64, row,
-                    cs_store_num_rows(st) - 1);
-  FILE *out = stdout;
-  if (!rc && out_path && !(out = fopen(out_path, "w")))
-    rc = cs_err_set(&err, CS_EIO, "cannot write '%s'", out_path);
-  if (!rc) rc = export_row(st, row, result, out, &err);
-  if (out && out != stdout && fclose(out) != 0 && !rc)
-    rc = cs_err_set(&err, CS_EIO, "writing '%s' failed", out_path);
+                    rows - 1);
+  /* -o is written under a temporary name: a failed export leaves an existing file alone */
+  cs_cli_out o;
+  memset(&o, 0, sizeof o);
+  if (!rc && out_path) rc = cs_cli_out_open(&o, out_path, path, &err);
+  if (!rc) rc = export_row(st, row, result, out_path ? o.f : stdout, &err);
+  if (out_path) {
+    cs_err cerr;
+    int crc = cs_cli_out_close(&o, rc == CS_OK, &cerr);
+    if (!rc && crc) {
+      err = cerr;
+      rc = crc;
+    }
+  }
   cs_store_close(st, NULL);
   if (rc) fprintf(stderr, "commsweep export: %s: %s\n", path, err.msg);
   return rc ? 1 : 0;

@@ -49,13 +49,12 @@ static void usage(FILE *f) {
 }
 
 /* "{key}" in the template becomes the cache key. */
-static void expand_log_path(const char *tmpl, const char *key, char *out, size_t cap) {
+/* -1 when the expanded path does not fit in cap (it is never cut). */
+static int expand_log_path(const char *tmpl, const char *key, char *out, size_t cap) {
   const char *at = strstr(tmpl, "{key}");
-  if (!at) {
-    snprintf(out, cap, "%s", tmpl);
-    return;
-  }
-  snprintf(out, cap, "%.*s%s%s", (int)(at - tmpl), tmpl, key, at + 5);
+  int n = at ? snprintf(out, cap, "%.*s%s%s", (int)(at - tmpl), tmpl, key, at + 5)
+             : snprintf(out, cap, "%s", tmpl);
+  return n < 0 || (size_t)n >= cap ? -1 : 0;
 }
 
 static cJSON *result_json(const cs_job *job, const cs_job_output *out, const char *key,
@@ -160,11 +159,23 @@ int cs_cli_run(int argc, char **argv) {
   }
   char log_path[CS_PATH_MAX + CS_KEY_HEX];
   if (!no_txlog) {
-    expand_log_path(txlog ? txlog : job.adapter.transaction_log_path, key, log_path, sizeof log_path);
-    FILE *f = fopen(log_path, "w");
-    int rc = f ? cs_backfill_write_jsonl(f, out.records, out.num_records, &err)
-               : cs_err_set(&err, CS_EIO, "cannot open transaction log '%s' for writing", log_path);
-    if (f && fclose(f) != 0 && !rc) rc = cs_err_set(&err, CS_EIO, "closing transaction log '%s' failed", log_path);
+    const char *tmpl = txlog ? txlog : job.adapter.transaction_log_path;
+    cs_cli_out o;
+    memset(&o, 0, sizeof o);
+    int rc = expand_log_path(tmpl, key, log_path, sizeof log_path)
+                 ? cs_err_set(&err, CS_EINVAL,
+                              "transaction log path '%s' is too long: %zu characters after "
+                              "{key} expansion, at most %zu fit",
+                              tmpl, strlen(tmpl) + (strstr(tmpl, "{key}") ? CS_KEY_HEX - 6 : 0),
+                              sizeof log_path - 1)
+                 : cs_cli_out_open(&o, log_path, NULL, &err);
+    if (!rc) rc = cs_backfill_write_jsonl(o.f, out.records, out.num_records, &err);
+    cs_err cerr;
+    int crc = cs_cli_out_close(&o, rc == CS_OK, &cerr);
+    if (!rc && crc) {
+      err = cerr;
+      rc = crc;
+    }
     if (rc) {
       fprintf(stderr, "commsweep run: %s\n", err.msg);
       cs_job_output_free(&out);

@@ -186,6 +186,15 @@ static bool row_ok(cs_store *st, uint64_t row, const cs_store_job_row *j,
   return ok;
 }
 
+static bool takes_value(const char *opt) {
+  static const char *const valued[] = {"--primitive", "--engine",   "--topology", "--sweep",
+                                       "--dtype",     "--participants", "--size", "--min-size",
+                                       "--max-size",  "--limit",    "--status",   NULL};
+  for (const char *const *v = valued; *v; v++)
+    if (!strcmp(*v, opt)) return true;
+  return false;
+}
+
 static int parse(int argc, char **argv, const char **path, filters *f) {
   memset(f, 0, sizeof *f);
   f->status = -1;
@@ -196,7 +205,10 @@ static int parse(int argc, char **argv, const char **path, filters *f) {
     if (!strcmp(a, "-h") || !strcmp(a, "--help")) return 1;
     if (!strcmp(a, "--csv")) f->csv = true;
     else if (!strcmp(a, "--verify")) f->verify = true;
-    else if (a[0] == '-' && !v) {
+    else if (a[0] == '-' && !takes_value(a)) {
+      fprintf(stderr, "commsweep show: unknown option '%s'\n", a);
+      return 2;
+    } else if (a[0] == '-' && !v) {
       fprintf(stderr, "commsweep show: option '%s' needs a value\n", a);
       return 2;
     } else if (!strcmp(a, "--primitive")) f->primitive = argv[++i];

@@ -33,6 +33,7 @@ static void usage(FILE *f) {
           "      --retry-failed    rerun the jobs whose rows say failed (a failed row is otherwise\n"
           "                        a cached result, like a done one)\n"
           "      --break-lock      remove FILE.h5.lock left by a sweep that is known to be dead\n"
+          "                        (refused while its holder runs on this host)\n"
           "  -h, --help            this text\n"
           "\n"
           "exit status: 0 every job has a row (done or failed), 1 sweep file or file error,\n"
@@ -141,6 +142,7 @@ int cs_cli_sweep(int argc, char **argv) {
   int inited = 0, rank = 0;
   MPI_Initialized(&inited);
   bool launched = inited || launched_by_mpi();
+  cs_store_library_init(); /* before MPI: see store.h */
   if (launched && !inited) MPI_Init(&argc, &argv);
   if (launched) MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   if (rank == 0 && !opt.dry_run) release_lock_on_signal(opt.out_path);

@@ -8,7 +8,18 @@
 
 #include "store_int.h"
 
-void cs_store_h5_quiet(void) { H5Eset_auto2(H5E_DEFAULT, NULL, NULL); }
+/* HDF5's exit handler closes files left open; after a close that failed (a full disk at its
+ * last write) HDF5 1.10 keeps a dangling file and that handler crashes.  Every store is closed
+ * explicitly, so the handler is not needed: it is switched off before the library starts. */
+void cs_store_library_init(void) {
+  H5dont_atexit();
+  H5open();
+}
+
+void cs_store_h5_quiet(void) {
+  H5dont_atexit();
+  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+}
 
 typedef struct innermost {
   char text[256];
@@ -64,6 +75,17 @@ int cs_store_attr_int(hid_t obj, const char *name, long long value, cs_err *err)
   return CS_OK;
 }
 
+/* True when the attribute holds one value (a scalar, or a 1-element array): reading it into
+ * one value must not write past it. */
+static bool single_value(hid_t a) {
+  hid_t s = H5Aget_space(a);
+  if (s < 0) return false;
+  H5S_class_t c = H5Sget_simple_extent_type(s);
+  hssize_t n = H5Sget_simple_extent_npoints(s);
+  H5Sclose(s);
+  return c == H5S_SCALAR || (c == H5S_SIMPLE && n == 1);
+}
+
 int cs_store_attr_read_text(hid_t obj, const char *name, char *buf, size_t cap, cs_err *err) {
   buf[0] = '\0';
   if (H5Aexists(obj, name) <= 0)
@@ -71,8 +93,8 @@ int cs_store_attr_read_text(hid_t obj, const char *name, char *buf, size_t cap, 
   hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
   hid_t ft = a < 0 ? -1 : H5Aget_type(a);
   int rc = CS_OK;
-  if (ft < 0 || H5Tget_class(ft) != H5T_STRING) {
-    rc = cs_err_set(err, CS_EINVAL, "attribute '%s' is not a string", name);
+  if (ft < 0 || H5Tget_class(ft) != H5T_STRING || !single_value(a)) {
+    rc = cs_err_set(err, CS_EINVAL, "attribute '%s' is not a scalar string", name);
   } else if (H5Tis_variable_str(ft) > 0) {
     hid_t mt = H5Tcopy(H5T_C_S1);
     H5Tset_size(mt, H5T_VARIABLE);
@@ -104,8 +126,15 @@ int cs_store_attr_read_int(hid_t obj, const char *name, long long *out, cs_err *
   if (H5Aexists(obj, name) <= 0)
     return cs_err_set(err, CS_ENOTFOUND, "attribute '%s' is missing", name);
   hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
-  herr_t rc = a < 0 ? -1 : H5Aread(a, H5T_NATIVE_LLONG, out);
+  hid_t ft = a < 0 ? -1 : H5Aget_type(a);
+  bool integer = ft >= 0 && H5Tget_class(ft) == H5T_INTEGER && single_value(a);
+  if (ft >= 0) H5Tclose(ft);
+  herr_t rc = a < 0 || !integer ? -1 : H5Aread(a, H5T_NATIVE_LLONG, out);
   if (a >= 0) H5Aclose(a);
+  if (a >= 0 && !integer) {
+    H5Eclear2(H5E_DEFAULT);
+    return cs_err_set(err, CS_EINVAL, "attribute '%s' is not a scalar integer", name);
+  }
   if (rc < 0) return cs_store_h5_error(err, CS_EIO, "reading attribute '%s'", name);
   return CS_OK;
 }

@@ -4,7 +4,9 @@
  * through a serial CS_STORE_WRITE handle and end with a flush; a parallel handle opens /results
  * and /txlog only, fully allocated (H5D_ALLOC_TIME_EARLY), and writes raw rows independently.
  */
+#define _GNU_SOURCE /* SEEK_DATA, SEEK_HOLE */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +46,8 @@ static cs_store *store_new(void) {
 }
 
 static void store_free(cs_store *st) {
+  free(st->batch);
+  free(st->batch_at);
   hid_t dsets[] = {st->jobs, st->results, st->txlog};
   for (int i = 0; i < 3; i++)
     if (dsets[i] >= 0) H5Dclose(dsets[i]);
@@ -123,14 +127,70 @@ static int create_layout(cs_store *st, cs_err *err) {
 static int check_format(cs_store *st, cs_err *err) {
   char format[64];
   long long version = 0;
-  if (cs_store_attr_read_text(st->file, "format", format, sizeof format, err) ||
-      strcmp(format, "commsweep") != 0)
+  int rc = cs_store_attr_read_text(st->file, "format", format, sizeof format, err);
+  if (rc == CS_ENOTFOUND || (!rc && strcmp(format, "commsweep") != 0))
     return cs_err_set(err, CS_EINVAL, "not a commsweep store (attribute 'format' is missing)");
+  if (rc) return rc;
   if (cs_store_attr_read_int(st->file, "schema_version", &version, err)) return err->code;
   if (version != CS_STORE_SCHEMA_VERSION)
     return cs_err_set(err, CS_EINVAL, "schema version %lld, this commsweep reads version %d",
                       version, CS_STORE_SCHEMA_VERSION);
   return CS_OK;
+}
+
+static const char *class_name(H5T_class_t c) {
+  switch (c) {
+  case H5T_INTEGER: return "integer";
+  case H5T_FLOAT: return "float";
+  case H5T_STRING: return "string";
+  case H5T_ENUM: return "enum";
+  case H5T_COMPOUND: return "compound";
+  default: return "other";
+  }
+}
+
+/* The dataset's columns are exactly the expected ones (name, class, size; order free, since
+ * HDF5 converts by name): a renamed, missing, extra or retyped column would otherwise read as
+ * zeros and every row as corrupt. */
+static int check_columns(hid_t dset, const char *name, hid_t want, cs_err *err) {
+  hid_t have = H5Dget_type(dset);
+  if (have < 0) return cs_store_h5_error(err, CS_EINVAL, "reading the type of /%s", name);
+  int rc = CS_OK;
+  if (H5Tget_class(have) != H5T_COMPOUND) {
+    rc = cs_err_set(err, CS_EINVAL, "/%s is not a table (compound type); schema version %d",
+                    name, CS_STORE_SCHEMA_VERSION);
+    H5Tclose(have);
+    return rc;
+  }
+  int nwant = H5Tget_nmembers(want), nhave = H5Tget_nmembers(have);
+  for (int i = 0; i < nwant && !rc; i++) {
+    char *col = H5Tget_member_name(want, (unsigned)i);
+    int at = H5Tget_member_index(have, col);
+    if (at < 0) {
+      rc = cs_err_set(err, CS_EINVAL, "column /%s.%s is missing (schema version %d)", name, col,
+                      CS_STORE_SCHEMA_VERSION);
+    } else {
+      hid_t wt = H5Tget_member_type(want, (unsigned)i), ht = H5Tget_member_type(have, (unsigned)at);
+      H5T_class_t wc = H5Tget_class(wt), hc = H5Tget_class(ht);
+      size_t ws = H5Tget_size(wt), hs = H5Tget_size(ht);
+      if (wc != hc || ws != hs)
+        rc = cs_err_set(err, CS_EINVAL, "column /%s.%s is %s of %zu bytes, schema version %d has %s "
+                        "of %zu bytes", name, col, class_name(hc), hs, CS_STORE_SCHEMA_VERSION,
+                        class_name(wc), ws);
+      H5Tclose(wt);
+      H5Tclose(ht);
+    }
+    H5free_memory(col);
+  }
+  for (int i = 0; i < nhave && !rc; i++) {
+    char *col = H5Tget_member_name(have, (unsigned)i);
+    if (H5Tget_member_index(want, col) < 0)
+      rc = cs_err_set(err, CS_EINVAL, "column /%s.%s is not in schema version %d", name, col,
+                      CS_STORE_SCHEMA_VERSION);
+    H5free_memory(col);
+  }
+  H5Tclose(have);
+  return rc;
 }
 
 static int open_tables(cs_store *st, bool with_jobs, cs_err *err) {
@@ -140,6 +200,10 @@ static int open_tables(cs_store *st, bool with_jobs, cs_err *err) {
     return cs_store_h5_error(err, CS_EINVAL, "opening /results");
   if ((st->txlog = H5Dopen2(st->file, "txlog", H5P_DEFAULT)) < 0)
     return cs_store_h5_error(err, CS_EINVAL, "opening /txlog");
+  if ((with_jobs && check_columns(st->jobs, "jobs", st->t_job, err)) ||
+      check_columns(st->results, "results", st->t_result, err) ||
+      check_columns(st->txlog, "txlog", st->t_txn, err))
+    return err->code;
   st->rows = extent_of(st->results);
   st->txlog_len = extent_of(st->txlog);
   if (with_jobs && extent_of(st->jobs) != st->rows)
@@ -148,49 +212,175 @@ static int open_tables(cs_store *st, bool with_jobs, cs_err *err) {
   return CS_OK;
 }
 
+/* Copies src into a new file dst (mode 0600 until done, then src's mode), region by region
+ * so holes stay holes (/txlog space is allocated but not written until jobs run), and syncs
+ * it.  ENOSPC and every other failure come back with the system's reason. */
+static int copy_file(const char *src, const char *dst, cs_err *err) {
+  int in = open(src, O_RDONLY);
+  if (in < 0) return cs_err_set(err, CS_EIO, "cannot read it: %s", strerror(errno));
+  struct stat sb;
+  int out = fstat(in, &sb) == 0 ? open(dst, O_WRONLY | O_CREAT | O_EXCL, 0600) : -1;
+  if (out < 0) {
+    int e = errno;
+    close(in);
+    return cs_err_set(err, CS_EIO, "cannot create '%s': %s", dst, strerror(e));
+  }
+  int rc = CS_OK;
+  off_t size = sb.st_size, at = 0;
+  char *buf = NULL;
+  while (at < size && !rc) {
+    off_t data = lseek(in, at, SEEK_DATA);
+    if (data < 0 && errno == ENXIO) break; /* only a hole remains */
+    off_t hole = data < 0 ? size : lseek(in, data, SEEK_HOLE);
+    if (data < 0) data = at;
+    if (hole < 0) hole = size;
+    for (off_t pos = data; pos < hole && !rc;) {
+      size_t want = (size_t)(hole - pos < (1 << 22) ? hole - pos : (1 << 22));
+      if (!buf && !(buf = malloc(1 << 22))) {
+        rc = cs_err_set(err, CS_ENOMEM, "copying: out of memory");
+        break;
+      }
+      ssize_t got = pread(in, buf, want, pos);
+      if (got <= 0) {
+        rc = cs_err_set(err, CS_EIO, "reading it at byte %lld: %s", (long long)pos,
+                        got < 0 ? strerror(errno) : "unexpected end of file");
+        break;
+      }
+      for (ssize_t done = 0; done < got && !rc;) {
+        ssize_t put = pwrite(out, buf + done, (size_t)(got - done), pos + done);
+        if (put < 0)
+          rc = cs_err_set(err, CS_EIO, "writing the copy '%s': %s",
+                          dst, strerror(errno));
+        else done += put;
+      }
+      pos += got;
+    }
+    at = hole;
+  }
+  free(buf);
+  if (!rc && ftruncate(out, size) != 0)
+    rc = cs_err_set(err, CS_EIO, "sizing the copy '%s': %s", dst, strerror(errno));
+  if (!rc && fsync(out) != 0)
+    rc = cs_err_set(err, CS_EIO, "syncing the copy '%s': %s", dst,
+                    strerror(errno));
+  if (!rc && fchmod(out, sb.st_mode & 07777) != 0)
+    rc = cs_err_set(err, CS_EIO, "setting the mode of '%s': %s", dst, strerror(errno));
+  close(out);
+  close(in);
+  return rc;
+}
+
+/* The file must be a regular file (a FIFO would block the open forever, a directory or device
+ * is a mistake).  *size is 0 when absent. */
+static int check_kind(const char *path, bool *exists, off_t *size, cs_err *err) {
+  struct stat sb;
+  *exists = stat(path, &sb) == 0;
+  *size = *exists ? sb.st_size : 0;
+  if (*exists && !S_ISREG(sb.st_mode))
+    return cs_err_set(err, CS_EINVAL, "not a regular file (%s)",
+                      S_ISFIFO(sb.st_mode)  ? "a FIFO"
+                      : S_ISDIR(sb.st_mode) ? "a directory"
+                                            : "a device or socket");
+  return CS_OK;
+}
+
+int cs_store_stage_path(const char *path, char *buf, size_t cap) {
+  int n = snprintf(buf, cap, "%s.staged", path);
+  return n < 0 || (size_t)n >= cap ? -1 : 0;
+}
+
 int cs_store_open(const char *path, cs_store_mode mode, cs_store **out, cs_err *err) {
   cs_store_h5_quiet();
   *out = NULL;
+  bool exists;
+  off_t size;
+  if (check_kind(path, &exists, &size, err)) return cs_err_prefix(err, "file '%s'", path);
+  if (exists && size == 0 && mode == CS_STORE_READ)
+    return cs_err_set(err, CS_EINVAL, "file '%s': empty (0 bytes), not a commsweep store", path);
+  if (exists && size == 0) exists = false; /* nothing to keep: laid out anew */
+  struct stat link;
+  if (!exists && (mode == CS_STORE_READ || mode == CS_STORE_REBUILD))
+    return cs_err_set(err, CS_ENOTFOUND, "file '%s': no such file", path);
+  if (!exists && lstat(path, &link) == 0 && S_ISLNK(link.st_mode))
+    return cs_err_set(err, CS_EINVAL, "file '%s': a symbolic link to a missing file", path);
   cs_store *st = store_new();
   if (!st) return cs_err_set(err, CS_ENOMEM, "file '%s': out of memory", path);
-  st->writable = mode == CS_STORE_WRITE;
+  st->writable = mode != CS_STORE_READ;
   int rc = CS_OK;
-  bool exists = access(path, F_OK) == 0;
   /* Writers exclude each other with the store's own lock file (cs_store_lock), which also
    * works across nodes; HDF5's flock would only make a sweep fail while some reader (an open
    * h5py session) has the file open, so the writer does not take it. */
   hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
   if (st->writable) H5Pset_file_locking(fapl, false, true);
-  struct stat link;
-  if (!exists && mode == CS_STORE_READ) {
-    rc = cs_err_set(err, CS_ENOTFOUND, "no such file");
-  } else if (!exists && lstat(path, &link) == 0) {
-    rc = cs_err_set(err, CS_EINVAL, "a symbolic link to a missing file");
+  const char *target = path;
+  if (mode == CS_STORE_REBUILD) exists = false; /* a new layout under the staged name */
+  if (mode == CS_STORE_STAGE || mode == CS_STORE_REBUILD) {
+    /* The structural step works on a private copy (or a new file) that replaces the file by
+     * one rename once complete: a kill or a full disk at any moment before leaves the file as
+     * it was.  The caller holds the lock, so a leftover copy is a dead sweep's. */
+    if (cs_store_stage_path(path, st->stage_path, sizeof st->stage_path) ||
+        strlen(path) >= sizeof st->final_path)
+      rc = cs_err_set(err, CS_EINVAL, "path too long");
+    else {
+      snprintf(st->final_path, sizeof st->final_path, "%s", path);
+      target = st->stage_path;
+      unlink(target);
+      if (exists) rc = copy_file(path, target, err);
+      if (!rc) st->staged = true;
+    }
+  }
+  if (rc) {
   } else if (!exists) {
-    /* Built under a temporary name and renamed once laid out and flushed, so a sweep killed
-     * while creating the file leaves no half-written file under the real name.  The caller
-     * holds the lock, so a leftover temporary is a dead sweep's and is replaced. */
-    char tmp[4096];
-    snprintf(tmp, sizeof tmp, "%s.creating", path);
-    unlink(tmp);
-    st->file = H5Fcreate(tmp, H5F_ACC_EXCL, H5P_DEFAULT, fapl);
-    rc = st->file < 0 ? cs_store_h5_error(err, CS_EIO, "cannot create it") : create_layout(st, err);
-    if (!rc && H5Fflush(st->file, H5F_SCOPE_GLOBAL) < 0)
-      rc = cs_store_h5_error(err, CS_EIO, "flushing the new file");
-    if (!rc && rename(tmp, path) != 0)
-      rc = cs_err_set(err, CS_EIO, "renaming '%s' into place: %s", tmp, strerror(errno));
-    if (rc) unlink(tmp);
+    st->file = H5Fcreate(target, H5F_ACC_EXCL, H5P_DEFAULT, fapl);
+    rc = st->file < 0 ? cs_store_h5_error(err, CS_EIO, "cannot create '%s'", target)
+                      : create_layout(st, err);
   } else {
-    st->file = H5Fopen(path, st->writable ? H5F_ACC_RDWR : H5F_ACC_RDONLY, fapl);
+    st->file = H5Fopen(target, st->writable ? H5F_ACC_RDWR : H5F_ACC_RDONLY, fapl);
     if (st->file < 0) rc = cs_store_h5_error(err, CS_EIO, "cannot open it as HDF5");
     else if (!(rc = check_format(st, err))) rc = open_tables(st, true, err);
   }
   H5Pclose(fapl);
   if (rc) {
-    store_free(st);
+    cs_store_close(st, NULL);
     return cs_err_prefix(err, "file '%s'", path);
   }
   *out = st;
+  return CS_OK;
+}
+
+int cs_store_commit(cs_store *st, cs_err *err) {
+  if (!st->staged) return cs_store_close(st, err);
+  int rc = CS_OK;
+  if (H5Fflush(st->file, H5F_SCOPE_GLOBAL) < 0)
+    rc = cs_store_h5_error(err, CS_EIO, "flushing the staged file");
+  hid_t file = st->file;
+  st->file = H5I_INVALID_HID;
+  char stage[sizeof st->stage_path], final[sizeof st->final_path];
+  memcpy(stage, st->stage_path, sizeof stage);
+  memcpy(final, st->final_path, sizeof final);
+  store_free(st); /* datasets and types first, then the file itself */
+  if (H5Fclose(file) < 0 && !rc) rc = cs_store_h5_error(err, CS_EIO, "closing the staged file");
+  int fd = rc ? -1 : open(stage, O_RDONLY);
+  if (!rc && (fd < 0 || fsync(fd) != 0))
+    rc = cs_err_set(err, CS_EIO, "syncing '%s': %s", stage,
+                    strerror(errno));
+  if (fd >= 0) close(fd);
+  if (!rc && rename(stage, final) != 0)
+    rc = cs_err_set(err, CS_EIO, "renaming '%s' into place: %s", stage, strerror(errno));
+  if (rc) {
+    unlink(stage);
+    return cs_err_prefix(err, "file '%s'", final);
+  }
+  /* the rename itself reaches the disk with the directory */
+  char dir[sizeof st->final_path];
+  snprintf(dir, sizeof dir, "%s", final);
+  char *slash = strrchr(dir, '/');
+  if (slash) slash[slash == dir ? 1 : 0] = '\0';
+  int dfd = open(slash ? dir : ".", O_RDONLY | O_DIRECTORY);
+  if (dfd >= 0) {
+    fsync(dfd);
+    close(dfd);
+  }
   return CS_OK;
 }
 
@@ -222,7 +412,16 @@ int cs_store_open_mpi(const char *path, MPI_Comm comm, cs_store **out, cs_err *e
 int cs_store_close(cs_store *st, cs_err *err) {
   if (!st) return CS_OK;
   int rc = CS_OK;
-  if (st->writable && H5Fflush(st->file, H5F_SCOPE_GLOBAL) < 0)
+  if (st->staged) {
+    char stage[sizeof st->stage_path];
+    memcpy(stage, st->stage_path, sizeof stage);
+    store_free(st);
+    unlink(stage);
+    return CS_OK;
+  }
+  uint64_t lost = 0;
+  if (st->batch_n) rc = cs_store_flush_rows(st, &lost, err);
+  if (st->writable && st->file >= 0 && H5Fflush(st->file, H5F_SCOPE_GLOBAL) < 0 && !rc)
     rc = cs_store_h5_error(err, CS_EIO, "flushing the store");
   store_free(st);
   return rc;
@@ -241,8 +440,11 @@ static herr_t slab_io(cs_store *st, hid_t dset, hid_t type, uint64_t first, uint
   hid_t ms = H5Screate_simple(1, &count, NULL);
   herr_t rc = write ? H5Dwrite(dset, type, ms, fs, st->dxpl, buf)
                     : H5Dread(dset, type, ms, fs, st->dxpl, buf);
+  /* the closes below would clear the error stack that says why (e.g. "inflate() failed") */
+  hid_t why = rc < 0 ? H5Eget_current_stack() : H5I_INVALID_HID;
   H5Sclose(ms);
   H5Sclose(fs);
+  if (why >= 0) H5Eset_current_stack(why);
   return rc;
 }
 
@@ -260,7 +462,8 @@ int cs_store_read_jobs(cs_store *st, uint64_t first, uint64_t n, cs_store_job_ro
   if (check_range("/jobs rows", first, n, st->rows, err)) return err->code;
   memset(out, 0, n * sizeof *out);
   if (slab_io(st, st->jobs, st->t_job, first, n, out, false) < 0)
-    return cs_store_h5_error(err, CS_EIO, "reading /jobs rows %llu..", (unsigned long long)first);
+    return cs_store_h5_error(err, CS_EIO, "reading /jobs rows %llu..%llu", (unsigned long long)first,
+                             (unsigned long long)(first + n - 1));
   return CS_OK;
 }
 
@@ -269,8 +472,8 @@ int cs_store_read_results(cs_store *st, uint64_t first, uint64_t n, cs_store_res
   if (check_range("/results rows", first, n, st->rows, err)) return err->code;
   memset(out, 0, n * sizeof *out);
   if (slab_io(st, st->results, st->t_result, first, n, out, false) < 0)
-    return cs_store_h5_error(err, CS_EIO, "reading /results rows %llu..",
-                             (unsigned long long)first);
+    return cs_store_h5_error(err, CS_EIO, "reading /results rows %llu..%llu", (unsigned long long)first,
+                             (unsigned long long)(first + n - 1));
   return CS_OK;
 }
 
@@ -279,8 +482,8 @@ int cs_store_read_txlog(cs_store *st, uint64_t offset, uint64_t n, cs_store_txn_
   if (check_range("/txlog records", offset, n, st->txlog_len, err)) return err->code;
   memset(out, 0, n * sizeof *out);
   if (slab_io(st, st->txlog, st->t_txn, offset, n, out, false) < 0)
-    return cs_store_h5_error(err, CS_EIO, "reading /txlog records %llu..",
-                             (unsigned long long)offset);
+    return cs_store_h5_error(err, CS_EIO, "reading /txlog records %llu..%llu",
+                             (unsigned long long)offset, (unsigned long long)(offset + n - 1));
   return CS_OK;
 }
 
@@ -298,9 +501,12 @@ int cs_store_read_index(cs_store *st, uint64_t first, uint64_t n, cs_store_index
   hid_t t = cs_store_type_create(cols, sizeof(cs_store_index_row));
   memset(out, 0, n * sizeof *out);
   herr_t rc = t < 0 ? -1 : slab_io(st, st->jobs, t, first, n, out, false);
+  hid_t why = rc < 0 ? H5Eget_current_stack() : H5I_INVALID_HID;
   if (t >= 0) H5Tclose(t);
+  if (why >= 0) H5Eset_current_stack(why);
   if (rc < 0)
-    return cs_store_h5_error(err, CS_EIO, "reading /jobs keys %llu..", (unsigned long long)first);
+    return cs_store_h5_error(err, CS_EIO, "reading /jobs keys %llu..%llu", (unsigned long long)first,
+                             (unsigned long long)(first + n - 1));
   return CS_OK;
 }
 
@@ -382,7 +588,73 @@ int cs_store_put_result(cs_store *st, uint64_t row, const char key[CS_STORE_KEY_
     return cs_store_h5_error(err, CS_EIO, "writing /txlog records %llu..%llu",
                              (unsigned long long)res->txlog_offset,
                              (unsigned long long)(res->txlog_offset + n));
+  if (st->batch_cap) {
+    st->batch[st->batch_n] = *res;
+    st->batch_at[st->batch_n++] = row;
+    if (st->batch_n == st->batch_cap) {
+      uint64_t lost = 0;
+      return cs_store_flush_rows(st, &lost, err);
+    }
+    return CS_OK;
+  }
   if (slab_io(st, st->results, st->t_result, row, 1, res, true) < 0)
     return cs_store_h5_error(err, CS_EIO, "writing /results row %llu", (unsigned long long)row);
   return CS_OK;
+}
+
+int cs_store_batch_rows(cs_store *st, size_t cap, cs_err *err) {
+  cs_store_result_row *rows = cap ? malloc(cap * sizeof *rows) : NULL;
+  hsize_t *at = cap ? malloc(cap * sizeof *at) : NULL;
+  if (cap && (!rows || !at)) {
+    free(rows);
+    free(at);
+    return cs_err_set(err, CS_ENOMEM, "a batch of %zu rows: out of memory", cap);
+  }
+  uint64_t lost = 0;
+  int rc = cs_store_flush_rows(st, &lost, err);
+  free(st->batch);
+  free(st->batch_at);
+  st->batch = rows;
+  st->batch_at = at;
+  st->batch_cap = cap;
+  return rc;
+}
+
+static int cmp_held(const void *a, const void *b) {
+  const hsize_t x = *(const hsize_t *)a, y = *(const hsize_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* The held rows, sorted by row, each run of consecutive rows written as one hyperslab: HDF5 1.10
+ * maps a selection to chunks by visiting every chunk of its bounding box, so one selection of
+ * rows scattered over the file would cost a visit of every chunk of /results per write. */
+int cs_store_flush_rows(cs_store *st, uint64_t *lost, cs_err *err) {
+  *lost = 0;
+  size_t n = st->batch_n;
+  if (!n) return CS_OK;
+  st->batch_n = 0;
+  /* sort (row, slot) pairs; rows are distinct */
+  hsize_t *order = malloc(2 * n * sizeof *order);
+  cs_store_result_row *sorted = malloc(n * sizeof *sorted);
+  int rc = CS_OK;
+  if (!order || !sorted) rc = cs_err_set(err, CS_ENOMEM, "writing %zu rows: out of memory", n);
+  for (size_t i = 0; !rc && i < n; i++) {
+    order[2 * i] = st->batch_at[i];
+    order[2 * i + 1] = i;
+  }
+  if (!rc) qsort(order, n, 2 * sizeof *order, cmp_held);
+  for (size_t i = 0; !rc && i < n; i++) sorted[i] = st->batch[order[2 * i + 1]];
+  for (size_t first = 0; !rc && first < n;) {
+    size_t k = 1;
+    while (first + k < n && order[2 * (first + k)] == order[2 * first] + k) k++;
+    if (slab_io(st, st->results, st->t_result, order[2 * first], k, &sorted[first], true) < 0)
+      rc = cs_store_h5_error(err, CS_EIO, "writing /results rows %llu..%llu",
+                             (unsigned long long)order[2 * first],
+                             (unsigned long long)(order[2 * first] + k - 1));
+    else first += k;
+  }
+  if (rc) *lost = n; /* which of them reached the file is unknown: all count as lost */
+  free(order);
+  free(sorted);
+  return rc;
 }

@@ -30,7 +30,13 @@ struct cs_store {
   hid_t t_job, t_result, t_txn;
   hid_t dxpl;                 /* independent MPI-IO in a parallel store, else H5P_DEFAULT */
   bool parallel, writable;
+  bool staged;                /* CS_STORE_STAGE: a private copy, renamed over final_path */
   uint64_t rows, txlog_len;
+  char stage_path[4096], final_path[4096];
+  /* result rows held back for one write (cs_store_batch_rows); none when batch_cap is 0 */
+  size_t batch_cap, batch_n;
+  cs_store_result_row *batch;
+  hsize_t *batch_at;
 };
 
 #endif

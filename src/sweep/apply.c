@@ -10,8 +10,8 @@
 
 #define JOB_BLOCK 256
 
-static void fill_job_row(const cs_sweep *sw, const cs_sweep_job *j, const cs_sweep_plan *p,
-                         size_t i, cs_store_job_row *row) {
+void cs_sweep_job_row(const cs_sweep *sw, const cs_sweep_job *j, uint64_t reserved_offset,
+                      uint64_t reserved_count, cs_store_job_row *row) {
   memset(row, 0, sizeof *row);
   if (!j->load_code) {
     cs_store_job_from(&j->job, row);
@@ -21,8 +21,8 @@ static void fill_job_row(const cs_sweep *sw, const cs_sweep_job *j, const cs_swe
   memcpy(row->key, j->key, CS_STORE_KEY_LEN);
   cs_store_set_text(row->sweep, sizeof row->sweep, sw->name);
   cs_store_set_text(row->job_json, sizeof row->job_json, j->json);
-  row->txlog_reserved_offset = p->reserved_offset[i];
-  row->txlog_reserved_count = p->reserved_count[i];
+  row->txlog_reserved_offset = reserved_offset;
+  row->txlog_reserved_count = reserved_count;
 }
 
 static int write_new_rows(const cs_sweep *sw, cs_store *st, const cs_sweep_plan *p, cs_err *err) {
@@ -33,7 +33,8 @@ static int write_new_rows(const cs_sweep *sw, cs_store *st, const cs_sweep_plan 
   int rc = CS_OK;
   for (size_t i = 0; i < sw->num_jobs && !rc; i++) {
     if (!(p->action[i] & CS_PLAN_NEW_ROW)) continue;
-    fill_job_row(sw, &sw->jobs[i], p, i, &block[fill++]);
+    cs_sweep_job_row(sw, &sw->jobs[i], p->reserved_offset[i], p->reserved_count[i],
+                     &block[fill++]);
     if (fill == JOB_BLOCK) {
       rc = cs_store_write_jobs(st, first, fill, block, err);
       first += fill;
@@ -63,18 +64,43 @@ static int fail_now(cs_store *st, const cs_sweep_job *j, uint64_t row, cs_err *e
   return cs_store_put_result(st, row, key, &res, NULL, 0, err);
 }
 
-int cs_sweep_plan_apply(const cs_sweep *sw, cs_store *st, const cs_sweep_plan *p, cs_err *err) {
-  if (cs_store_grow(st, p->file_rows + p->new_rows, p->txlog_after, err) ||
-      write_new_rows(sw, st, p, err))
-    return cs_err_prefix(err, "structural step");
+/* Row writes into existing space only: clear corrupt rows, write the failed rows of jobs that
+ * could not be loaded.  Raw bytes, no metadata: safe in place. */
+static int apply_rows(const cs_sweep *sw, cs_store *st, const cs_sweep_plan *p, cs_err *err) {
   for (size_t i = 0; i < sw->num_jobs; i++) {
     uint8_t a = p->action[i];
-    if ((a & CS_PLAN_RESLICE) && reslice(st, p, i, err)) return cs_err_prefix(err, "structural step");
     if ((a & CS_PLAN_CLEAR) && cs_store_clear_result(st, p->job_rows[i], err))
       return cs_err_prefix(err, "structural step");
     if ((a & CS_PLAN_FAIL_NOW) && fail_now(st, &sw->jobs[i], p->job_rows[i], err))
       return cs_err_prefix(err, "structural step");
   }
+  return CS_OK;
+}
+
+int cs_sweep_plan_changes(const cs_sweep *sw, const cs_sweep_plan *p) {
+  int changes = 0;
+  if (p->new_rows || p->txlog_after > p->txlog_before) changes |= CS_PLAN_CHANGES_LAYOUT;
+  for (size_t i = 0; i < sw->num_jobs; i++) {
+    if (p->action[i] & CS_PLAN_RESLICE) changes |= CS_PLAN_CHANGES_LAYOUT;
+    if (p->action[i] & (CS_PLAN_CLEAR | CS_PLAN_FAIL_NOW)) changes |= CS_PLAN_CHANGES_ROWS;
+  }
+  return changes;
+}
+
+int cs_sweep_plan_apply_rows(const cs_sweep *sw, cs_store *st, const cs_sweep_plan *p,
+                             cs_err *err) {
+  if (apply_rows(sw, st, p, err) || cs_store_flush(st, err)) return err->code;
+  return CS_OK;
+}
+
+int cs_sweep_plan_apply(const cs_sweep *sw, cs_store *st, const cs_sweep_plan *p, cs_err *err) {
+  if (cs_store_grow(st, p->file_rows + p->new_rows, p->txlog_after, err) ||
+      write_new_rows(sw, st, p, err))
+    return cs_err_prefix(err, "structural step");
+  for (size_t i = 0; i < sw->num_jobs; i++)
+    if ((p->action[i] & CS_PLAN_RESLICE) && reslice(st, p, i, err))
+      return cs_err_prefix(err, "structural step");
+  if (apply_rows(sw, st, p, err)) return err->code;
   if (cs_store_note_sweep(st, sw->name, err) || cs_store_flush(st, err))
     return cs_err_prefix(err, "structural step");
   return CS_OK;

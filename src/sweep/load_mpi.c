@@ -2,7 +2,9 @@
  * block of the matrix (loading, validation, counting and cache keys are the costly part, ~60-100
  * us per job), then the blocks are gathered on rank 0, which ends up with exactly the sweep
  * cs_sweep_load would have built alone.  Expansion is deterministic, so which rank expanded a
- * job changes nothing. */
+ * job changes nothing.  The other ranks expand and send their block in rounds of at most
+ * round_jobs() jobs, so they never hold more than one round (a few MB), whatever the sweep's
+ * size. */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,12 +40,13 @@ static int put(buf *b, const void *p, size_t n) {
   return CS_OK;
 }
 
-static int pack(const cs_sweep *sw, size_t lo, size_t hi, buf *b) {
-  for (size_t i = lo; i < hi; i++) {
-    const cs_sweep_job *j = &sw->jobs[i];
+/* Packs jobs[0 .. count), the sweep's jobs first .. first + count. */
+static int pack(const cs_sweep_job *jobs, size_t first, size_t count, buf *b) {
+  for (size_t k = 0; k < count; k++) {
+    const cs_sweep_job *j = &jobs[k];
     packed_job p;
     memset(&p, 0, sizeof p);
-    p.index = i;
+    p.index = first + k;
     p.num_txns = j->num_txns;
     p.load_code = j->load_code;
     p.num_steps = j->num_steps;
@@ -116,6 +119,57 @@ static int gather(MPI_Comm comm, int rank, int size, cs_sweep *sw, const buf *mi
   return rc;
 }
 
+/* Jobs per rank and round: a round's gather stays far below 2 GB (~600 MB at ~9 KB a job). */
+static size_t round_jobs(int size) {
+  size_t r = 65536 / (size_t)size;
+  return r < 16 ? 16 : r > 2048 ? 2048 : r;
+}
+
+static size_t block_lo(size_t n, int rank, int size) { return n * (size_t)rank / (size_t)size; }
+
+/* One round: every rank but 0 expands jobs [a, b) of its block and rank 0 gathers them. */
+static int round_trip(const cs_sweep_def *def, MPI_Comm comm, int rank, int size, size_t round,
+                      cs_sweep *sw, cs_err *err) {
+  size_t n = def->num_jobs, per = round_jobs(size);
+  size_t lo = block_lo(n, rank, size), hi = block_lo(n, rank + 1, size);
+  size_t a = lo + round * per < hi ? lo + round * per : hi;
+  size_t b = a + per < hi ? a + per : hi;
+  buf mine = {0};
+  int rc = CS_OK;
+  if (rank != 0 && b > a) {
+    cs_sweep_job *jobs = calloc(b - a, sizeof *jobs);
+    if (!jobs) rc = cs_err_set(err, CS_ENOMEM, "expanding %zu jobs: out of memory", b - a);
+    if (!rc) rc = cs_sweep_expand_into(def, a, b, jobs, err);
+    if (!rc && pack(jobs, a, b - a, &mine))
+      rc = cs_err_set(err, CS_ENOMEM, "packing %zu jobs: out of memory", b - a);
+    for (size_t k = 0; jobs && k < b - a; k++) {
+      free(jobs[k].json);
+      free(jobs[k].error);
+    }
+    free(jobs);
+  }
+  int worst = 0;
+  MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MIN, comm);
+  if (worst) {
+    free(mine.data);
+    return rc ? rc : cs_err_set(err, worst, "another rank could not expand its jobs");
+  }
+  int grc = gather(comm, rank, size, sw, &mine);
+  free(mine.data);
+  if (grc == CS_EBUSY && rank == 0) /* too big for one message: rank 0 expands the round */
+    for (int r = 1; r < size && !grc; r++) {
+      size_t rlo = block_lo(n, r, size), rhi = block_lo(n, r + 1, size);
+      size_t ra = rlo + round * per < rhi ? rlo + round * per : rhi;
+      size_t rb = ra + per < rhi ? ra + per : rhi;
+      grc = ra < rb ? cs_sweep_expand_range(def, ra, rb, sw, err) : CS_OK;
+    }
+  else if (grc == CS_EBUSY)
+    grc = CS_OK;
+  MPI_Bcast(&grc, 1, MPI_INT, 0, comm);
+  if (grc) return cs_err_set(err, grc, "gathering jobs on rank 0: %s", cs_strerror(grc));
+  return CS_OK;
+}
+
 int cs_sweep_load_mpi(const char *path, MPI_Comm comm, cs_sweep *out, cs_err *err) {
   int rank, size;
   MPI_Comm_rank(comm, &rank);
@@ -129,32 +183,27 @@ int cs_sweep_load_mpi(const char *path, MPI_Comm comm, cs_sweep *out, cs_err *er
   int rc = cs_config_parse_file(path, &doc, err) ? cs_err_prefix(err, "sweep file")
                                                   : cs_sweep_def_parse(doc, path, &def, err);
   size_t n = rc ? 0 : def.num_jobs;
-  size_t lo = n * (size_t)rank / (size_t)size, hi = n * (size_t)(rank + 1) / (size_t)size;
-  if (!rc) rc = cs_sweep_alloc(&def, out, err);
-  if (!rc) rc = cs_sweep_expand_range(&def, lo, hi, out, err);
-  buf mine = {0};
-  if (!rc && rank != 0 && pack(out, lo, hi, &mine))
-    rc = cs_err_set(err, CS_ENOMEM, "packing %zu jobs: out of memory", hi - lo);
+  /* rank 0 holds the whole sweep and expands its own block in place */
+  if (!rc && rank == 0) rc = cs_sweep_alloc(&def, out, err);
+  if (!rc && rank == 0) rc = cs_sweep_expand_range(&def, 0, block_lo(n, 1, size), out, err);
   int worst = 0;
   MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MIN, comm);
+  if (worst && !rc) rc = cs_err_set(err, worst, "sweep file '%s': another rank could not load it", path);
+  size_t per = round_jobs(size), most = (n + (size_t)size - 1) / (size_t)size;
+  for (size_t round = 0; !rc && round * per < most; round++)
+    if ((rc = round_trip(&def, comm, rank, size, round, out, err)))
+      cs_err_prefix(err, "sweep file '%s'", path);
+  /* Only rank 0 holds every job, so only it can tell a fault of the base. */
   if (!worst) {
-    int grc = gather(comm, rank, size, out, &mine);
-    if (grc == CS_EBUSY && rank == 0) grc = cs_sweep_expand_range(&def, hi, n, out, err);
-    else if (grc == CS_EBUSY) grc = CS_OK;
-    MPI_Bcast(&grc, 1, MPI_INT, 0, comm);
-    if (grc) rc = cs_err_set(err, grc, "sweep file '%s': gathering %zu jobs on rank 0: %s", path,
-                             n, cs_strerror(grc));
-    /* Only rank 0 holds every job, so only it can tell a fault of the base. */
-    int brc = !rc && rank == 0 ? cs_sweep_check_base(&def, out, err) : CS_OK;
+    int failed = rc != 0, any = 0;
+    MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, comm);
+    int brc = !any && rank == 0 ? cs_sweep_check_base(&def, out, err) : CS_OK;
     MPI_Bcast(&brc, 1, MPI_INT, 0, comm);
-    if (!rc && brc)
+    if (!any && brc)
       rc = rank == 0 ? cs_err_prefix(err, "sweep file '%s'", path)
                      : cs_err_set(err, brc, "sweep file '%s': its base is in error (rank 0 says why)",
                                   path);
-  } else if (!rc) {
-    rc = cs_err_set(err, worst, "sweep file '%s': another rank could not load it", path);
   }
-  free(mine.data);
   if (def.doc) cs_sweep_def_free(&def);
   if (rc || rank != 0) cs_sweep_free(out);
   return rc;

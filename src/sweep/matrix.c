@@ -171,6 +171,11 @@ int cs_sweep_alloc(const cs_sweep_def *def, cs_sweep *out, cs_err *err) {
 
 int cs_sweep_expand_range(const cs_sweep_def *def, size_t lo, size_t hi, cs_sweep *out,
                           cs_err *err) {
+  return cs_sweep_expand_into(def, lo, hi, out->jobs + lo, err);
+}
+
+int cs_sweep_expand_into(const cs_sweep_def *def, size_t lo, size_t hi, cs_sweep_job *into,
+                         cs_err *err) {
   size_t *digit = calloc(def->num_axes + 1, sizeof *digit);
   if (!digit) {
     return cs_err_set(err, CS_ENOMEM, "%zu jobs: out of memory", hi - lo);
@@ -182,7 +187,7 @@ int cs_sweep_expand_range(const cs_sweep_def *def, size_t lo, size_t hi, cs_swee
   }
   int rc = CS_OK;
   for (size_t i = lo; i < hi && !rc; i++) {
-    rc = expand_one(def, i, digit, &out->jobs[i], err);
+    rc = expand_one(def, i, digit, &into[i - lo], err);
     for (size_t a = def->num_axes; a-- > 0;) { /* odometer: the last axis moves fastest */
       if (++digit[a] < def->axes[a].num_values) break;
       digit[a] = 0;

@@ -1,11 +1,13 @@
 /* cs_sweep_run: the whole sweep on every rank of a communicator (sweep.h has the phases).
  * Every failure before the work phase is decided on rank 0 and broadcast with its message, so
  * all ranks return the same code; a failing job is a row, never a failed sweep. */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
 #include <time.h>
+#include <sys/stat.h>
 
 #include "commsweep/store.h"
 #include "commsweep/sweep.h"
@@ -96,25 +98,52 @@ static int prepare(const cs_sweep_options *opt, FILE *out, cs_sweep *sw, cs_swee
   }
   if ((rc = cs_store_lock(opt->out_path, sw->name, opt->break_lock, err))) return rc;
   *locked = true;
-  /* The structural step is the one window in which a dying process could leave the file's
-   * metadata half written: termination signals wait until it is flushed and closed. */
+  /* Termination signals wait until the file is laid out (a SIGKILL cannot wait, which is why
+   * the layout is built on a staged copy). */
   sigset_t stop, old;
   sigemptyset(&stop);
   sigaddset(&stop, SIGTERM);
   sigaddset(&stop, SIGINT);
   sigaddset(&stop, SIGHUP);
   sigprocmask(SIG_BLOCK, &stop, &old);
-  if (!(rc = cs_store_open(opt->out_path, CS_STORE_WRITE, &st, err))) {
-    if (!(rc = cs_sweep_plan_make(sw, st, &popt, plan, err)))
+  /* Matching reads the file as it is; only what the plan changes is written, and a change of
+   * layout goes through a staged copy renamed over the file once complete (store.h), so no
+   * moment of the step leaves a file that has lost rows.  A fully cached sweep writes
+   * nothing (a read-only file is fine). */
+  struct stat sb;
+  bool fresh = stat(opt->out_path, &sb) != 0 || sb.st_size == 0;
+  if (!fresh) rc = cs_store_open(opt->out_path, CS_STORE_READ, &st, err);
+  if (!rc) rc = cs_sweep_plan_make(sw, st, &popt, plan, err);
+  if (rc == CS_EIO && st && strstr(err->msg, "reading /")) {
+    char why[700];
+    snprintf(why, sizeof why, "%.600s", err->msg);
+    cs_err_set(err, rc, "%s; nothing was changed: `commsweep repair %.100s --sweep %.100s` "
+               "rebuilds the file keeping every row that verifies", why, opt->out_path,
+               opt->sweep_path);
+  }
+  cs_store_close(st, NULL);
+  st = NULL;
+  int changes = rc ? 0 : cs_sweep_plan_changes(sw, plan);
+  if (!rc && (fresh || (changes & CS_PLAN_CHANGES_LAYOUT))) {
+    cs_store_unlock_inode(opt->out_path); /* the file gets a new inode */
+    if (!(rc = cs_store_open(opt->out_path, CS_STORE_STAGE, &st, err))) {
       rc = cs_sweep_plan_apply(sw, st, plan, err);
-    if (rc) cs_err_prefix(err, "file '%s'", opt->out_path);
-    cs_err cerr;
-    int crc = cs_store_close(st, &cerr);
-    if (!rc && crc) {
-      *err = cerr;
-      rc = crc;
+      if (rc) cs_store_close(st, NULL);
+      else rc = cs_store_commit(st, err);
+    }
+    if (!rc) rc = cs_store_lock_inode(opt->out_path, sw->name, err);
+  } else if (!rc && (changes & CS_PLAN_CHANGES_ROWS)) {
+    if (!(rc = cs_store_open(opt->out_path, CS_STORE_WRITE, &st, err))) {
+      rc = cs_sweep_plan_apply_rows(sw, st, plan, err);
+      cs_err cerr;
+      int crc = cs_store_close(st, &cerr);
+      if (!rc && crc) {
+        *err = cerr;
+        rc = crc;
+      }
     }
   }
+  if (rc && strncmp(err->msg, "file '", 6) != 0) cs_err_prefix(err, "file '%s'", opt->out_path);
   sigprocmask(SIG_SETMASK, &old, NULL);
   return rc;
 }
@@ -179,6 +208,41 @@ static void report_summary(FILE *out, const cs_sweep_options *opt, const cs_swee
   fflush(out);
 }
 
+/* Every rank must see the file rank 0 laid out.  On a node-local path a rank on another node
+ * would open another file (an old copy: its rows silently lost) or none; rank 0's lock file
+ * (its pid, host and start time) stands for the file.  Collective; the same code on every
+ * rank, the message on rank 0. */
+static int check_shared(const char *path, MPI_Comm comm, cs_err *err) {
+  int rank, size;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  char want[512] = "", seen[512] = "", node[64] = "";
+  if (rank == 0) cs_store_lock_holder(path, want, sizeof want);
+  MPI_Bcast(want, sizeof want, MPI_CHAR, 0, comm);
+  cs_store_lock_holder(path, seen, sizeof seen);
+  int ok = want[0] && strcmp(want, seen) == 0, len = 0;
+  const char *slurm_node = getenv("SLURMD_NODENAME");
+  if (slurm_node) snprintf(node, sizeof node, "%s", slurm_node);
+  else MPI_Get_processor_name(node, &len);
+  int *oks = rank == 0 ? malloc((size_t)size * sizeof *oks) : NULL;
+  char *nodes = rank == 0 ? malloc((size_t)size * sizeof node) : NULL;
+  MPI_Gather(&ok, 1, MPI_INT, oks, 1, MPI_INT, 0, comm);
+  MPI_Gather(node, sizeof node, MPI_CHAR, nodes, sizeof node, MPI_CHAR, 0, comm);
+  int bad = -1;
+  for (int r = 0; rank == 0 && oks && r < size && bad < 0; r++)
+    if (!oks[r]) bad = r;
+  if (bad >= 0)
+    cs_err_set(err, CS_EIO,
+               "file '%s': rank %d (node %.63s) does not see the file rank 0 (node %.63s) laid "
+               "out (its lock file is missing or another there): the output must be on a file "
+               "system shared by every node (docs/slurm.md)",
+               path, bad, nodes + (size_t)bad * sizeof node, nodes);
+  free(oks);
+  free(nodes);
+  MPI_Bcast(&bad, 1, MPI_INT, 0, comm);
+  return bad >= 0 ? CS_EIO : CS_OK;
+}
+
 /* The work phase: parallel open, schedule, close, totals on rank 0. */
 static int work_phase(const cs_sweep_options *opt, MPI_Comm comm, const cs_sweep *sw,
                       const cs_sweep_plan *plan, cs_sweep_summary *sum, uint64_t **per_rank,
@@ -187,6 +251,7 @@ static int work_phase(const cs_sweep_options *opt, MPI_Comm comm, const cs_sweep
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
   cs_store *st = NULL;
+  if (size > 1 && check_shared(opt->out_path, comm, err)) return CS_EIO;
   int orc = cs_store_open_mpi(opt->out_path, comm, &st, err), worst = 0;
   MPI_Allreduce(&orc, &worst, 1, MPI_INT, MPI_MIN, comm);
   if (worst) {
@@ -207,12 +272,9 @@ static int work_phase(const cs_sweep_options *opt, MPI_Comm comm, const cs_sweep
   cs_err serr, cerr;
   cs_err_clear(&serr);
   cs_err_clear(&cerr);
-  cs_sweep_item *items = plan->items;
-  size_t n = plan->num_items;
-  if (size == 1 || !cs_sweep_share_items(comm, &items, &n, &serr))
-    cs_sweep_schedule(comm, st, items, n, opt->results_only, opt->progress_s, print_progress,
-                      &pc, &mine, &serr);
-  if (rank != 0) free(items);
+  /* rank 0 holds the items; a worker receives each with its grant */
+  cs_sweep_schedule(comm, st, rank == 0 ? plan->items : NULL, rank == 0 ? plan->num_items : 0,
+                    opt->results_only, opt->progress_s, print_progress, &pc, &mine, &serr);
   int crc = cs_store_close(st, &cerr);
   sum->work_s = MPI_Wtime() - tw;
   uint64_t local[3] = {mine.ran, mine.failed, mine.io_errors + (crc != 0)}, total[3];
@@ -233,7 +295,32 @@ static int work_phase(const cs_sweep_options *opt, MPI_Comm comm, const cs_sweep
   return CS_OK;
 }
 
+/* Open MPI's MPI-IO derives longer names from the file name (shared-file-pointer and
+ * semaphore files: "<name>_cid-<n>-<pid>.sm", "OMPIO_<name>"): a name of 241 characters fails
+ * to open and one of 245 aborts the process inside MPI_File_open.  Such a path is refused
+ * before anything is written.  The same on every rank. */
+#define OUT_NAME_MAX 200
+
+static int check_out_path(const char *path, cs_err *err) {
+  const char *slash = strrchr(path, '/');
+  size_t name = strlen(slash ? slash + 1 : path), len = strlen(path);
+  if (len == 0 || name == 0) return cs_err_set(err, CS_EINVAL, "--out: no file name");
+  if (name > OUT_NAME_MAX)
+    return cs_err_set(err, CS_EINVAL,
+                      "--out: the file name is %zu characters, at most %d work with Open MPI's "
+                      "MPI-IO; choose a shorter name",
+                      name, OUT_NAME_MAX);
+  if (len + 16 > PATH_MAX)
+    return cs_err_set(err, CS_EINVAL, "--out: the path is %zu characters, at most %d fit", len,
+                      PATH_MAX - 16);
+  return CS_OK;
+}
+
 int cs_sweep_run(const cs_sweep_options *opt, MPI_Comm comm, cs_sweep_summary *sum, cs_err *err) {
+  if (check_out_path(opt->out_path, err)) {
+    memset(sum, 0, sizeof *sum);
+    return err->code;
+  }
   bool lazy = comm == MPI_COMM_NULL; /* one process, MPI started only if a job must run */
   int rank = 0, size = 1;
   if (!lazy) {

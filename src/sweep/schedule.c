@@ -1,16 +1,20 @@
 /* Dynamic scheduling over MPI: a work-request protocol in which rank 0 also works.
  *
- * Every rank holds the same item list (broadcast once, costliest first), so a grant is just a
- * range [begin, end) of it: 16 bytes, always sent eagerly, never waiting for the receiver's
- * progress.  A worker keeps exactly one request outstanding: it posts the receive for its next
- * grant and sends a request (carrying its counters) before it runs the current range, so the
- * next grant is waiting when it finishes.  Rank 0 first answers every worker's opening request,
+ Rank 0 holds the item list (costliest first); a grant is a range [begin, end) of it: a 16-byte
+ * header, always sent eagerly, followed by the items of the range themselves (non-blocking on
+ * rank 0), so a worker holds only the items granted to it, at most 2 x MAX_BATCH at a time
+ * (~5 MB), never the whole list.  Result rows are written in batches (cs_store_batch_rows): a
+ * worker writes the rows of a range together when it has run it, rank 0 every ROW_BATCH of its
+ * own jobs; a kill loses at most those held rows, which stay pending.  A worker keeps exactly one request outstanding: it posts
+ * the receive for its next grant and sends a request (carrying its counters) before it runs the
+ * current range, so the next grant is waiting when it finishes.  Rank 0 first answers every worker's opening request,
  * then answers requests from the front of the list (guided ranges: about remaining cost /
  * (4 x ranks), at most MAX_BATCH items, at least two while plenty remain) and between answers
  * runs single items from the back, the cheapest, so it is never away long (on up to
  * RANK0_WORKS_UP_TO ranks; beyond, it only dispatches).  An empty range means stop.  Which rank
  * runs an item never changes what is written: row and slice are fixed in the item.
  */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,8 +22,12 @@
 
 #include "commsweep/sweep.h"
 
-enum { TAG_REQ = 7101, TAG_GRANT = 7102 };
-#define MAX_BATCH 64
+enum { TAG_REQ = 7101, TAG_GRANT = 7102, TAG_ITEMS = 7103 };
+/* Items per grant at most: cheap jobs (a closed-form engine: ~50 us) come in ranges long enough
+ * that a worker never waits for rank 0's next look at its requests (PROBE_INTERVAL_S). */
+#define MAX_BATCH 512
+/* Result rows a rank holds back before writing them together (one H5Dwrite). */
+#define ROW_BATCH 64
 /* Beyond this many ranks rank 0 only dispatches: a request then never waits behind one of its
  * own jobs, and one worker's share is small anyway. */
 #define RANK0_WORKS_UP_TO 16
@@ -38,7 +46,33 @@ typedef struct runner {
   int rank;
   cs_sweep_sched_stats *stats;
   cs_err *io_err; /* first write error */
+  uint64_t stop_after; /* test hook: signal this rank after this many rows (0: never) */
+  int stop_signal;
 } runner;
+
+/* Test hook, for fault tests only (docs/hdf5-schema.md): CS_TEST_STOP_AFTER_ROWS=N makes a rank
+ * raise CS_TEST_STOP_SIGNAL (KILL, the default, or STOP) on itself right after writing its
+ * N-th row; CS_TEST_STOP_RANK=R limits it to rank R.  Read once, when the schedule starts. */
+static void read_stop_hook(runner *r) {
+  const char *n = getenv("CS_TEST_STOP_AFTER_ROWS"), *rank = getenv("CS_TEST_STOP_RANK");
+  const char *sig = getenv("CS_TEST_STOP_SIGNAL");
+  if (!n || (rank && atoi(rank) != r->rank)) return;
+  r->stop_after = strtoull(n, NULL, 10);
+  r->stop_signal = sig && !strcmp(sig, "STOP") ? SIGSTOP : SIGKILL;
+}
+
+/* Writes the rows held back; rows that could not be written count as I/O errors. */
+static void flush_rows(runner *r) {
+  uint64_t lost = 0;
+  cs_err e;
+  cs_err_clear(&e);
+  if (cs_store_flush_rows(r->st, &lost, &e)) {
+    r->stats->io_errors += lost;
+    r->stats->ran -= lost < r->stats->ran ? lost : r->stats->ran;
+    if (!r->io_err->code) *r->io_err = e;
+    fprintf(stderr, "commsweep: rank %d: %s\n", r->rank, e.msg);
+  }
+}
 
 static void run_item(runner *r, const cs_sweep_item *it) {
   double t0 = MPI_Wtime();
@@ -54,6 +88,10 @@ static void run_item(runner *r, const cs_sweep_item *it) {
     r->stats->failed += failed;
   }
   r->stats->busy_s += MPI_Wtime() - t0;
+  if (r->stop_after && r->stats->ran == r->stop_after) {
+    flush_rows(r); /* "after writing its N-th row" */
+    raise(r->stop_signal);
+  }
 }
 
 static counters mine(const runner *r) {
@@ -69,14 +107,14 @@ static void idle_pause(void) {
 typedef struct dispatcher {
   counters *seen;     /* latest counters reported by each worker */
   uint64_t (*grant)[2];
-  MPI_Request *sreq;  /* grant in flight to each worker */
+  MPI_Request *sreq;  /* grant header and items in flight to each worker: 2 per worker */
 } dispatcher;
 
 /* Answers worker w's request (already probed): its counters in, the next range out. */
 static void answer(MPI_Comm comm, int size, dispatcher *d, int w, const cs_sweep_item *items,
                    size_t *front, size_t back, double *remaining, int *active) {
   MPI_Recv(&d->seen[w], 3, MPI_UINT64_T, w, TAG_REQ, comm, MPI_STATUS_IGNORE);
-  MPI_Wait(&d->sreq[w], MPI_STATUS_IGNORE);
+  MPI_Waitall(2, &d->sreq[2 * w], MPI_STATUSES_IGNORE);
   /* At least two items while there are plenty: the worker's next request then arrives while it
    * still has work, so rank 0 finishing one of its own jobs first costs it nothing. */
   size_t k = 0, min_k = back - *front >= 4 * (size_t)size ? 2 : 1;
@@ -88,8 +126,12 @@ static void answer(MPI_Comm comm, int size, dispatcher *d, int w, const cs_sweep
   d->grant[w][1] = *front + k;
   *front += k;
   *remaining -= cost;
-  MPI_Isend(d->grant[w], 2, MPI_UINT64_T, w, TAG_GRANT, comm, &d->sreq[w]);
-  if (k == 0) (*active)--;
+  MPI_Isend(d->grant[w], 2, MPI_UINT64_T, w, TAG_GRANT, comm, &d->sreq[2 * w]);
+  if (k) /* at most MAX_BATCH items: the count fits an int */
+    MPI_Isend(items + d->grant[w][0], (int)(k * sizeof *items), MPI_BYTE, w, TAG_ITEMS, comm,
+              &d->sreq[2 * w + 1]);
+  else
+    (*active)--;
 }
 
 static void dispatch(MPI_Comm comm, int size, dispatcher *d, runner *r,
@@ -102,6 +144,7 @@ static void dispatch(MPI_Comm comm, int size, dispatcher *d, runner *r,
   int active = size - 1;
   const bool works = size <= RANK0_WORKS_UP_TO;
   double last_print = MPI_Wtime(), last_probe = 0;
+  uint64_t own = 0;
   /* Every worker asks at once on arrival: serve those first, before rank 0's own first job. */
   for (int first = 1; first < size; first++) {
     MPI_Status status;
@@ -127,6 +170,7 @@ static void dispatch(MPI_Comm comm, int size, dispatcher *d, runner *r,
       back--;
       remaining -= items[back].cost;
       run_item(r, &items[back]);
+      if (++own % ROW_BATCH == 0) flush_rows(r);
     }
     if (progress && progress_s > 0 && MPI_Wtime() - last_print >= progress_s) {
       counters sum = mine(r);
@@ -138,10 +182,16 @@ static void dispatch(MPI_Comm comm, int size, dispatcher *d, runner *r,
       last_print = MPI_Wtime();
     }
   }
-  MPI_Waitall(size, d->sreq, MPI_STATUSES_IGNORE);
+  MPI_Waitall(2 * size, d->sreq, MPI_STATUSES_IGNORE);
 }
 
-static void work(MPI_Comm comm, runner *r, const cs_sweep_item *items) {
+/* Receives the items of a granted range (sent right after its header). */
+static void receive_items(MPI_Comm comm, const uint64_t grant[2], cs_sweep_item *into) {
+  uint64_t k = grant[1] - grant[0];
+  if (k) MPI_Recv(into, (int)(k * sizeof *into), MPI_BYTE, 0, TAG_ITEMS, comm, MPI_STATUS_IGNORE);
+}
+
+static void work(MPI_Comm comm, runner *r, cs_sweep_item *buf[2]) {
   uint64_t grant[2][2];
   MPI_Request rr;
   int cur = 0;
@@ -149,13 +199,16 @@ static void work(MPI_Comm comm, runner *r, const cs_sweep_item *items) {
   counters c = mine(r);
   MPI_Send(&c, 3, MPI_UINT64_T, 0, TAG_REQ, comm);
   MPI_Wait(&rr, MPI_STATUS_IGNORE);
+  receive_items(comm, grant[cur], buf[cur]);
   while (grant[cur][1] > grant[cur][0]) {
     int nxt = 1 - cur;
     MPI_Irecv(grant[nxt], 2, MPI_UINT64_T, 0, TAG_GRANT, comm, &rr);
     c = mine(r);
     MPI_Send(&c, 3, MPI_UINT64_T, 0, TAG_REQ, comm);
-    for (uint64_t i = grant[cur][0]; i < grant[cur][1]; i++) run_item(r, &items[i]);
+    for (uint64_t i = 0; i < grant[cur][1] - grant[cur][0]; i++) run_item(r, &buf[cur][i]);
+    flush_rows(r);
     MPI_Wait(&rr, MPI_STATUS_IGNORE);
+    receive_items(comm, grant[nxt], buf[nxt]);
     cur = nxt;
   }
 }
@@ -169,54 +222,37 @@ int cs_sweep_schedule(MPI_Comm comm, cs_store *st, const cs_sweep_item *items, s
   memset(stats, 0, sizeof *stats);
   cs_err io_err;
   cs_err_clear(&io_err);
-  runner r = {st, results_only, rank, stats, &io_err};
+  runner r = {st, results_only, rank, stats, &io_err, 0, 0};
+  read_stop_hook(&r);
   dispatcher d = {0};
+  cs_sweep_item *buf[2] = {NULL, NULL};
   int ok = 1;
   if (rank == 0) {
     d.seen = calloc((size_t)size, sizeof *d.seen);
     d.grant = calloc((size_t)size, sizeof *d.grant);
-    d.sreq = malloc((size_t)size * sizeof *d.sreq);
+    d.sreq = malloc(2 * (size_t)size * sizeof *d.sreq);
     ok = d.seen && d.grant && d.sreq;
-    for (int w = 0; ok && w < size; w++) d.sreq[w] = MPI_REQUEST_NULL;
+    for (int w = 0; ok && w < 2 * size; w++) d.sreq[w] = MPI_REQUEST_NULL;
+  } else {
+    buf[0] = malloc(MAX_BATCH * sizeof **buf);
+    buf[1] = malloc(MAX_BATCH * sizeof **buf);
+    ok = buf[0] && buf[1];
   }
+  cs_err berr;
+  if (ok && cs_store_batch_rows(st, ROW_BATCH > MAX_BATCH ? ROW_BATCH : MAX_BATCH, &berr)) ok = 0;
   int all_ok = 0;
   MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, comm);
   if (all_ok && rank == 0)
     dispatch(comm, size, &d, &r, items, n, progress_s, progress, progress_ctx);
   else if (all_ok)
-    work(comm, &r, items);
+    work(comm, &r, buf);
+  if (all_ok) flush_rows(&r);
+  free(buf[0]);
+  free(buf[1]);
   free(d.seen);
   free(d.grant);
   free(d.sreq);
   if (!all_ok) return cs_err_set(err, CS_ENOMEM, "scheduler: out of memory");
   if (io_err.code) *err = io_err;
   return io_err.code;
-}
-
-int cs_sweep_share_items(MPI_Comm comm, cs_sweep_item **items, size_t *n, cs_err *err) {
-  int rank;
-  MPI_Comm_rank(comm, &rank);
-  unsigned long long count = *n;
-  MPI_Bcast(&count, 1, MPI_UNSIGNED_LONG_LONG, 0, comm);
-  int ok = 1, all_ok = 0;
-  if (rank != 0) {
-    *n = (size_t)count;
-    *items = count ? malloc((size_t)count * sizeof **items) : NULL;
-    ok = !count || *items;
-  }
-  MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, comm);
-  if (!all_ok) {
-    if (rank != 0) {
-      free(*items);
-      *items = NULL;
-    }
-    return cs_err_set(err, CS_ENOMEM, "%llu jobs to run: out of memory", count);
-  }
-  /* in pieces that keep the MPI count an int */
-  const size_t per = (size_t)(1u << 30) / sizeof **items;
-  for (size_t first = 0; first < count; first += per) {
-    size_t k = count - first < per ? count - first : per;
-    MPI_Bcast(*items + first, (int)(k * sizeof **items), MPI_BYTE, 0, comm);
-  }
-  return CS_OK;
 }

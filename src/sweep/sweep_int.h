@@ -42,5 +42,8 @@ int cs_sweep_expand_range(const cs_sweep_def *def, size_t lo, size_t hi, cs_swee
  * is valid (every job then fails because of its axis values: failed rows).  Otherwise the base's
  * own error, naming it, for the caller to report as an error of the file. */
 int cs_sweep_check_base(const cs_sweep_def *def, const cs_sweep *sw, cs_err *err);
+/* The same into a caller's array of hi - lo zeroed jobs: job i goes to into[i - lo]. */
+int cs_sweep_expand_into(const cs_sweep_def *def, size_t lo, size_t hi, cs_sweep_job *into,
+                         cs_err *err);
 
 #endif

@@ -1,0 +1,198 @@
+/* `commsweep repair FILE.h5 [--sweep SWEEP.json]`: rebuilds a damaged store into a new file
+ * that keeps every row that verifies, and replaces the file with it by one rename.
+ *
+ * Read from the damaged file, in blocks, each block read again row by row when it fails: /jobs
+ * (compressed: one bad byte makes a whole chunk unreadable), /results, and each finished row's
+ * /txlog slice.  A finished row is kept when its checksum holds with its key and its slice
+ * hashes to txlog_checksum; everything else becomes a pending row that the next sweep reruns.
+ * A /jobs row that cannot be read is rebuilt from the sweep file when given: the job whose key
+ * makes the row's checksum hold is the row's job.  A row whose /jobs row is lost and cannot be
+ * rebuilt stays, pending, under an empty key (no sweep matches it again). */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "commsweep/store.h"
+#include "commsweep/sweep.h"
+
+#define BLOCK 64
+
+static void usage(FILE *f) {
+  fprintf(f,
+          "usage: commsweep repair FILE.h5 [--sweep SWEEP.json] [--dry-run]\n"
+          "\n"
+          "Rebuilds a damaged sweep file: every row whose checksums verify is kept, every other\n"
+          "row becomes pending (the next sweep reruns it).  /jobs rows that cannot be read are\n"
+          "rebuilt from SWEEP.json when given.  The file is replaced by one rename once the new\n"
+          "one is complete; nothing changes when the repair fails.\n"
+          "\n"
+          "  --sweep S    the sweep file(s) that wrote FILE.h5 (repeatable)\n"
+          "  -n, --dry-run  report what would be kept; write nothing\n");
+}
+
+typedef struct tally {
+  uint64_t kept, pending, corrupt, jobs_lost, jobs_rebuilt, results_lost;
+} tally;
+
+/* Reads rows [first, first + n) of /jobs (or /results), row by row after a failed block;
+ * ok[k] = 0 for each row that cannot be read. */
+static void read_block(cs_store *st, bool jobs, uint64_t first, uint64_t n, void *out,
+                       uint8_t *ok) {
+  cs_err err;
+  size_t size = jobs ? sizeof(cs_store_job_row) : sizeof(cs_store_result_row);
+  int rc = jobs ? cs_store_read_jobs(st, first, n, out, &err)
+                : cs_store_read_results(st, first, n, out, &err);
+  memset(ok, 1, n);
+  if (!rc) return;
+  for (uint64_t k = 0; k < n; k++) {
+    void *row = (char *)out + k * size;
+    rc = jobs ? cs_store_read_jobs(st, first + k, 1, row, &err)
+              : cs_store_read_results(st, first + k, 1, row, &err);
+    if (rc) {
+      memset(row, 0, size);
+      ok[k] = 0;
+    }
+  }
+}
+
+/* The sweep job whose key makes `res`'s checksum hold at `row`, or NULL. */
+static const cs_sweep_job *identify(const cs_sweep *sweeps, size_t nsweeps, uint64_t row,
+                                    const cs_store_result_row *res, const cs_sweep **owner) {
+  for (size_t s = 0; s < nsweeps; s++)
+    for (size_t i = 0; i < sweeps[s].num_jobs; i++) {
+      char key[CS_STORE_KEY_LEN];
+      memcpy(key, sweeps[s].jobs[i].key, CS_STORE_KEY_LEN);
+      if (cs_store_row_checksum(row, key, res) == res->checksum) {
+        *owner = &sweeps[s];
+        return &sweeps[s].jobs[i];
+      }
+    }
+  return NULL;
+}
+
+static int rebuild(cs_store *old, cs_store *st, const cs_sweep *sweeps, size_t nsweeps,
+                   tally *t, cs_err *err) {
+  uint64_t rows = cs_store_num_rows(old), log_len = cs_store_txlog_len(old);
+  cs_store_job_row *jobs = malloc(BLOCK * sizeof *jobs);
+  cs_store_result_row *res = malloc(BLOCK * sizeof *res);
+  uint8_t jok[BLOCK], rok[BLOCK];
+  cs_store_txn_row *slice = NULL;
+  uint64_t slice_cap = 0;
+  int rc = jobs && res ? CS_OK : cs_err_set(err, CS_ENOMEM, "out of memory");
+  if (!rc && st) rc = cs_store_grow(st, rows, log_len, err);
+  for (uint64_t first = 0; !rc && first < rows; first += BLOCK) {
+    uint64_t n = rows - first < BLOCK ? rows - first : BLOCK;
+    read_block(old, true, first, n, jobs, jok);
+    read_block(old, false, first, n, res, rok);
+    for (uint64_t k = 0; k < n && !rc; k++) {
+      uint64_t row = first + k;
+      cs_store_result_row *r = &res[k];
+      bool finished = rok[k] && (r->status == CS_STORE_DONE || r->status == CS_STORE_FAILED);
+      t->results_lost += !rok[k];
+      if (!jok[k]) {
+        t->jobs_lost++;
+        const cs_sweep *owner = NULL;
+        const cs_sweep_job *j = finished ? identify(sweeps, nsweeps, row, r, &owner) : NULL;
+        if (j) {
+          cs_sweep_job_row(owner, j, r->txlog_count ? r->txlog_offset : 0, r->txlog_count,
+                           &jobs[k]);
+          jok[k] = 1;
+          t->jobs_rebuilt++;
+        }
+      }
+      bool in_log = r->txlog_offset <= log_len && r->txlog_count <= log_len - r->txlog_offset;
+      bool keep = finished && jok[k] && in_log &&
+                  cs_store_row_checksum(row, jobs[k].key, r) == r->checksum;
+      if (keep && r->txlog_count > slice_cap) {
+        cs_store_txn_row *grown = realloc(slice, r->txlog_count * sizeof *slice);
+        if (!grown) {
+          rc = cs_err_set(err, CS_ENOMEM, "row %" PRIu64 ": out of memory", row);
+          break;
+        }
+        slice = grown;
+        slice_cap = r->txlog_count;
+      }
+      cs_err rerr;
+      if (keep && r->txlog_count &&
+          cs_store_read_txlog(old, r->txlog_offset, r->txlog_count, slice, &rerr))
+        keep = false;
+      if (keep && cs_store_txlog_checksum(row, slice, r->txlog_count) != r->txlog_checksum)
+        keep = false;
+      if (keep) t->kept++;
+      else if (finished) t->corrupt++;
+      else t->pending++;
+      if (!st) continue;
+      if (!jok[k]) memset(&jobs[k], 0, sizeof jobs[k]); /* lost: pending under an empty key */
+      if (keep) {
+        char key[CS_STORE_KEY_LEN];
+        memcpy(key, jobs[k].key, CS_STORE_KEY_LEN);
+        rc = cs_store_put_result(st, row, key, r, slice, r->txlog_count, err);
+      }
+    }
+    if (!rc && st) rc = cs_store_write_jobs(st, first, n, jobs, err);
+  }
+  free(slice);
+  free(jobs);
+  free(res);
+  return rc;
+}
+
+int cs_cli_repair(int argc, char **argv) {
+  const char *path = NULL, *sweep_paths[16];
+  size_t nsweeps = 0;
+  bool dry = false;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+      usage(stdout);
+      return 0;
+    } else if (!strcmp(a, "--sweep") && i + 1 < argc && nsweeps < 16) {
+      sweep_paths[nsweeps++] = argv[++i];
+    } else if (!strcmp(a, "-n") || !strcmp(a, "--dry-run")) {
+      dry = true;
+    } else if (a[0] == '-' || path) {
+      fprintf(stderr, "commsweep repair: unexpected argument '%s'\n\n", a);
+      usage(stderr);
+      return 2;
+    } else {
+      path = a;
+    }
+  }
+  if (!path) {
+    fprintf(stderr, "commsweep repair: which file?\n\n");
+    usage(stderr);
+    return 2;
+  }
+  cs_err err;
+  cs_err_clear(&err);
+  cs_sweep sweeps[16];
+  memset(sweeps, 0, sizeof sweeps);
+  int rc = CS_OK;
+  for (size_t s = 0; s < nsweeps && !rc; s++) rc = cs_sweep_load(sweep_paths[s], &sweeps[s], &err);
+  cs_store *old = NULL, *st = NULL;
+  bool locked = false;
+  if (!rc && !dry && !(rc = cs_store_lock(path, "repair", false, &err))) locked = true;
+  if (!rc) rc = cs_store_open(path, CS_STORE_READ, &old, &err);
+  if (!rc && !dry) rc = cs_store_open(path, CS_STORE_REBUILD, &st, &err);
+  tally t = {0};
+  if (!rc) rc = rebuild(old, st, sweeps, nsweeps, &t, &err);
+  cs_store_close(old, NULL);
+  if (st && rc) cs_store_close(st, NULL);
+  else if (st) rc = cs_store_commit(st, &err);
+  if (locked) cs_store_unlock(path);
+  for (size_t s = 0; s < nsweeps; s++) cs_sweep_free(&sweeps[s]);
+  if (rc) {
+    fprintf(stderr, "commsweep repair: %s\n", err.msg);
+    return 1;
+  }
+  printf("%s: %s %" PRIu64 " rows: %" PRIu64 " kept (verified), %" PRIu64
+         " corrupt and %" PRIu64 " pending (rerun by the next sweep); /jobs rows: %" PRIu64
+         " unreadable, %" PRIu64 " rebuilt from the sweep file%s\n",
+         path, dry ? "would keep, of" : "repaired,", t.kept + t.corrupt + t.pending, t.kept,
+         t.corrupt, t.pending, t.jobs_lost, t.jobs_rebuilt, nsweeps ? "" : " (none given)");
+  if (t.results_lost)
+    printf("  %" PRIu64 " /results rows could not be read\n", t.results_lost);
+  return 0;
+}
