@@ -80,7 +80,7 @@ static void run_plan(cs_sweep *sw, cs_sweep_plan *plan, bool results_only) {
   ck_assert_int_eq(cs_sweep_plan_apply(sw, st, plan, &err), 0);
   for (size_t i = 0; i < plan->num_items; i++) {
     bool failed = true;
-    ck_assert_int_eq(cs_sweep_execute(st, &plan->items[i], results_only, &failed, &err), 0);
+    ck_assert_int_eq(cs_sweep_execute(st, NULL, &plan->items[i], results_only, &failed, &err), 0);
   }
   ck_assert_int_eq(cs_store_close(st, &err), 0);
 }

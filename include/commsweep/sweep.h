@@ -134,8 +134,10 @@ int cs_sweep_plan_apply_rows(const cs_sweep *sw, cs_store *st, const cs_sweep_pl
 
 /* Runs one item and writes its row (and slice).  A job error is a `failed` row, not an error
  * return; the return is non-zero only when the row could not be written. *failed tells which. */
-int cs_sweep_execute(cs_store *st, const cs_sweep_item *item, bool results_only, bool *failed,
-                     cs_err *err);
+struct cs_job_shared;
+/* shared: state the engines keep across this rank's jobs (cs_job_shared_new; may be NULL). */
+int cs_sweep_execute(cs_store *st, struct cs_job_shared *shared, const cs_sweep_item *item,
+                     bool results_only, bool *failed, cs_err *err);
 
 /* ---- the whole run -------------------------------------------------------------------- */
 

@@ -9,8 +9,8 @@
 #include "commsweep/job.h"
 #include "commsweep/sweep.h"
 
-int cs_sweep_execute(cs_store *st, const cs_sweep_item *item, bool results_only, bool *failed,
-                     cs_err *err) {
+int cs_sweep_execute(cs_store *st, cs_job_shared *shared, const cs_sweep_item *item,
+                     bool results_only, bool *failed, cs_err *err) {
   cs_job_output out;
   cs_err jerr;
   cs_err_clear(&jerr);
@@ -20,7 +20,7 @@ int cs_sweep_execute(cs_store *st, const cs_sweep_item *item, bool results_only,
   row.txlog_offset = item->txlog_offset;
   cs_store_txn_row *txns = NULL;
   uint64_t n = 0;
-  int rc = cs_job_run(&item->job, !results_only, &out, &jerr);
+  int rc = cs_job_run_shared(shared, &item->job, !results_only, &out, &jerr);
   /* Test hook: COMMSWEEP_TEST_ENOMEM_ROW=N fails row N as if memory ran out. */
   const char *hook = getenv("COMMSWEEP_TEST_ENOMEM_ROW");
   if (!rc && hook && strtoull(hook, NULL, 10) == item->row) {

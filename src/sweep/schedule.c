@@ -20,6 +20,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "commsweep/job.h"
 #include "commsweep/sweep.h"
 
 enum { TAG_REQ = 7101, TAG_GRANT = 7102, TAG_ITEMS = 7103 };
@@ -48,6 +49,7 @@ typedef struct runner {
   cs_err *io_err; /* first write error */
   uint64_t stop_after; /* test hook: signal this rank after this many rows (0: never) */
   int stop_signal;
+  cs_job_shared *shared; /* what the engines share across this rank's jobs (may be NULL) */
 } runner;
 
 /* Test hook, for fault tests only (docs/hdf5-schema.md): CS_TEST_STOP_AFTER_ROWS=N makes a rank
@@ -79,7 +81,7 @@ static void run_item(runner *r, const cs_sweep_item *it) {
   bool failed = false;
   cs_err e;
   cs_err_clear(&e);
-  if (cs_sweep_execute(r->st, it, r->results_only, &failed, &e)) {
+  if (cs_sweep_execute(r->st, r->shared, it, r->results_only, &failed, &e)) {
     r->stats->io_errors++;
     if (!r->io_err->code) *r->io_err = e;
     fprintf(stderr, "commsweep: rank %d: %s\n", r->rank, e.msg);
@@ -222,7 +224,7 @@ int cs_sweep_schedule(MPI_Comm comm, cs_store *st, const cs_sweep_item *items, s
   memset(stats, 0, sizeof *stats);
   cs_err io_err;
   cs_err_clear(&io_err);
-  runner r = {st, results_only, rank, stats, &io_err, 0, 0};
+  runner r = {st, results_only, rank, stats, &io_err, 0, 0, cs_job_shared_new()};
   read_stop_hook(&r);
   dispatcher d = {0};
   cs_sweep_item *buf[2] = {NULL, NULL};
@@ -247,6 +249,7 @@ int cs_sweep_schedule(MPI_Comm comm, cs_store *st, const cs_sweep_item *items, s
   else if (all_ok)
     work(comm, &r, buf);
   if (all_ok) flush_rows(&r);
+  cs_job_shared_free(r.shared);
   free(buf[0]);
   free(buf[1]);
   free(d.seen);
