@@ -42,7 +42,8 @@ scontrol show job "$job" | grep -q "NodeList=node\[1-2\]"
 for n in 1 2; do  # each slurmd launched one task of the sweep's step
   grep -q "launch task StepId=$job.0 " "$SLURM_DIR/log/slurmd-node$n.log"
 done
-grep -q "ran 96 (0 failed) on 2 ranks" "$CS_WORK"/two-*.out
+read -r demo_jobs _ < <($PY "$HERE/sweep_check.py" summary mpirun.h5) # every demo job, done
+grep -q "ran $demo_jobs (0 failed) on 2 ranks" "$CS_WORK"/two-*.out
 $PY "$HERE/sweep_compare.py" mpirun.h5 two.h5
 
 # a node-local output path: the rank on node2 sees another (empty) directory there
