@@ -43,7 +43,7 @@ START_TEST(p2p_write_should_match_hand_computed_times) {
   const cs_result *res = &out.result;
   ck_assert_double_eq_tol(res->total_time_us, 0.135, 1e-12);
   ck_assert_double_eq_tol(res->req_phase_us, 0.680, 1e-12);  /* sum of 71 + 4k */
-  ck_assert_double_eq_tol(res->rsp_phase_us, 0.288, 1e-12);  /* 8 x 36 */
+  ck_assert_double_eq_tol(res->rsp_phase_us, 0.288, 1e-12);  /* 8 transactions * 36 ns */
   ck_assert_double_eq_tol(res->bus_bw_gb_per_s, 4096.0 / 135.0, 1e-9);
   ck_assert_uint_eq(res->total_comm_bytes, 4096);
   ck_assert_uint_eq(res->algorithm_steps, 1);
