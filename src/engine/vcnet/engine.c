@@ -16,8 +16,8 @@ static int op_validate(const cs_job *job, cs_err *err) {
   vcn_params p;
   int rc = vcn_job_params(job, &p, err);
   if (rc) return rc;
-  vcn_topo t;
-  vcn_params_validate(&p, &t, err);
+  vcn_topo t; /* left unset on failure: check before reading it */
+  if ((rc = vcn_params_validate(&p, &t, err))) return rc;
   const cs_adapter_config *ad = &job->adapter;
   if (ad->num_initiators > t.endpoints || ad->num_targets > t.endpoints)
     return cs_err_set(err, CS_ECONSTRAINT,
