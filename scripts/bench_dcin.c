@@ -190,6 +190,8 @@ static int bench_reuse(const char *path, bool shared) {
   if (cs_sweep_load(path, &sw, &err)) return fprintf(stderr, "%s\n", err.msg), 1;
   cs_dcin_reuse *ctx = shared ? cs_dcin_reuse_new() : NULL;
   uint64_t steps = 0, replayed = 0, jobs = 0, full_jobs = 0, failed = 0;
+  uint64_t pr_steps[8] = {0}, pr_rep[8] = {0}, pr_jobs[8] = {0};
+  double pr_cpu[8] = {0};
   double t0 = now_s();
   for (size_t i = 0; i < sw.num_jobs; i++) {
     const cs_sweep_job *sj = &sw.jobs[i];
@@ -201,6 +203,8 @@ static int bench_reuse(const char *path, bool shared) {
     }
     cs_txn_record *rec = calloc(plan.num_txns ? plan.num_txns : 1, sizeof *rec);
     void *e = NULL;
+    double tj = now_s();
+    int pr = (int)sj->job.spec.primitive & 7;
     if (rec && !cs_dcin_ops.create(&sj->job, &e, &err) && (!ctx || !cs_dcin_reuse_attach(e, ctx)) &&
         !cs_drive(&sj->job, &plan, &cs_dcin_ops, e, rec, &err)) {
       uint64_t seen, rep, recd;
@@ -209,6 +213,8 @@ static int bench_reuse(const char *path, bool shared) {
       steps += plan.num_steps;
       replayed += rep;
       jobs++;
+      pr_steps[pr] += plan.num_steps, pr_rep[pr] += rep, pr_jobs[pr]++;
+      pr_cpu[pr] += now_s() - tj;
       if (s->st.full_ring_cycles) {
         full_jobs++;
         printf("  full ring in job %zu (%s, %llu B, %s, %s, %d participants): %llu ring-cycles\n",
@@ -232,6 +238,12 @@ static int bench_reuse(const char *path, bool shared) {
       sw.name, shared ? " (one reuse context for all jobs)" : "", (unsigned long long)jobs,
       (unsigned long long)failed, (unsigned long long)steps, (unsigned long long)replayed,
       steps ? 100.0 * (double)replayed / (double)steps : 0.0, (unsigned long long)full_jobs, cpu);
+  for (int k = 0; k < 8; k++)
+    if (pr_jobs[k])
+      printf("  %-14s %4llu jobs, %6llu steps, %6llu replayed (%.1f%%), %.2f s CPU\n",
+             cs_primitive_name((cs_primitive)k), (unsigned long long)pr_jobs[k],
+             (unsigned long long)pr_steps[k], (unsigned long long)pr_rep[k],
+             pr_steps[k] ? 100.0 * (double)pr_rep[k] / (double)pr_steps[k] : 0.0, pr_cpu[k]);
   cs_sweep_free(&sw);
   return failed ? 1 : 0;
 }
