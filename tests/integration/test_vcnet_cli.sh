@@ -42,6 +42,12 @@ recs = [json.loads(l) for l in open("log.jsonl")]
 assert len(recs) == r["trace_meta"]["num_transactions"]
 assert all(x["req_inject_tick"] <= x["req_complete_tick"] <= x["rsp_inject_tick"] < x["rsp_complete_tick"] for x in recs)
 assert all(x["src_node"] == x["src"] and x["dst_node"] == x["dst"] for x in recs)
+# the engine's record columns: a 3-D torus router has 6 link ports, then the endpoint's; dimring
+# sends to ring neighbours along one dimension (1 hop each way, the wrap link included); a packet
+# starts on VC 0 (2 VCs in 2 dateline classes)
+assert all(x["vcnet_src_port"] == 6 and x["vcnet_dst_port"] == 6 for x in recs)
+assert all(x["vcnet_req_hops"] == 1 and x["vcnet_rsp_hops"] == 1 for x in recs)
+assert all(x["vcnet_req_vc"] == 0 and x["vcnet_rsp_vc"] == 0 for x in recs)
 PY
 
 /usr/bin/python3 - "$ex" <<'PY'
