@@ -62,6 +62,9 @@ typedef struct cs_engine_ops {
   /* Relative cost of the job for the scheduler (only the order matters; comparable across
    * engines: about 1 per microsecond of host time). */
   double (*cost)(const cs_job *job, uint64_t num_txns, uint32_t num_steps);
+  /* Names the network the job runs on, for error messages ("torus:4x4 (dor_dateline)"); NULL:
+   * the adapter's topology, die count and layout. */
+  void (*network)(const cs_job *job, char *buf, size_t cap);
   const cs_engine_column *result_columns; /* NULL-name terminated, or NULL */
   /* Per-transaction columns: describe() writes column i into
    * rec->engine_extra[cs_engine_record_slot(ops) + i]; NULL-name terminated, or NULL. */

@@ -71,4 +71,6 @@ if "$CS_BIN" run --spec spec_a2a.json --config adapter16.json --engine-config en
 fi
 grep -q "deadlock_guard_ticks" deadlock.txt && grep -q "request in the network" deadlock.txt \
   || fail "deadlock message names the guard and the stuck requests"
+grep -q "over 16 participants on torus:4x4 (dor)" deadlock.txt \
+  || fail "deadlock message names the job's network: $(cat deadlock.txt)"
 echo "vcnet CLI: ok"

@@ -47,6 +47,13 @@ static double op_cost(const cs_job *job, uint64_t num_txns, uint32_t num_steps) 
   return 4.0 * (double)(job->adapter.burst_length + 4) * ((double)num_txns + 16.0) + 4.0 * num_steps;
 }
 
+static void op_network(const cs_job *job, char *buf, size_t cap) {
+  vcn_params p;
+  cs_err err;
+  if (vcn_job_params(job, &p, &err) == CS_OK) snprintf(buf, cap, "%s (%s)", p.topology, p.routing);
+  else snprintf(buf, cap, "an invalid vcnet network");
+}
+
 static int op_create(const cs_job *job, void **engine, cs_err *err) {
   vcn_params p;
   int rc = vcn_job_params(job, &p, err);
@@ -123,6 +130,7 @@ const cs_engine_ops cs_vcnet_ops = {
     .options_doc = vcn_options_doc,
     .validate = op_validate,
     .cost = op_cost,
+    .network = op_network,
     .result_columns = result_columns,
     .record_columns = record_columns,
     .create = op_create,
