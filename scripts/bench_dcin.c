@@ -190,11 +190,20 @@ static int cmp_job_cost(const void *a, const void *b) {
   return (x->i > y->i) - (x->i < y->i);
 }
 
-/* FNV-1a of a job's transaction records (every byte of every record). */
+/* FNV-1a of a job's transaction records: every column of the common record table, by name, so
+ * that builds whose record struct differs in layout or in engine slots still compare. */
+static uint64_t fnv_bytes(uint64_t h, const void *v, size_t n) {
+  const unsigned char *p = v;
+  for (size_t k = 0; k < n; k++) h = (h ^ p[k]) * 0x100000001b3ULL;
+  return h;
+}
+#define HASH_COLUMN(ctype, name, dim, kind, unit, flags, doc) \
+  h = fnv_bytes(h, &rec[i].name, sizeof rec[i].name);
 static uint64_t records_hash(const cs_txn_record *rec, uint64_t n) {
   uint64_t h = 0xcbf29ce484222325ULL;
-  const unsigned char *p = (const unsigned char *)rec;
-  for (size_t k = 0; k < n * sizeof *rec; k++) h = (h ^ p[k]) * 0x100000001b3ULL;
+  for (uint64_t i = 0; i < n; i++) {
+    CS_TXN_RECORD_COLUMNS(HASH_COLUMN)
+  }
   return h;
 }
 
