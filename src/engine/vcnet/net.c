@@ -53,7 +53,7 @@ void vcn_net_destroy(vcn_net *n) {
   if (!n) return;
   free(n->slot), free(n->head), free(n->count), free(n->state), free(n->ready);
   free(n->out_port), free(n->out_vc), free(n->out_cls), free(n->owner), free(n->credits);
-  free(n->nonempty), free(n->va_rr), free(n->va_in_rr), free(n->sa_acc_rr), free(n->sa_in_rr), free(n->sa_out_rr), free(n->nbr), free(n->up), free(n->up_port), free(n->arrival), free(n->router_flits);
+  free(n->nonempty), free(n->va_rr), free(n->va_in_rr), free(n->sa_acc_rr), free(n->sa_in_rr), free(n->sa_out_rr), free(n->coord), free(n->nbr), free(n->up), free(n->up_port), free(n->arrival), free(n->router_flits);
   free(n->active), free(n->is_active);
   free(n->q_head), free(n->q_tail), free(n->q_len), free(n->ep_vc), free(n->ep_sent);
   free(n->ep_credits), free(n->ep_vc_busy), free(n->ep_rr), free(n->ep_active);
@@ -116,6 +116,7 @@ int vcn_net_create(const vcn_params *p, vcn_net **out, cs_err *err) {
   n->sa_acc_rr = calloc(R * P, sizeof *n->sa_acc_rr);
   n->sa_in_rr = calloc(R * P, sizeof *n->sa_in_rr);
   n->sa_out_rr = calloc(R * P, sizeof *n->sa_out_rr);
+  n->coord = calloc(R * VCN_MAX_DIMS, 1);
   n->nbr = malloc(R * P * sizeof *n->nbr);
   n->up = malloc(R * P * sizeof *n->up);
   n->up_port = malloc(R * P);
@@ -139,12 +140,18 @@ int vcn_net_create(const vcn_params *p, vcn_net **out, cs_err *err) {
   n->wheel = calloc(n->wheel_size, sizeof *n->wheel);
   if (!n->slot || !n->head || !n->count || !n->state || !n->ready || !n->out_port || !n->out_vc ||
       !n->out_cls || !n->owner || !n->credits || !n->nonempty || !n->va_rr || !n->va_in_rr || !n->sa_acc_rr || !n->sa_in_rr || !n->sa_out_rr ||
-      !n->nbr || !n->up || !n->up_port || !n->arrival || !n->router_flits || !n->active || !n->is_active || !n->q_head || !n->q_tail ||
+      !n->coord || !n->nbr || !n->up || !n->up_port || !n->arrival || !n->router_flits || !n->active || !n->is_active || !n->q_head || !n->q_tail ||
       !n->q_len || !n->ep_vc || !n->ep_sent || !n->ep_credits || !n->ep_vc_busy || !n->ep_rr ||
       !n->ep_active || !n->ep_is_active || !n->wheel || !grow_pkts(n)) {
     vcn_net_destroy(n);
     return cs_err_set(err, CS_ENOMEM, "vcnet: out of memory for %zu routers", R);
   }
+  if (!t.fattree)
+    for (size_t r = 0; r < R; r++) {
+      int c[VCN_MAX_DIMS];
+      vcn_topo_coords(&t, (int)r, c);
+      for (int d = 0; d < t.ndims; d++) n->coord[r * VCN_MAX_DIMS + (size_t)d] = (uint8_t)c[d];
+    }
   for (size_t r = 0; r < R; r++)
     for (size_t o = 0; o < P; o++) {
       n->nbr[r * P + o] = vcn_topo_neighbour(&t, (int)r, (int)o);
@@ -169,22 +176,38 @@ int vcn_net_create(const vcn_params *p, vcn_net **out, cs_err *err) {
   return CS_OK;
 }
 
-static void schedule(vcn_net *n, uint32_t delay, uint32_t kind, uint32_t to, const vcn_flit *f) {
+/* Grows a full wheel bucket; false when out of memory. */
+static bool grow_bucket(vcn_bucket *b) {
+  uint32_t cap = b->cap ? b->cap * 2 : 64;
+  vcn_event *ev = realloc(b->ev, cap * sizeof *ev);
+  if (!ev) return false;
+  b->ev = ev;
+  b->cap = cap;
+  return true;
+}
+
+/* A new event `delay` cycles from now, for the caller to fill. */
+static inline vcn_event *push_event(vcn_net *n, uint32_t delay, uint32_t kind, uint32_t to) {
   vcn_bucket *b = &n->wheel[(n->now + delay) & (n->wheel_size - 1)];
-  if (b->n == b->cap) {
-    uint32_t cap = b->cap ? b->cap * 2 : 64;
-    vcn_event *ev = realloc(b->ev, cap * sizeof *ev);
-    if (!ev) {
-      n->oom = 1;
-      return;
-    }
-    b->ev = ev;
-    b->cap = cap;
+  if (b->n == b->cap && !grow_bucket(b)) {
+    n->oom = 1;
+    return &n->oom_sink;
   }
-  b->ev[b->n].kind_to = kind << 30 | to;
-  if (f) b->ev[b->n].flit = *f;
-  b->n++;
+  vcn_event *ev = &b->ev[b->n++];
   n->events_pending++;
+  ev->kind_to = kind << 30 | to;
+  return ev;
+}
+
+/* A flit event: the flit (pkt, seq, tail) lands in `to` (an input VC of router `router`, or an
+ * endpoint). */
+static inline void schedule_flit(vcn_net *n, uint32_t delay, uint32_t kind, uint32_t to,
+                                 uint32_t router, uint32_t pkt, uint16_t seq, uint16_t tail) {
+  vcn_event *ev = push_event(n, delay, kind, to);
+  ev->router = router;
+  ev->pkt = pkt;
+  ev->seq = seq;
+  ev->tail = tail;
 }
 
 static void activate_router(vcn_net *n, uint32_t r) {
@@ -233,9 +256,11 @@ static void land(vcn_net *n, const vcn_event *ev) {
       uint32_t pos = (uint32_t)n->head[to] + n->count[to];
       if (pos >= (uint32_t)n->D) pos -= (uint32_t)n->D;
       vcn_flit *s = &n->slot[(size_t)to * (size_t)n->D + pos];
-      *s = ev->flit;
       s->arrive = n->now;
-      uint32_t r = to / (uint32_t)(n->P * n->V);
+      s->pkt = ev->pkt;
+      s->seq = ev->seq;
+      s->tail = ev->tail;
+      uint32_t r = ev->router;
       if (n->count[to]++ == 0) {
         uint32_t li = to - r * (uint32_t)(n->P * n->V);
         n->nonempty[(size_t)r * n->words + (li >> 6)] |= 1ull << (li & 63);
@@ -247,11 +272,11 @@ static void land(vcn_net *n, const vcn_event *ev) {
     case EV_CREDIT: n->credits[to]++; break;
     case EV_EPCREDIT: n->ep_credits[to]++; break;
     case EV_EJECT: {
-      uint32_t pi = ev->flit.pkt;
+      uint32_t pi = ev->pkt;
       vcn_pkt *p = &n->pkt[pi];
       p->ejected++;
       n->st.flits_ejected++;
-      if (ev->flit.tail) {
+      if (ev->tail) {
         n->st.packets_ejected++;
         if (n->on_deliver) n->on_deliver(n->ctx, n, pi);
         n->pkt[pi].next = n->pkt_free; /* re-read: on_deliver may have grown the pool */
@@ -289,7 +314,8 @@ static bool endpoint_step(vcn_net *n, uint32_t e) {
   vcn_pkt *p = &n->pkt[pi];
   vcn_flit f = {0, pi, n->ep_sent[e], (uint16_t)(n->ep_sent[e] + 1 == p->size)};
   uint32_t r = e / (uint32_t)n->t.epr, port = (uint32_t)n->t.links + e % (uint32_t)n->t.epr;
-  schedule(n, 1, EV_FLIT, (r * (uint32_t)n->P + port) * (uint32_t)V + (uint32_t)v, &f);
+  schedule_flit(n, 1, EV_FLIT, (r * (uint32_t)n->P + port) * (uint32_t)V + (uint32_t)v, r, pi,
+                f.seq, f.tail);
   n->st.flits_injected++;
   if (f.seq == 0) {
     p->t_head_in = n->now;
@@ -325,42 +351,42 @@ static int first_from(uint64_t mask, int from, int width) {
   return __builtin_ctzll(mask);
 }
 
-/* Sends the flit at the front of input VC li through output port op (switch traversal). */
+/* Sends the flit at the front of input VC (ip, v) of router r through output port op (switch
+ * traversal). */
 static void traverse(vcn_net *n, uint32_t r, int ip, int v, int op) {
   const int P = n->P, V = n->V, links = n->t.links;
-  const size_t base = (size_t)r * (size_t)(P * V);
+  const size_t base = (size_t)r * (size_t)(P * V), rp = (size_t)r * (size_t)P;
   int li = ip * V + v;
   size_t g = base + (size_t)li;
-  vcn_flit f = n->slot[g * (size_t)n->D + n->head[g]];
+  const vcn_flit f = n->slot[g * (size_t)n->D + n->head[g]];
   n->head[g] = (uint16_t)next_of(n->head[g], n->D);
   if (--n->count[g] == 0) n->nonempty[(size_t)r * n->words + (size_t)(li >> 6)] &= ~(1ull << (li & 63));
   n->router_flits[r]--;
-  n->sa_in_rr[(size_t)r * P + ip] = (uint16_t)next_of(v, V);
-  n->sa_out_rr[(size_t)r * P + op] = (uint16_t)next_of(ip, P);
+  n->sa_in_rr[rp + (size_t)ip] = (uint16_t)next_of(v, V);
+  n->sa_out_rr[rp + (size_t)op] = (uint16_t)next_of(ip, P);
   int ov = n->out_vc[g];
   size_t og = base + (size_t)(op * V + ov);
   /* the freed buffer slot goes back upstream as a credit */
   if (ip < links) {
-    uint32_t up = (uint32_t)n->up[(size_t)r * P + ip], up_port = n->up_port[(size_t)r * P + ip];
-    schedule(n, (uint32_t)n->p.link_latency, EV_CREDIT,
-             (up * (uint32_t)P + up_port) * (uint32_t)V + (uint32_t)v, NULL);
+    uint32_t up = (uint32_t)n->up[rp + (size_t)ip], up_port = n->up_port[rp + (size_t)ip];
+    push_event(n, (uint32_t)n->p.link_latency, EV_CREDIT, (up * (uint32_t)P + up_port) * (uint32_t)V + (uint32_t)v);
   } else {
     uint32_t e = r * (uint32_t)n->t.epr + (uint32_t)(ip - links);
-    schedule(n, 1, EV_EPCREDIT, e * (uint32_t)V + (uint32_t)v, NULL);
+    push_event(n, 1, EV_EPCREDIT, e * (uint32_t)V + (uint32_t)v);
   }
   uint32_t pipe = (uint32_t)(n->p.sa_delay + n->p.st_delay);
-  vcn_pkt *p = &n->pkt[f.pkt];
   if (op < links) {
     n->credits[og]--;
-    uint32_t nb = (uint32_t)n->nbr[(size_t)r * P + op];
-    schedule(n, pipe + (uint32_t)n->p.link_latency, EV_FLIT,
-             (nb * (uint32_t)P + n->arrival[(size_t)r * P + op]) * (uint32_t)V + (uint32_t)ov, &f);
+    uint32_t nb = (uint32_t)n->nbr[rp + (size_t)op];
+    schedule_flit(n, pipe + (uint32_t)n->p.link_latency, EV_FLIT,
+                  (nb * (uint32_t)P + n->arrival[rp + (size_t)op]) * (uint32_t)V + (uint32_t)ov, nb,
+                  f.pkt, f.seq, f.tail);
     n->st.flit_hops++;
-    if (f.seq == 0) p->hops++;
+    if (f.seq == 0) n->pkt[f.pkt].hops++;
   } else {
-    if (f.seq == 0) p->last_vc = (int16_t)ov;
-    schedule(n, pipe + 1 + VCN_RETIRE_CYCLES, EV_EJECT,
-             r * (uint32_t)n->t.epr + (uint32_t)(op - links), &f);
+    if (f.seq == 0) n->pkt[f.pkt].last_vc = (int16_t)ov;
+    schedule_flit(n, pipe + 1 + VCN_RETIRE_CYCLES, EV_EJECT,
+                  r * (uint32_t)n->t.epr + (uint32_t)(op - links), 0, f.pkt, f.seq, f.tail);
   }
   if (f.tail) {
     n->owner[og] = -1;
@@ -368,10 +394,29 @@ static void traverse(vcn_net *n, uint32_t r, int ip, int v, int op) {
   }
 }
 
+/* Route computation for the packet whose head is at the front of input VC g of router r. */
+static inline void route_head(vcn_net *n, uint32_t r, vcn_pkt *p, int *op, int *cls) {
+  int mode = n->routing->dor;
+  if (!mode) {
+    n->routing->fn(&n->t, (int)r, p->dst_router, p->dst_ep % n->t.epr, &p->rs, op, cls);
+    return;
+  }
+  /* dimension order from the coordinate table: the same decision as the routing function */
+  const uint8_t *cur = &n->coord[(size_t)r * VCN_MAX_DIMS];
+  const uint8_t *dst = &n->coord[(size_t)p->dst_router * VCN_MAX_DIMS];
+  for (int d = 0; d < n->t.ndims; d++)
+    if (cur[d] != dst[d]) {
+      vcn_dor_hop(&n->t, d, cur[d], dst[d], mode, &p->rs, op, cls);
+      return;
+    }
+  *op = 2 * n->t.ndims + (p->dst_ep - p->dst_router * n->t.epr);
+  *cls = 0;
+}
+
 static void router_step(vcn_net *n, uint32_t r) {
   const int P = n->P, V = n->V, PV = P * V, links = n->t.links;
   const uint64_t t = n->now;
-  const size_t base = (size_t)r * (size_t)PV;
+  const size_t base = (size_t)r * (size_t)PV, rp = (size_t)r * (size_t)P;
   const uint64_t *mask = &n->nonempty[(size_t)r * n->words];
   int16_t waiting[VCN_MAX_PORTS * VCN_MAX_VCS], active[VCN_MAX_PORTS * VCN_MAX_VCS];
   int nwait = 0, nact = 0;
@@ -384,9 +429,8 @@ static void router_step(vcn_net *n, uint32_t r) {
       uint8_t st = n->state[g];
       if (st == VCN_IDLE) {
         const vcn_flit *f = &n->slot[g * (size_t)n->D + n->head[g]];
-        vcn_pkt *p = &n->pkt[f->pkt];
         int op, cls;
-        n->routing->fn(&n->t, (int)r, p->dst_router, p->dst_ep % n->t.epr, &p->rs, &op, &cls);
+        route_head(n, r, &n->pkt[f->pkt], &op, &cls);
         n->out_port[g] = (uint8_t)op;
         n->out_cls[g] = (uint8_t)cls;
         n->state[g] = st = VCN_VA;
@@ -401,38 +445,42 @@ static void router_step(vcn_net *n, uint32_t r) {
    * grants the requester nearest after its round-robin pointer; every input VC accepts the grant
    * nearest after its own pointer.  Pointers move only on an accepted grant. */
   if (nwait) {
-    int16_t grant_of[VCN_MAX_PORTS * VCN_MAX_VCS];
-    for (int k = 0; k < nwait; k++) {
-      size_t g = base + (size_t)waiting[k];
-      int op = n->out_port[g];
-      int lo = op < links ? n->out_cls[g] * n->vcs_per_class : 0;
-      int hi = op < links ? lo + n->vcs_per_class : V;
-      for (int v = lo; v < hi; v++) grant_of[op * V + v] = -1;
-    }
+    int16_t grant_of[VCN_MAX_PORTS * VCN_MAX_VCS]; /* valid where `granted` has the bit */
+    uint64_t granted[(VCN_MAX_PORTS * VCN_MAX_VCS + 63) / 64];
+    uint8_t lo_of[VCN_MAX_PORTS * VCN_MAX_VCS], span_of[VCN_MAX_PORTS * VCN_MAX_VCS];
+    granted[0] = 0; /* one word unless a router has more than 64 VCs */
+    for (int w = 1; w < n->words; w++) granted[w] = 0;
     for (int k = 0; k < nwait; k++) {
       int li = waiting[k];
       size_t g = base + (size_t)li;
       int op = n->out_port[g];
       int lo = op < links ? n->out_cls[g] * n->vcs_per_class : 0;
-      int hi = op < links ? lo + n->vcs_per_class : V;
-      for (int v = lo; v < hi; v++) {
-        int o = op * V + v;
+      int span = op < links ? n->vcs_per_class : V;
+      lo_of[k] = (uint8_t)lo, span_of[k] = (uint8_t)span;
+      for (int o = op * V + lo, end = o + span; o < end; o++) {
         if (n->owner[base + (size_t)o] >= 0) continue;
-        int rr = n->va_rr[base + (size_t)o];
-        if (grant_of[o] < 0 || wrap_dist(li, rr, PV) < wrap_dist(grant_of[o], rr, PV))
+        uint64_t bit = 1ull << (o & 63);
+        if (!(granted[o >> 6] & bit)) {
+          granted[o >> 6] |= bit;
           grant_of[o] = (int16_t)li;
+        } else {
+          int rr = n->va_rr[base + (size_t)o];
+          if (wrap_dist(li, rr, PV) < wrap_dist(grant_of[o], rr, PV)) grant_of[o] = (int16_t)li;
+        }
       }
     }
     for (int k = 0; k < nwait; k++) {
       int li = waiting[k];
       size_t g = base + (size_t)li;
-      int op = n->out_port[g];
-      int lo = op < links ? n->out_cls[g] * n->vcs_per_class : 0;
-      int hi = op < links ? lo + n->vcs_per_class : V;
-      int span = hi - lo, pick = -1;
-      for (int k2 = 0; k2 < span && pick < 0; k2++) {
-        int v = lo + (n->va_in_rr[g] + k2) % span;
-        if (grant_of[op * V + v] == li) pick = v;
+      int op = n->out_port[g], lo = lo_of[k], span = span_of[k], pick = -1;
+      /* the pointer may come from a port with a wider range (ejection takes any VC) */
+      int from = n->va_in_rr[g] < span ? n->va_in_rr[g] : n->va_in_rr[g] % span;
+      for (int k2 = 0, i = from; k2 < span; k2++, i = next_of(i, span)) {
+        int o = op * V + lo + i;
+        if (granted[o >> 6] >> (o & 63) & 1 && grant_of[o] == li) {
+          pick = lo + i;
+          break;
+        }
       }
       if (pick < 0) continue;
       int o = op * V + pick;
@@ -452,26 +500,32 @@ static void router_step(vcn_net *n, uint32_t r) {
    * after its pointer; each input port accepts the grant nearest after its own output pointer. */
   int8_t want[VCN_MAX_PORTS][VCN_MAX_PORTS]; /* [ip][op]: VC; valid where in_req has the bit */
   _Static_assert(VCN_MAX_PORTS <= 64, "port masks are 64 bits");
-  uint64_t in_req[VCN_MAX_PORTS] = {0}, out_req[VCN_MAX_PORTS] = {0}, granted[VCN_MAX_PORTS] = {0};
+  uint64_t in_req[VCN_MAX_PORTS], out_req[VCN_MAX_PORTS], granted[VCN_MAX_PORTS];
+  uint64_t inputs = 0, outputs = 0, accepting = 0; /* ports with a request / a grant */
   for (int k = 0; k < nact; k++) {
-    int li = active[k], ip = li / V, v = li % V;
+    int li = active[k], ip = li / V, v = li - ip * V;
     size_t g = base + (size_t)li;
     int op = n->out_port[g];
     if (n->credits[base + (size_t)(op * V + n->out_vc[g])] <= 0) continue;
-    int rr = n->sa_in_rr[(size_t)r * P + ip];
+    if (!(inputs >> ip & 1)) inputs |= 1ull << ip, in_req[ip] = 0;
+    if (!(outputs >> op & 1)) outputs |= 1ull << op, out_req[op] = 0;
+    int rr = n->sa_in_rr[rp + (size_t)ip];
     if (!(in_req[ip] >> op & 1u) || wrap_dist(v, rr, V) < wrap_dist(want[ip][op], rr, V))
       want[ip][op] = (int8_t)v;
     in_req[ip] |= 1ull << op;
     out_req[op] |= 1ull << ip;
   }
-  for (int op = 0; op < P; op++) {
-    int ip = first_from(out_req[op], n->sa_out_rr[(size_t)r * P + op], P);
-    if (ip >= 0) granted[ip] |= 1ull << op;
+  for (uint64_t bits = outputs; bits; bits &= bits - 1) {
+    int op = __builtin_ctzll(bits);
+    int ip = first_from(out_req[op], n->sa_out_rr[rp + (size_t)op], P);
+    if (!(accepting >> ip & 1)) accepting |= 1ull << ip, granted[ip] = 0;
+    granted[ip] |= 1ull << op;
   }
-  for (int ip = 0; ip < P; ip++) {
-    int op = first_from(granted[ip], n->sa_acc_rr[(size_t)r * P + ip], P);
-    if (op < 0) continue;
-    n->sa_acc_rr[(size_t)r * P + ip] = (uint16_t)next_of(op, P);
+  /* ascending input ports, as the events they schedule must be ordered */
+  for (uint64_t bits = accepting; bits; bits &= bits - 1) {
+    int ip = __builtin_ctzll(bits);
+    int op = first_from(granted[ip], n->sa_acc_rr[rp + (size_t)ip], P);
+    n->sa_acc_rr[rp + (size_t)ip] = (uint16_t)next_of(op, P);
     traverse(n, r, ip, want[ip][op], op);
   }
 }

@@ -87,6 +87,12 @@ typedef struct vcn_route_state {
 typedef void (*vcn_route_fn)(const vcn_topo *t, int router, int dst_router, int dst_ep,
                              vcn_route_state *st, int *out_port, int *out_cls);
 
+/* The dimension-order family: how a route's VC class follows the dateline. */
+enum { VCN_DOR_NONE = 0, /* not dimension order (fat-tree routings) */
+       VCN_DOR_PLAIN,    /* one class */
+       VCN_DOR_DATELINE, /* class 1 from the wrap-around hop to the end of the dimension */
+       VCN_DOR_SEGMENT }; /* class 1 for the whole dimension when its route wraps */
+
 typedef struct vcn_routing {
   const char *name;  /* "dor", "dor_dateline" */
   vcn_route_fn fn;
@@ -94,6 +100,7 @@ typedef struct vcn_routing {
   bool torus_only;
   bool fattree;      /* for fattree2d only (and only it may route there) */
   const char *meaning;
+  int dor;           /* VCN_DOR_*: lets the router network route from its coordinate table */
 } vcn_routing;
 
 /* The routing registry; NULL and a message listing the valid names on a miss. */
@@ -101,6 +108,26 @@ const vcn_routing *vcn_routing_find(const char *name, const vcn_topo *t, int num
 const vcn_routing *vcn_routing_list(void); /* terminated by a row with name NULL */
 /* Torus direction rule of DOR: +1 when (d - s + N) mod N <= N/2, else -1. */
 int vcn_torus_direction(int s, int d, int n);
+
+/* The hop dimension-order routing takes in dimension d, the first whose coordinate differs
+ * (cur != dst), under dateline rule `dateline` (VCN_DOR_*): its output port and VC class; updates
+ * *st.  Shared by the routing functions and the router network's route computation. */
+static inline void vcn_dor_hop(const vcn_topo *t, int d, int cur, int dst, int dateline,
+                               vcn_route_state *st, int *out_port, int *out_cls) {
+  int k = t->radix[d];
+  int ahead = dst - cur < 0 ? dst - cur + k : dst - cur; /* (dst - cur + k) mod k */
+  int dir = t->torus ? (ahead <= k / 2 ? 1 : -1) : (dst > cur ? 1 : -1);
+  int cls = st->dim == d ? st->cls : 0;
+  if (dateline == VCN_DOR_DATELINE && ((dir > 0 && cur == k - 1) || (dir < 0 && cur == 0)))
+    cls = 1;
+  /* the variant: class 1 for the whole run through a dimension whose route will wrap */
+  if (dateline == VCN_DOR_SEGMENT && st->dim != d)
+    cls = (dir > 0 && dst < cur) || (dir < 0 && dst > cur);
+  *out_port = 2 * d + (dir > 0 ? 0 : 1);
+  *out_cls = cls;
+  st->dim = (int8_t)d;
+  st->cls = (uint8_t)cls;
+}
 
 /* ---- network parameters -------------------------------------------------------------------- */
 
@@ -147,9 +174,12 @@ typedef struct vcn_flit {
   uint16_t tail;    /* 1 on the last flit */
 } vcn_flit;
 
+/* 16 bytes: a flit's arrival cycle is the cycle it lands, so the event does not carry it. */
 typedef struct vcn_event {
   uint32_t kind_to; /* kind in the top 2 bits, target index below */
-  vcn_flit flit;
+  uint32_t router;  /* a flit for an input VC: the router holding that VC */
+  uint32_t pkt;     /* a flit: its packet, seq and tail as in vcn_flit */
+  uint16_t seq, tail;
 } vcn_event;
 
 typedef struct vcn_bucket {
@@ -195,6 +225,7 @@ struct vcn_net {
   uint16_t *sa_acc_rr;  /* per input port: next output port to accept */
   uint16_t *sa_in_rr;   /* per input port: next VC */
   uint16_t *sa_out_rr;  /* per output port: next input port */
+  uint8_t *coord;       /* mesh/torus: r VCN_MAX_DIMS + d -> coordinate of router r in dimension d */
   int32_t *nbr;         /* r P + port -> neighbour router or -1 */
   int32_t *up;          /* r P + input link port -> the router feeding it, or -1 */
   uint8_t *up_port;     /* ... and its output port there (credits return to it) */
@@ -225,6 +256,7 @@ struct vcn_net {
   void *ctx;
   vcn_stats st;
   int oom; /* an allocation inside a cycle failed; the owner reports it */
+  vcn_event oom_sink; /* where an event goes that found no room (the run is lost anyway) */
 };
 
 enum { VCN_IDLE = 0, VCN_ROUTING, VCN_VA, VCN_ACTIVE };
