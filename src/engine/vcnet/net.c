@@ -55,9 +55,9 @@ void vcn_net_destroy(vcn_net *n) {
   free(n->out_port), free(n->out_vc), free(n->out_cls), free(n->owner), free(n->credits);
   free(n->nonempty), free(n->va_rr), free(n->va_in_rr), free(n->sa_acc_rr), free(n->sa_in_rr), free(n->sa_out_rr), free(n->coord), free(n->nbr), free(n->up), free(n->up_port), free(n->arrival), free(n->router_flits);
   free(n->active), free(n->is_active);
-  free(n->q_head), free(n->q_tail), free(n->q_len), free(n->ep_vc), free(n->ep_sent);
+  free(n->q_head), free(n->q_tail), free(n->ep_pkt), free(n->ep_vc), free(n->ep_sent);
   free(n->ep_credits), free(n->ep_vc_busy), free(n->ep_rr), free(n->ep_active);
-  free(n->ep_is_active), free(n->pkt);
+  free(n->ep_is_active), free(n->pkt), free(n->queued);
   if (n->wheel)
     for (uint32_t i = 0; i < n->wheel_size; i++) free(n->wheel[i].ev);
   free(n->wheel);
@@ -76,6 +76,17 @@ static bool grow_pkts(vcn_net *n) {
   return true;
 }
 
+/* Doubles the queue pool.  Its new entries are handed out in order (queued_used), so only the
+ * memory a run needs is ever touched: past saturation the queues grow for the whole run. */
+static bool grow_queued(vcn_net *n) {
+  uint32_t cap = n->queued_cap ? n->queued_cap * 2 : 256;
+  vcn_queued *q = realloc(n->queued, (size_t)cap * sizeof *q);
+  if (!q) return false;
+  n->queued = q;
+  n->queued_cap = cap;
+  return true;
+}
+
 int vcn_net_create(const vcn_params *p, vcn_net **out, cs_err *err) {
   int rc = vcn_params_check(p, err);
   if (rc) return rc;
@@ -88,7 +99,7 @@ int vcn_net_create(const vcn_params *p, vcn_net **out, cs_err *err) {
   vcn_net *n = calloc(1, sizeof *n);
   if (!n) return cs_err_set(err, CS_ENOMEM, "vcnet: out of memory");
   n->p = *p;
-  n->pkt_free = VCN_NIL;
+  n->pkt_free = n->queued_free = VCN_NIL;
   n->t = t;
   n->routing = routing;
   n->V = p->num_vcs, n->D = p->vc_depth, n->P = t.ports;
@@ -126,7 +137,7 @@ int vcn_net_create(const vcn_params *p, vcn_net **out, cs_err *err) {
   n->is_active = calloc(R, 1);
   n->q_head = malloc(E * sizeof *n->q_head);
   n->q_tail = malloc(E * sizeof *n->q_tail);
-  n->q_len = calloc(E, sizeof *n->q_len);
+  n->ep_pkt = malloc(E * sizeof *n->ep_pkt);
   n->ep_vc = malloc(E * sizeof *n->ep_vc);
   n->ep_sent = calloc(E, sizeof *n->ep_sent);
   n->ep_credits = malloc(E * V * sizeof *n->ep_credits);
@@ -141,7 +152,7 @@ int vcn_net_create(const vcn_params *p, vcn_net **out, cs_err *err) {
   if (!n->slot || !n->head || !n->count || !n->state || !n->ready || !n->out_port || !n->out_vc ||
       !n->out_cls || !n->owner || !n->credits || !n->nonempty || !n->va_rr || !n->va_in_rr || !n->sa_acc_rr || !n->sa_in_rr || !n->sa_out_rr ||
       !n->coord || !n->nbr || !n->up || !n->up_port || !n->arrival || !n->router_flits || !n->active || !n->is_active || !n->q_head || !n->q_tail ||
-      !n->q_len || !n->ep_vc || !n->ep_sent || !n->ep_credits || !n->ep_vc_busy || !n->ep_rr ||
+      !n->ep_pkt || !n->ep_vc || !n->ep_sent || !n->ep_credits || !n->ep_vc_busy || !n->ep_rr ||
       !n->ep_active || !n->ep_is_active || !n->wheel || !grow_pkts(n)) {
     vcn_net_destroy(n);
     return cs_err_set(err, CS_ENOMEM, "vcnet: out of memory for %zu routers", R);
@@ -168,7 +179,7 @@ int vcn_net_create(const vcn_params *p, vcn_net **out, cs_err *err) {
       }
     }
   for (size_t e = 0; e < E; e++) {
-    n->q_head[e] = n->q_tail[e] = VCN_NIL;
+    n->q_head[e] = n->q_tail[e] = n->ep_pkt[e] = VCN_NIL;
     n->ep_vc[e] = -1;
     for (size_t v = 0; v < V; v++) n->ep_credits[e * V + v] = n->D;
   }
@@ -225,27 +236,51 @@ static void activate_ep(vcn_net *n, uint32_t e) {
 }
 
 uint32_t vcn_net_send(vcn_net *n, int src_ep, int dst_ep, int size, uint64_t tag) {
+  uint32_t i = n->queued_free;
+  if (i != VCN_NIL) {
+    n->queued_free = n->queued[i].next;
+  } else {
+    if (n->queued_used == n->queued_cap && !grow_queued(n)) return VCN_NIL;
+    i = n->queued_used++;
+  }
+  vcn_queued *q = &n->queued[i];
+  q->tag = tag;
+  q->t_created = n->now;
+  q->dst_ep = dst_ep;
+  q->size = (uint32_t)size;
+  q->next = VCN_NIL;
+  if (n->q_tail[src_ep] == VCN_NIL) n->q_head[src_ep] = i;
+  else n->queued[n->q_tail[src_ep]].next = i;
+  n->q_tail[src_ep] = i;
+  n->pkts_live++;
+  activate_ep(n, (uint32_t)src_ep);
+  return i;
+}
+
+/* Endpoint e starts the packet at the head of its queue: it leaves the queue for the pool.
+ * Returns its pool index, or VCN_NIL when out of memory. */
+static uint32_t start_packet(vcn_net *n, uint32_t e) {
   if (n->pkt_free == VCN_NIL && !grow_pkts(n)) return VCN_NIL;
-  uint32_t i = n->pkt_free;
+  uint32_t i = n->pkt_free, qi = n->q_head[e];
   vcn_pkt *p = &n->pkt[i];
+  const vcn_queued *q = &n->queued[qi];
   n->pkt_free = p->next;
   memset(p, 0, sizeof *p);
   p->next = VCN_NIL;
-  p->src_ep = src_ep;
-  p->dst_ep = dst_ep;
-  p->dst_router = dst_ep / n->t.epr;
-  p->size = (uint16_t)size;
+  p->src_ep = (int32_t)e;
+  p->dst_ep = q->dst_ep;
+  p->dst_router = q->dst_ep / n->t.epr;
+  p->size = (uint16_t)q->size;
   p->rs.dim = -1;
-  p->rs.src = src_ep / n->t.epr;
-  p->tag = tag;
-  p->t_created = n->now;
+  p->rs.src = (int32_t)e / n->t.epr;
+  p->tag = q->tag;
+  p->t_created = q->t_created;
   p->first_vc = p->last_vc = -1;
-  if (n->q_tail[src_ep] == VCN_NIL) n->q_head[src_ep] = i;
-  else n->pkt[n->q_tail[src_ep]].next = i;
-  n->q_tail[src_ep] = i;
-  n->q_len[src_ep]++;
-  n->pkts_live++;
-  activate_ep(n, (uint32_t)src_ep);
+  n->q_head[e] = q->next;
+  if (q->next == VCN_NIL) n->q_tail[e] = VCN_NIL;
+  n->queued[qi].next = n->queued_free;
+  n->queued_free = qi;
+  n->ep_pkt[e] = i;
   return i;
 }
 
@@ -291,8 +326,8 @@ static void land(vcn_net *n, const vcn_event *ev) {
 /* Endpoint e sends the next flit of the packet at the head of its queue, if a VC and a credit
  * allow; returns false when its queue is empty. */
 static bool endpoint_step(vcn_net *n, uint32_t e) {
-  uint32_t pi = n->q_head[e];
-  if (pi == VCN_NIL) return false;
+  uint32_t pi = n->ep_pkt[e];
+  if (pi == VCN_NIL && n->q_head[e] == VCN_NIL) return false;
   int V = n->V;
   if (n->ep_vc[e] < 0) {
     /* a packet starts in class 0 */
@@ -310,6 +345,10 @@ static bool endpoint_step(vcn_net *n, uint32_t e) {
   }
   int v = n->ep_vc[e];
   if (n->ep_credits[(size_t)e * V + v] <= 0) return true;
+  if (pi == VCN_NIL && (pi = start_packet(n, e)) == VCN_NIL) {
+    n->oom = 1;
+    return true;
+  }
   n->ep_credits[(size_t)e * V + v]--;
   vcn_pkt *p = &n->pkt[pi];
   vcn_flit f = {0, pi, n->ep_sent[e], (uint16_t)(n->ep_sent[e] + 1 == p->size)};
@@ -327,9 +366,7 @@ static bool endpoint_step(vcn_net *n, uint32_t e) {
     n->ep_vc_busy[(size_t)e * V + v] = 0;
     n->ep_vc[e] = -1;
     n->ep_sent[e] = 0;
-    n->q_head[e] = p->next;
-    if (n->q_head[e] == VCN_NIL) n->q_tail[e] = VCN_NIL;
-    n->q_len[e]--;
+    n->ep_pkt[e] = VCN_NIL;
     n->st.packets_injected++;
     if (n->on_sent) n->on_sent(n->ctx, n, pi);
   }

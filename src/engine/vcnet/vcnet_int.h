@@ -167,6 +167,16 @@ typedef struct vcn_pkt {
   int16_t last_vc;      /* VC its head took at the ejection port */
 } vcn_pkt;
 
+/* A packet in its source queue, not yet started: a third of a vcn_pkt, because past saturation
+ * the queues hold most of the offered traffic.  The endpoint makes it a vcn_pkt when it starts
+ * sending it. */
+typedef struct vcn_queued {
+  uint64_t tag, t_created;
+  int32_t dst_ep;
+  uint32_t next;      /* queue link / free-list link */
+  uint32_t size;
+} vcn_queued;
+
 typedef struct vcn_flit {
   uint64_t arrive;  /* cycle it entered the buffer */
   uint32_t pkt;     /* packet pool index */
@@ -234,8 +244,8 @@ struct vcn_net {
   uint32_t *active, n_active; /* routers with flits */
   uint8_t *is_active;
   /* endpoints */
-  uint32_t *q_head, *q_tail; /* injection queue of packets */
-  uint32_t *q_len;
+  uint32_t *q_head, *q_tail; /* injection queue: indices into `queued` */
+  uint32_t *ep_pkt;     /* packet being sent (pool index), VCN_NIL none */
   int32_t *ep_vc;       /* VC the current packet uses, -1 none */
   uint16_t *ep_sent;    /* flits of the current packet sent */
   int32_t *ep_credits;  /* endpoints * V credits toward the router's injection port */
@@ -245,7 +255,9 @@ struct vcn_net {
   uint8_t *ep_is_active;
   /* packet pool */
   vcn_pkt *pkt;
-  uint32_t pkt_cap, pkt_free, pkts_live;
+  uint32_t pkt_cap, pkt_free, pkts_live; /* live: queued or started, not yet delivered */
+  vcn_queued *queued;
+  uint32_t queued_cap, queued_used, queued_free; /* entries below `used` have been handed out */
   /* event wheel */
   vcn_bucket *wheel;
   uint32_t wheel_size; /* power of two, > the longest scheduling delay */
@@ -265,8 +277,9 @@ int vcn_params_check(const vcn_params *p, cs_err *err);
 /* Builds the network; on failure *out is untouched. */
 int vcn_net_create(const vcn_params *p, vcn_net **out, cs_err *err);
 void vcn_net_destroy(vcn_net *n); /* accepts NULL */
-/* Queues a packet of `size` flits at endpoint src for endpoint dst; returns the packet index or
- * VCN_NIL when out of memory.  The packet is freed by the network after on_deliver returns. */
+/* Queues a packet of `size` flits at endpoint src for endpoint dst; returns VCN_NIL when out of
+ * memory.  The callbacks name the packet by its pool index (n->pkt), which it gets when its
+ * endpoint starts sending it; the network frees it after on_deliver returns. */
 uint32_t vcn_net_send(vcn_net *n, int src_ep, int dst_ep, int size, uint64_t tag);
 /* Simulates cycle n->now and advances to the next. */
 void vcn_net_cycle(vcn_net *n);
