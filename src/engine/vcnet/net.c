@@ -52,7 +52,7 @@ uint64_t vcn_zero_load_latency(const vcn_params *p, int hops, int flits) {
 void vcn_net_destroy(vcn_net *n) {
   if (!n) return;
   free(n->slot), free(n->head), free(n->count), free(n->state), free(n->ready);
-  free(n->out_port), free(n->out_vc), free(n->out_cls), free(n->owner), free(n->credits);
+  free(n->out_port), free(n->out_vc), free(n->out_cls), free(n->ovc_busy), free(n->port_of), free(n->credits);
   free(n->nonempty), free(n->va_rr), free(n->va_in_rr), free(n->sa_acc_rr), free(n->sa_in_rr), free(n->sa_out_rr), free(n->coord), free(n->nbr), free(n->up), free(n->up_port), free(n->arrival), free(n->router_flits);
   free(n->active), free(n->is_active);
   free(n->q_head), free(n->q_tail), free(n->ep_pkt), free(n->ep_vc), free(n->ep_sent);
@@ -118,10 +118,11 @@ int vcn_net_create(const vcn_params *p, vcn_net **out, cs_err *err) {
   n->out_port = calloc(nvc, sizeof *n->out_port);
   n->out_vc = calloc(nvc, sizeof *n->out_vc);
   n->out_cls = calloc(nvc, sizeof *n->out_cls);
-  n->owner = malloc(nvc * sizeof *n->owner);
   n->credits = malloc(nvc * sizeof *n->credits);
   n->words = (P * V + 63) / 64;
   n->nonempty = calloc(R * (size_t)n->words, sizeof *n->nonempty);
+  n->ovc_busy = calloc(R * (size_t)n->words, sizeof *n->ovc_busy);
+  n->port_of = malloc(P * V);
   n->va_rr = calloc(nvc, sizeof *n->va_rr);
   n->va_in_rr = calloc(nvc, sizeof *n->va_in_rr);
   n->sa_acc_rr = calloc(R * P, sizeof *n->sa_acc_rr);
@@ -150,7 +151,7 @@ int vcn_net_create(const vcn_params *p, vcn_net **out, cs_err *err) {
   while (n->wheel_size <= longest) n->wheel_size *= 2;
   n->wheel = calloc(n->wheel_size, sizeof *n->wheel);
   if (!n->slot || !n->head || !n->count || !n->state || !n->ready || !n->out_port || !n->out_vc ||
-      !n->out_cls || !n->owner || !n->credits || !n->nonempty || !n->va_rr || !n->va_in_rr || !n->sa_acc_rr || !n->sa_in_rr || !n->sa_out_rr ||
+      !n->out_cls || !n->ovc_busy || !n->port_of || !n->credits || !n->nonempty || !n->va_rr || !n->va_in_rr || !n->sa_acc_rr || !n->sa_in_rr || !n->sa_out_rr ||
       !n->coord || !n->nbr || !n->up || !n->up_port || !n->arrival || !n->router_flits || !n->active || !n->is_active || !n->q_head || !n->q_tail ||
       !n->ep_pkt || !n->ep_vc || !n->ep_sent || !n->ep_credits || !n->ep_vc_busy || !n->ep_rr ||
       !n->ep_active || !n->ep_is_active || !n->wheel || !grow_pkts(n)) {
@@ -173,11 +174,11 @@ int vcn_net_create(const vcn_params *p, vcn_net **out, cs_err *err) {
       n->arrival[r * P + o] = (uint8_t)(o < (size_t)t.links ? vcn_topo_arrival_port(&t, (int)r, (int)o) : 0);
       for (size_t v = 0; v < V; v++) {
         size_t g = (r * P + o) * V + v;
-        n->owner[g] = -1;
         /* an ejection port never runs out of credit: the endpoint sinks every flit */
         n->credits[g] = o < (size_t)t.links ? (n->nbr[r * P + o] >= 0 ? n->D : 0) : INT32_MAX;
       }
     }
+  for (size_t li = 0; li < P * V; li++) n->port_of[li] = (uint8_t)(li / V);
   for (size_t e = 0; e < E; e++) {
     n->q_head[e] = n->q_tail[e] = n->ep_pkt[e] = VCN_NIL;
     n->ep_vc[e] = -1;
@@ -388,6 +389,13 @@ static int first_from(uint64_t mask, int from, int width) {
   return __builtin_ctzll(mask);
 }
 
+/* The len (< 32) bits of a multi-word mask starting at bit pos. */
+static inline uint64_t bits_at(const uint64_t *words, int pos, int len) {
+  uint64_t x = words[pos >> 6] >> (pos & 63);
+  if ((pos & 63) + len > 64) x |= words[(pos >> 6) + 1] << (64 - (pos & 63));
+  return x & ((1ull << len) - 1);
+}
+
 /* Sends the flit at the front of input VC (ip, v) of router r through output port op (switch
  * traversal). */
 static void traverse(vcn_net *n, uint32_t r, int ip, int v, int op) {
@@ -426,7 +434,8 @@ static void traverse(vcn_net *n, uint32_t r, int ip, int v, int op) {
                   r * (uint32_t)n->t.epr + (uint32_t)(op - links), 0, f.pkt, f.seq, f.tail);
   }
   if (f.tail) {
-    n->owner[og] = -1;
+    int oli = op * V + ov;
+    n->ovc_busy[(size_t)r * n->words + (size_t)(oli >> 6)] &= ~(1ull << (oli & 63));
     n->state[g] = VCN_IDLE;
   }
 }
@@ -448,6 +457,21 @@ static inline void route_head(vcn_net *n, uint32_t r, vcn_pkt *p, int *op, int *
     }
   *op = 2 * n->t.ndims + (p->dst_ep - p->dst_router * n->t.epr);
   *cls = 0;
+}
+
+/* Input VC li of router r accepts, among the output VCs granted to it (bit i of `granted`: VC
+ * first + i, router-local; at least one), the one nearest after its pointer. */
+static inline void va_accept(vcn_net *n, uint32_t r, int li, int first, int span, uint32_t granted) {
+  const size_t base = (size_t)r * (size_t)(n->P * n->V), g = base + (size_t)li;
+  /* the pointer may come from a port with a wider range (ejection takes any VC) */
+  int from = n->va_in_rr[g] < span ? n->va_in_rr[g] : n->va_in_rr[g] % span;
+  int i = first_from(granted, from, span), o = first + i;
+  n->ovc_busy[(size_t)r * n->words + (size_t)(o >> 6)] |= 1ull << (o & 63);
+  n->va_rr[base + (size_t)o] = (uint16_t)next_of(li, n->P * n->V);
+  n->va_in_rr[g] = (uint16_t)next_of(i, span);
+  n->out_vc[g] = (uint16_t)(o - n->out_port[g] * n->V);
+  n->state[g] = VCN_ACTIVE;
+  n->ready[g] = n->now + (uint64_t)n->p.va_delay;
 }
 
 static void router_step(vcn_net *n, uint32_t r) {
@@ -481,21 +505,41 @@ static void router_step(vcn_net *n, uint32_t r) {
    * requests every free output VC of its class at its output port; every requested output VC
    * grants the requester nearest after its round-robin pointer; every input VC accepts the grant
    * nearest after its own pointer.  Pointers move only on an accepted grant. */
-  if (nwait) {
+  if (nwait == 1) {
+    /* a lone requester is granted every free output VC it asks for */
+    int li = waiting[0];
+    size_t g = base + (size_t)li;
+    int op = n->out_port[g];
+    int lo = op < links ? n->out_cls[g] * n->vcs_per_class : 0;
+    int span = op < links ? n->vcs_per_class : V;
+    uint32_t cand = (uint32_t)~bits_at(&n->ovc_busy[(size_t)r * n->words], op * V + lo, span) &
+                    ((1u << span) - 1);
+    if (cand) {
+      va_accept(n, r, li, op * V + lo, span, cand);
+      if (n->p.va_delay == 0) active[nact++] = (int16_t)li;
+    }
+  } else if (nwait) {
     int16_t grant_of[VCN_MAX_PORTS * VCN_MAX_VCS]; /* valid where `granted` has the bit */
     uint64_t granted[(VCN_MAX_PORTS * VCN_MAX_VCS + 63) / 64];
     uint8_t lo_of[VCN_MAX_PORTS * VCN_MAX_VCS], span_of[VCN_MAX_PORTS * VCN_MAX_VCS];
+    uint32_t cand_of[VCN_MAX_PORTS * VCN_MAX_VCS]; /* bit i: output VC lo + i is free */
+    const uint64_t *busy = &n->ovc_busy[(size_t)r * n->words];
     granted[0] = 0; /* one word unless a router has more than 64 VCs */
     for (int w = 1; w < n->words; w++) granted[w] = 0;
+    int nreq = 0; /* the waiting VCs with a free output VC to request, in order */
     for (int k = 0; k < nwait; k++) {
       int li = waiting[k];
       size_t g = base + (size_t)li;
       int op = n->out_port[g];
       int lo = op < links ? n->out_cls[g] * n->vcs_per_class : 0;
       int span = op < links ? n->vcs_per_class : V;
-      lo_of[k] = (uint8_t)lo, span_of[k] = (uint8_t)span;
-      for (int o = op * V + lo, end = o + span; o < end; o++) {
-        if (n->owner[base + (size_t)o] >= 0) continue;
+      int first = op * V + lo;
+      uint32_t cand = (uint32_t)~bits_at(busy, first, span) & ((1u << span) - 1);
+      if (!cand) continue;
+      waiting[nreq] = (int16_t)li, lo_of[nreq] = (uint8_t)lo, span_of[nreq] = (uint8_t)span;
+      cand_of[nreq++] = cand;
+      for (uint32_t bits = cand; bits; bits &= bits - 1) {
+        int o = first + __builtin_ctz(bits);
         uint64_t bit = 1ull << (o & 63);
         if (!(granted[o >> 6] & bit)) {
           granted[o >> 6] |= bit;
@@ -506,27 +550,17 @@ static void router_step(vcn_net *n, uint32_t r) {
         }
       }
     }
-    for (int k = 0; k < nwait; k++) {
+    for (int k = 0; k < nreq; k++) {
       int li = waiting[k];
       size_t g = base + (size_t)li;
-      int op = n->out_port[g], lo = lo_of[k], span = span_of[k], pick = -1;
-      /* the pointer may come from a port with a wider range (ejection takes any VC) */
-      int from = n->va_in_rr[g] < span ? n->va_in_rr[g] : n->va_in_rr[g] % span;
-      for (int k2 = 0, i = from; k2 < span; k2++, i = next_of(i, span)) {
-        int o = op * V + lo + i;
-        if (granted[o >> 6] >> (o & 63) & 1 && grant_of[o] == li) {
-          pick = lo + i;
-          break;
-        }
+      int first = n->out_port[g] * V + lo_of[k], span = span_of[k];
+      uint32_t mine = 0; /* bit i: output VC lo + i granted to this VC */
+      for (uint32_t bits = cand_of[k]; bits; bits &= bits - 1) {
+        int i = __builtin_ctz(bits);
+        if (grant_of[first + i] == li) mine |= 1u << i;
       }
-      if (pick < 0) continue;
-      int o = op * V + pick;
-      n->owner[base + (size_t)o] = li;
-      n->va_rr[base + (size_t)o] = (uint16_t)next_of(li, PV);
-      n->va_in_rr[g] = (uint16_t)next_of(pick - lo, span);
-      n->out_vc[g] = (uint16_t)pick;
-      n->state[g] = VCN_ACTIVE;
-      n->ready[g] = t + (uint64_t)n->p.va_delay;
+      if (!mine) continue;
+      va_accept(n, r, li, first, span, mine);
       if (n->p.va_delay == 0) active[nact++] = (int16_t)li;
     }
   }
@@ -535,12 +569,22 @@ static void router_step(vcn_net *n, uint32_t r) {
    * output port one of its VCs (with a flit, past VC allocation, holding a credit) wants, naming
    * for each the VC nearest after its VC pointer; each output port grants the input port nearest
    * after its pointer; each input port accepts the grant nearest after its own output pointer. */
+  if (nact == 1) {
+    /* a lone requester with a credit wins its output port */
+    int li = active[0], ip = n->port_of[li];
+    size_t g = base + (size_t)li;
+    int op = n->out_port[g];
+    if (n->credits[base + (size_t)(op * V + n->out_vc[g])] <= 0) return;
+    n->sa_acc_rr[rp + (size_t)ip] = (uint16_t)next_of(op, P);
+    traverse(n, r, ip, li - ip * V, op);
+    return;
+  }
   int8_t want[VCN_MAX_PORTS][VCN_MAX_PORTS]; /* [ip][op]: VC; valid where in_req has the bit */
   _Static_assert(VCN_MAX_PORTS <= 64, "port masks are 64 bits");
   uint64_t in_req[VCN_MAX_PORTS], out_req[VCN_MAX_PORTS], granted[VCN_MAX_PORTS];
   uint64_t inputs = 0, outputs = 0, accepting = 0; /* ports with a request / a grant */
   for (int k = 0; k < nact; k++) {
-    int li = active[k], ip = li / V, v = li - ip * V;
+    int li = active[k], ip = n->port_of[li], v = li - ip * V;
     size_t g = base + (size_t)li;
     int op = n->out_port[g];
     if (n->credits[base + (size_t)(op * V + n->out_vc[g])] <= 0) continue;

@@ -226,8 +226,9 @@ struct vcn_net {
   uint8_t *out_cls;
   uint64_t *nonempty;   /* per router: bit li set when input VC li holds flits */
   int words;            /* 64-bit words of nonempty per router */
+  uint8_t *port_of;     /* router-local VC index -> its port */
   /* output VCs, same indexing */
-  int32_t *owner;       /* input VC (router-local index) holding it, -1 free */
+  uint64_t *ovc_busy;   /* per router, `words` words: bit set while a packet holds output VC li */
   int32_t *credits;
   /* router allocator pointers */
   uint16_t *va_rr;      /* per output VC: next router-local input VC to favour */
