@@ -53,7 +53,7 @@ void vcn_net_destroy(vcn_net *n) {
   if (!n) return;
   free(n->slot), free(n->head), free(n->count), free(n->state), free(n->ready);
   free(n->out_port), free(n->out_vc), free(n->out_cls), free(n->ovc_busy), free(n->port_of), free(n->credits);
-  free(n->nonempty), free(n->va_rr), free(n->va_in_rr), free(n->sa_acc_rr), free(n->sa_in_rr), free(n->sa_out_rr), free(n->coord), free(n->nbr), free(n->up), free(n->up_port), free(n->arrival), free(n->router_flits);
+  free(n->nonempty), free(n->va_rr), free(n->va_in_rr), free(n->sa_acc_rr), free(n->sa_in_rr), free(n->sa_out_rr), free(n->coord), free(n->nbr), free(n->up), free(n->up_port), free(n->arrival), free(n->credit_to), free(n->flit_to), free(n->router_flits);
   free(n->active), free(n->is_active);
   free(n->q_head), free(n->q_tail), free(n->ep_pkt), free(n->ep_vc), free(n->ep_sent);
   free(n->ep_credits), free(n->ep_vc_busy), free(n->ep_rr), free(n->ep_active);
@@ -133,6 +133,8 @@ int vcn_net_create(const vcn_params *p, vcn_net **out, cs_err *err) {
   n->up = malloc(R * P * sizeof *n->up);
   n->up_port = malloc(R * P);
   n->arrival = malloc(R * P);
+  n->credit_to = calloc(R * P, sizeof *n->credit_to);
+  n->flit_to = calloc(R * P, sizeof *n->flit_to);
   n->router_flits = calloc(R, sizeof *n->router_flits);
   n->active = malloc(R * sizeof *n->active);
   n->is_active = calloc(R, 1);
@@ -152,7 +154,7 @@ int vcn_net_create(const vcn_params *p, vcn_net **out, cs_err *err) {
   n->wheel = calloc(n->wheel_size, sizeof *n->wheel);
   if (!n->slot || !n->head || !n->count || !n->state || !n->ready || !n->out_port || !n->out_vc ||
       !n->out_cls || !n->ovc_busy || !n->port_of || !n->credits || !n->nonempty || !n->va_rr || !n->va_in_rr || !n->sa_acc_rr || !n->sa_in_rr || !n->sa_out_rr ||
-      !n->coord || !n->nbr || !n->up || !n->up_port || !n->arrival || !n->router_flits || !n->active || !n->is_active || !n->q_head || !n->q_tail ||
+      !n->coord || !n->nbr || !n->up || !n->up_port || !n->arrival || !n->credit_to || !n->flit_to || !n->router_flits || !n->active || !n->is_active || !n->q_head || !n->q_tail ||
       !n->ep_pkt || !n->ep_vc || !n->ep_sent || !n->ep_credits || !n->ep_vc_busy || !n->ep_rr ||
       !n->ep_active || !n->ep_is_active || !n->wheel || !grow_pkts(n)) {
     vcn_net_destroy(n);
@@ -172,6 +174,15 @@ int vcn_net_create(const vcn_params *p, vcn_net **out, cs_err *err) {
       n->up[r * P + o] = up;
       n->up_port[r * P + o] = (uint8_t)up_port;
       n->arrival[r * P + o] = (uint8_t)(o < (size_t)t.links ? vcn_topo_arrival_port(&t, (int)r, (int)o) : 0);
+      if (o >= (size_t)t.links) {
+        size_t ep = r * (size_t)t.epr + (o - (size_t)t.links);
+        n->credit_to[r * P + o] = (uint32_t)(ep * V);
+        n->flit_to[r * P + o] = (uint32_t)ep;
+      } else {
+        if (up >= 0) n->credit_to[r * P + o] = (uint32_t)(((size_t)up * P + (size_t)up_port) * V);
+        if (n->nbr[r * P + o] >= 0)
+          n->flit_to[r * P + o] = (uint32_t)(((size_t)n->nbr[r * P + o] * P + n->arrival[r * P + o]) * V);
+      }
       for (size_t v = 0; v < V; v++) {
         size_t g = (r * P + o) * V + v;
         /* an ejection port never runs out of credit: the endpoint sinks every flit */
@@ -412,26 +423,21 @@ static void traverse(vcn_net *n, uint32_t r, int ip, int v, int op) {
   int ov = n->out_vc[g];
   size_t og = base + (size_t)(op * V + ov);
   /* the freed buffer slot goes back upstream as a credit */
-  if (ip < links) {
-    uint32_t up = (uint32_t)n->up[rp + (size_t)ip], up_port = n->up_port[rp + (size_t)ip];
-    push_event(n, (uint32_t)n->p.link_latency, EV_CREDIT, (up * (uint32_t)P + up_port) * (uint32_t)V + (uint32_t)v);
-  } else {
-    uint32_t e = r * (uint32_t)n->t.epr + (uint32_t)(ip - links);
-    push_event(n, 1, EV_EPCREDIT, e * (uint32_t)V + (uint32_t)v);
-  }
+  if (ip < links)
+    push_event(n, (uint32_t)n->p.link_latency, EV_CREDIT, n->credit_to[rp + (size_t)ip] + (uint32_t)v);
+  else
+    push_event(n, 1, EV_EPCREDIT, n->credit_to[rp + (size_t)ip] + (uint32_t)v);
   uint32_t pipe = (uint32_t)(n->p.sa_delay + n->p.st_delay);
   if (op < links) {
     n->credits[og]--;
-    uint32_t nb = (uint32_t)n->nbr[rp + (size_t)op];
-    schedule_flit(n, pipe + (uint32_t)n->p.link_latency, EV_FLIT,
-                  (nb * (uint32_t)P + n->arrival[rp + (size_t)op]) * (uint32_t)V + (uint32_t)ov, nb,
-                  f.pkt, f.seq, f.tail);
+    schedule_flit(n, pipe + (uint32_t)n->p.link_latency, EV_FLIT, n->flit_to[rp + (size_t)op] + (uint32_t)ov,
+                  (uint32_t)n->nbr[rp + (size_t)op], f.pkt, f.seq, f.tail);
     n->st.flit_hops++;
     if (f.seq == 0) n->pkt[f.pkt].hops++;
   } else {
     if (f.seq == 0) n->pkt[f.pkt].last_vc = (int16_t)ov;
-    schedule_flit(n, pipe + 1 + VCN_RETIRE_CYCLES, EV_EJECT,
-                  r * (uint32_t)n->t.epr + (uint32_t)(op - links), 0, f.pkt, f.seq, f.tail);
+    schedule_flit(n, pipe + 1 + VCN_RETIRE_CYCLES, EV_EJECT, n->flit_to[rp + (size_t)op], 0, f.pkt,
+                  f.seq, f.tail);
   }
   if (f.tail) {
     int oli = op * V + ov;

@@ -241,6 +241,11 @@ struct vcn_net {
   int32_t *up;          /* r P + input link port -> the router feeding it, or -1 */
   uint8_t *up_port;     /* ... and its output port there (credits return to it) */
   uint8_t *arrival;     /* r P + output link port -> input port at the neighbour */
+  /* what switch traversal needs, one load each: r P + input port -> the first VC index of the
+   * upstream output port (a link) or of the endpoint (an injection port) its credits return to;
+   * r P + output port -> the first VC index of the input port it feeds (a link) or the endpoint
+   * it ejects to */
+  uint32_t *credit_to, *flit_to;
   uint32_t *router_flits; /* flits buffered per router */
   uint32_t *active, n_active; /* routers with flits */
   uint8_t *is_active;
