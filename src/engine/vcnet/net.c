@@ -61,6 +61,9 @@ void vcn_net_destroy(vcn_net *n) {
   if (n->wheel)
     for (uint32_t i = 0; i < n->wheel_size; i++) free(n->wheel[i].ev);
   free(n->wheel);
+  if (n->cwheel)
+    for (uint32_t i = 0; i < n->wheel_size; i++) free(n->cwheel[i].to);
+  free(n->cwheel);
   free(n);
 }
 
@@ -152,11 +155,12 @@ int vcn_net_create(const vcn_params *p, vcn_net **out, cs_err *err) {
   n->wheel_size = 8;
   while (n->wheel_size <= longest) n->wheel_size *= 2;
   n->wheel = calloc(n->wheel_size, sizeof *n->wheel);
+  n->cwheel = calloc(n->wheel_size, sizeof *n->cwheel);
   if (!n->slot || !n->head || !n->count || !n->state || !n->ready || !n->out_port || !n->out_vc ||
       !n->out_cls || !n->ovc_busy || !n->port_of || !n->credits || !n->nonempty || !n->va_rr || !n->va_in_rr || !n->sa_acc_rr || !n->sa_in_rr || !n->sa_out_rr ||
       !n->coord || !n->nbr || !n->up || !n->up_port || !n->arrival || !n->credit_to || !n->flit_to || !n->router_flits || !n->active || !n->is_active || !n->q_head || !n->q_tail ||
       !n->ep_pkt || !n->ep_vc || !n->ep_sent || !n->ep_credits || !n->ep_vc_busy || !n->ep_rr ||
-      !n->ep_active || !n->ep_is_active || !n->wheel || !grow_pkts(n)) {
+      !n->ep_active || !n->ep_is_active || !n->wheel || !n->cwheel || !grow_pkts(n)) {
     vcn_net_destroy(n);
     return cs_err_set(err, CS_ENOMEM, "vcnet: out of memory for %zu routers", R);
   }
@@ -220,6 +224,23 @@ static inline vcn_event *push_event(vcn_net *n, uint32_t delay, uint32_t kind, u
   n->events_pending++;
   ev->kind_to = kind << 30 | to;
   return ev;
+}
+
+/* A credit `delay` cycles from now for output VC `to` (EV_CREDIT) or endpoint VC `to`
+ * (EV_EPCREDIT). */
+static inline void schedule_credit(vcn_net *n, uint32_t delay, uint32_t kind, uint32_t to) {
+  vcn_cbucket *b = &n->cwheel[(n->now + delay) & (n->wheel_size - 1)];
+  if (b->n == b->cap) {
+    uint32_t cap = b->cap ? b->cap * 2 : 64, *grown = realloc(b->to, cap * sizeof *grown);
+    if (!grown) {
+      n->oom = 1;
+      return;
+    }
+    b->to = grown;
+    b->cap = cap;
+  }
+  b->to[b->n++] = kind << 30 | to;
+  n->events_pending++;
 }
 
 /* A flit event: the flit (pkt, seq, tail) lands in `to` (an input VC of router `router`, or an
@@ -316,8 +337,7 @@ static void land(vcn_net *n, const vcn_event *ev) {
       activate_router(n, r);
       break;
     }
-    case EV_CREDIT: n->credits[to]++; break;
-    case EV_EPCREDIT: n->ep_credits[to]++; break;
+    default: break; /* credits land apart (vcn_net_cycle) */
     case EV_EJECT: {
       uint32_t pi = ev->pkt;
       vcn_pkt *p = &n->pkt[pi];
@@ -424,9 +444,9 @@ static void traverse(vcn_net *n, uint32_t r, int ip, int v, int op) {
   size_t og = base + (size_t)(op * V + ov);
   /* the freed buffer slot goes back upstream as a credit */
   if (ip < links)
-    push_event(n, (uint32_t)n->p.link_latency, EV_CREDIT, n->credit_to[rp + (size_t)ip] + (uint32_t)v);
+    schedule_credit(n, (uint32_t)n->p.link_latency, EV_CREDIT, n->credit_to[rp + (size_t)ip] + (uint32_t)v);
   else
-    push_event(n, 1, EV_EPCREDIT, n->credit_to[rp + (size_t)ip] + (uint32_t)v);
+    schedule_credit(n, 1, EV_EPCREDIT, n->credit_to[rp + (size_t)ip] + (uint32_t)v);
   uint32_t pipe = (uint32_t)(n->p.sa_delay + n->p.st_delay);
   if (op < links) {
     n->credits[og]--;
@@ -618,6 +638,14 @@ static void router_step(vcn_net *n, uint32_t r) {
 }
 
 void vcn_net_cycle(vcn_net *n) {
+  vcn_cbucket *cb = &n->cwheel[n->now & (n->wheel_size - 1)];
+  for (uint32_t i = 0; i < cb->n; i++) {
+    uint32_t k = cb->to[i];
+    if (EV_KIND(k) == EV_CREDIT) n->credits[EV_TO(k)]++;
+    else n->ep_credits[EV_TO(k)]++;
+  }
+  n->events_pending -= cb->n;
+  cb->n = 0;
   vcn_bucket *b = &n->wheel[n->now & (n->wheel_size - 1)];
   /* events landing now may schedule nothing into this bucket (every delay is >= 1) */
   for (uint32_t i = 0; i < b->n; i++) land(n, &b->ev[i]);
@@ -655,7 +683,7 @@ void vcn_net_skip_idle(vcn_net *n, uint64_t limit) {
   uint64_t target = limit;
   if (n->events_pending)
     for (uint64_t c = n->now; c < n->now + n->wheel_size; c++)
-      if (n->wheel[c & (n->wheel_size - 1)].n) {
+      if (n->wheel[c & (n->wheel_size - 1)].n || n->cwheel[c & (n->wheel_size - 1)].n) {
         target = c < limit ? c : limit;
         break;
       }
@@ -682,8 +710,13 @@ int vcn_net_check(const vcn_net *n, cs_err *err) {
       uint32_t k = n->wheel[w].ev[i].kind_to;
       pending++;
       if (EV_KIND(k) == EV_FLIT) fly[EV_TO(k)]++;
-      else if (EV_KIND(k) == EV_CREDIT) cred[EV_TO(k)]++;
-      else if (EV_KIND(k) == EV_EPCREDIT) epcred[EV_TO(k)]++;
+    }
+  for (uint32_t w = 0; w < n->wheel_size; w++)
+    for (uint32_t i = 0; i < n->cwheel[w].n; i++) {
+      uint32_t k = n->cwheel[w].to[i];
+      pending++;
+      if (EV_KIND(k) == EV_CREDIT) cred[EV_TO(k)]++;
+      else epcred[EV_TO(k)]++;
     }
   if (pending != n->events_pending) {
     rc = cs_err_set(err, CS_EINTERNAL, "vcnet check: %llu events in the wheel, counter says %llu",

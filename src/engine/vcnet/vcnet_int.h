@@ -197,6 +197,13 @@ typedef struct vcn_bucket {
   uint32_t n, cap;
 } vcn_bucket;
 
+/* Credits travel apart from flits, 4 bytes each (kind and target as in vcn_event.kind_to): they
+ * are plain increments, so landing them before the cycle's flits changes nothing. */
+typedef struct vcn_cbucket {
+  uint32_t *to;
+  uint32_t n, cap;
+} vcn_cbucket;
+
 typedef struct vcn_net vcn_net;
 /* Called when a packet's tail reaches its endpoint and when its tail leaves its source endpoint. */
 typedef void (*vcn_deliver_fn)(void *ctx, vcn_net *net, uint32_t pkt);
@@ -265,7 +272,8 @@ struct vcn_net {
   vcn_queued *queued;
   uint32_t queued_cap, queued_used, queued_free; /* entries below `used` have been handed out */
   /* event wheel */
-  vcn_bucket *wheel;
+  vcn_bucket *wheel;    /* flits and ejections */
+  vcn_cbucket *cwheel;  /* credits, same slots */
   uint32_t wheel_size; /* power of two, > the longest scheduling delay */
   uint64_t events_pending;
   /* owner callbacks */
