@@ -705,12 +705,19 @@ int vcn_net_check(const vcn_net *n, cs_err *err) {
     goto out;
   }
   uint64_t pending = 0;
-  for (uint32_t w = 0; w < n->wheel_size; w++)
+  for (uint32_t w = 0; w < n->wheel_size && !rc; w++)
     for (uint32_t i = 0; i < n->wheel[w].n; i++) {
-      uint32_t k = n->wheel[w].ev[i].kind_to;
+      const vcn_event *ev = &n->wheel[w].ev[i];
+      uint32_t k = ev->kind_to;
       pending++;
       if (EV_KIND(k) == EV_FLIT) fly[EV_TO(k)]++;
+      if (EV_KIND(k) == EV_EJECT && (int32_t)EV_TO(k) != n->pkt[ev->pkt].dst_ep) {
+        rc = cs_err_set(err, CS_EINTERNAL, "vcnet check: a flit of packet %u ejects at endpoint %u, not %d",
+                        ev->pkt, EV_TO(k), n->pkt[ev->pkt].dst_ep);
+        break;
+      }
     }
+  if (rc) goto out;
   for (uint32_t w = 0; w < n->wheel_size; w++)
     for (uint32_t i = 0; i < n->cwheel[w].n; i++) {
       uint32_t k = n->cwheel[w].to[i];
