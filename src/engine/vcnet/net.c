@@ -337,7 +337,6 @@ static void land(vcn_net *n, const vcn_event *ev) {
       activate_router(n, r);
       break;
     }
-    default: break; /* credits land apart (vcn_net_cycle) */
     case EV_EJECT: {
       uint32_t pi = ev->pkt;
       vcn_pkt *p = &n->pkt[pi];
@@ -346,12 +345,13 @@ static void land(vcn_net *n, const vcn_event *ev) {
       if (ev->tail) {
         n->st.packets_ejected++;
         if (n->on_deliver) n->on_deliver(n->ctx, n, pi);
-        n->pkt[pi].next = n->pkt_free; /* re-read: on_deliver may have grown the pool */
+        n->pkt[pi].next = n->pkt_free;
         n->pkt_free = pi;
         n->pkts_live--;
       }
       break;
     }
+    default: break; /* credits land apart (vcn_net_cycle) */
   }
 }
 
