@@ -27,7 +27,7 @@
 #include "commsweep/err.h"
 #include "commsweep/model.h"
 
-#define CS_STORE_SCHEMA_VERSION 2
+#define CS_STORE_SCHEMA_VERSION 3
 #define CS_STORE_KEY_LEN 64     /* hex digits, no NUL in the file (NULLPAD string) */
 #define CS_STORE_JSON_LEN 4096  /* canonical job JSON column; longer text is cut with "..." */
 #define CS_STORE_ERROR_LEN 1024 /* error message column */
@@ -91,7 +91,8 @@ typedef struct cs_store_result_row {
   char pad_[7];                   /* explicit, always zero */
 } cs_store_result_row;
 
-/* /txlog: one transaction record (model.h) plus its job's row index. */
+/* /txlog: one transaction record (model.h, with the engines' extra columns) plus its job's row
+ * index. */
 typedef struct cs_store_txn_row {
   uint64_t job;
   cs_txn_record rec;
