@@ -161,7 +161,7 @@ static void answer(MPI_Comm comm, int size, dispatcher *d, int w, const cs_sweep
   *front += k;
   *remaining -= cost;
   MPI_Isend(d->grant[w], 2, MPI_UINT64_T, w, TAG_GRANT, comm, &d->sreq[2 * w]);
-  if (k) /* at most MAX_BATCH items of at most ~4.7 KB: the count fits an int */
+  if (k) /* at most MAX_GRANT_BYTES: the count fits an int */
     MPI_Isend(out->data, (int)out->len, MPI_BYTE, w, TAG_ITEMS, comm, &d->sreq[2 * w + 1]);
   else
     (*active)--;
@@ -225,28 +225,19 @@ static void dispatch(MPI_Comm comm, int size, dispatcher *d, runner *r,
   MPI_Waitall(2 * size, d->sreq, MPI_STATUSES_IGNORE);
 }
 
-/* Receives the items of a granted range (sent right after its header).  false when out of
- * memory: the message is still received (into nothing), so MPI stays in step. */
-static bool receive_items(MPI_Comm comm, const uint64_t grant[2], cs_sweep_buf *into) {
+/* The largest message of items: a full range with every job at its longest. */
+#define MAX_GRANT_BYTES (MAX_BATCH * (sizeof(cs_sweep_item) + sizeof(uint32_t) + CS_JOB_PACKED_MAX))
+
+/* Receives the items of a granted range (sent right after its header) into a buffer of
+ * MAX_GRANT_BYTES. */
+static void receive_items(MPI_Comm comm, const uint64_t grant[2], cs_sweep_buf *into) {
   into->len = 0;
-  if (grant[1] == grant[0]) return true;
+  if (grant[1] == grant[0]) return;
   MPI_Status status;
   int count = 0;
-  MPI_Probe(0, TAG_ITEMS, comm, &status);
+  MPI_Recv(into->data, (int)into->cap, MPI_BYTE, 0, TAG_ITEMS, comm, &status);
   MPI_Get_count(&status, MPI_BYTE, &count);
-  size_t n = (size_t)count;
-  if (n > into->cap) {
-    unsigned char *d = realloc(into->data, n);
-    if (!d) {
-      MPI_Recv(NULL, 0, MPI_BYTE, 0, TAG_ITEMS, comm, MPI_STATUS_IGNORE);
-      return false;
-    }
-    into->data = d;
-    into->cap = n;
-  }
-  MPI_Recv(into->data, count, MPI_BYTE, 0, TAG_ITEMS, comm, MPI_STATUS_IGNORE);
-  into->len = n;
-  return true;
+  into->len = (size_t)count;
 }
 
 static void run_range(runner *r, const cs_sweep_buf *w) {
@@ -269,17 +260,16 @@ static void work(MPI_Comm comm, runner *r, cs_sweep_buf buf[2]) {
   counters c = mine(r);
   MPI_Send(&c, 3, MPI_UINT64_T, 0, TAG_REQ, comm);
   MPI_Wait(&rr, MPI_STATUS_IGNORE);
-  bool ok = receive_items(comm, grant[cur], &buf[cur]);
+  receive_items(comm, grant[cur], &buf[cur]);
   while (grant[cur][1] > grant[cur][0]) {
     int nxt = 1 - cur;
     MPI_Irecv(grant[nxt], 2, MPI_UINT64_T, 0, TAG_GRANT, comm, &rr);
     c = mine(r);
     MPI_Send(&c, 3, MPI_UINT64_T, 0, TAG_REQ, comm);
-    if (ok) run_range(r, &buf[cur]);
-    else r->stats->io_errors += grant[cur][1] - grant[cur][0]; /* rows stay pending */
+    run_range(r, &buf[cur]);
     flush_rows(r);
     MPI_Wait(&rr, MPI_STATUS_IGNORE);
-    ok = receive_items(comm, grant[nxt], &buf[nxt]);
+    receive_items(comm, grant[nxt], &buf[nxt]);
     cur = nxt;
   }
 }
@@ -315,6 +305,12 @@ int cs_sweep_schedule(MPI_Comm comm, cs_store *st, const cs_sweep *sw, const cs_
     d.sreq = malloc(2 * (size_t)size * sizeof *d.sreq);
     ok = d.seen && d.grant && d.out && d.sreq && (n == 0 || sw);
     for (int w = 0; ok && w < 2 * size; w++) d.sreq[w] = MPI_REQUEST_NULL;
+  } else {
+    for (int i = 0; i < 2; i++) {
+      buf[i].data = malloc(MAX_GRANT_BYTES);
+      buf[i].cap = buf[i].data ? MAX_GRANT_BYTES : 0;
+      ok = ok && buf[i].data;
+    }
   }
   cs_err berr;
   if (ok && cs_store_batch_rows(st, ROW_BATCH > MAX_BATCH ? ROW_BATCH : MAX_BATCH, &berr)) ok = 0;
