@@ -108,6 +108,17 @@ static void idle_pause(void) {
   nanosleep(&ts, NULL);
 }
 
+/* Waits for a request sleeping between tests: a blocking MPI wait polls (and with
+ * mpi_yield_when_idle yields) at full speed, burning a core that another rank or another user
+ * could run on while this rank has nothing to do. */
+static void wait_sleeping(MPI_Request *req) {
+  for (int done = 0;;) {
+    MPI_Test(req, &done, MPI_STATUS_IGNORE);
+    if (done) return;
+    idle_pause();
+  }
+}
+
 /* The items of a grant on the wire: per item the cs_sweep_item, the packed job's length (u32)
  * and the packed job (cs_job_pack).  wire_next reads the next item of a received grant and its
  * job; false at the end. */
@@ -259,7 +270,7 @@ static void work(MPI_Comm comm, runner *r, cs_sweep_buf buf[2]) {
   MPI_Irecv(grant[cur], 2, MPI_UINT64_T, 0, TAG_GRANT, comm, &rr);
   counters c = mine(r);
   MPI_Send(&c, 3, MPI_UINT64_T, 0, TAG_REQ, comm);
-  MPI_Wait(&rr, MPI_STATUS_IGNORE);
+  wait_sleeping(&rr);
   receive_items(comm, grant[cur], &buf[cur]);
   while (grant[cur][1] > grant[cur][0]) {
     int nxt = 1 - cur;
@@ -268,7 +279,7 @@ static void work(MPI_Comm comm, runner *r, cs_sweep_buf buf[2]) {
     MPI_Send(&c, 3, MPI_UINT64_T, 0, TAG_REQ, comm);
     run_range(r, &buf[cur]);
     flush_rows(r);
-    MPI_Wait(&rr, MPI_STATUS_IGNORE);
+    wait_sleeping(&rr);
     receive_items(comm, grant[nxt], &buf[nxt]);
     cur = nxt;
   }
@@ -321,6 +332,11 @@ int cs_sweep_schedule(MPI_Comm comm, cs_store *st, const cs_sweep *sw, const cs_
   else if (all_ok)
     work(comm, &r, buf);
   if (all_ok) flush_rows(&r);
+  /* The ranks that end first sleep here until every rank is done, instead of spinning in the
+   * collective close that follows. */
+  MPI_Request done = MPI_REQUEST_NULL;
+  MPI_Ibarrier(comm, &done);
+  wait_sleeping(&done);
   cs_job_shared_free(r.shared);
   free(buf[0].data);
   free(buf[1].data);
