@@ -24,6 +24,7 @@ typedef struct packed_job {
 
 
 int cs_sweep_buf_put(cs_sweep_buf *b, const void *p, size_t n) {
+  if (n == 0) return CS_OK; /* p may be NULL (a job without packed form or text) */
   if (b->len + n > b->cap) {
     size_t cap = b->cap ? b->cap : 1 << 16;
     while (cap < b->len + n) cap *= 2;
