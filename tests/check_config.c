@@ -380,12 +380,41 @@ START_TEST(canonical_json_should_print_infinities_as_json) {
 }
 END_TEST
 
+/* Integral numbers print as libc's "%.0f" prints them (the reference), at every magnitude up to
+ * 2^53 and for -0. */
+START_TEST(canonical_json_should_print_integers_as_printf_does) {
+  const double values[] = {0.0, -0.0, 1, -1, 9, 10, 99, 100, 1024, 65536, -123456789, 1e15,
+                           4294967296.0, 9007199254740991.0, -9007199254740991.0};
+  for (size_t i = 0; i < sizeof values / sizeof values[0]; i++) {
+    cJSON *n = cJSON_CreateNumber(values[i]);
+    char got[64], want[64];
+    cs_json_canonical(n, got, sizeof got);
+    snprintf(want, sizeof want, "%.0f", values[i]);
+    ck_assert_str_eq(got, want);
+    cJSON_Delete(n);
+  }
+}
+END_TEST
+
+/* Strings: quote and backslash escaped by a backslash, control characters as \u00XX, the rest
+ * as is (JSON's rules, by hand). */
+START_TEST(canonical_json_should_escape_strings) {
+  cJSON *v = cJSON_CreateString("plain \"q\" a\\b\n\x01" "end");
+  char got[128];
+  cs_json_canonical(v, got, sizeof got);
+  ck_assert_str_eq(got, "\"plain \\\"q\\\" a\\\\b\\u000a\\u0001end\"");
+  cJSON_Delete(v);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("config");
   TCase *tc = tcase_create("adapter");
   int n_keys = 0;
   while (adapter_keys[n_keys]) n_keys++;
   tcase_add_test(tc, adapter_load_should_read_every_field);
+  tcase_add_test(tc, canonical_json_should_print_integers_as_printf_does);
+  tcase_add_test(tc, canonical_json_should_escape_strings);
   tcase_add_loop_test(tc, adapter_load_should_reject_each_missing_field, 0, n_keys);
   tcase_add_loop_test(tc, adapter_load_should_reject_each_ill_typed_field, 0, n_keys);
   tcase_add_test(tc, adapter_load_should_reject_unknown_field);

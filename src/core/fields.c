@@ -20,18 +20,25 @@ void cs_json_describe(const cJSON *v, char *buf, size_t cap) {
   else snprintf(buf, cap, "an invalid value");
 }
 
-int cs_json_integer(const cJSON *v, const char *key, double min, double max, double *out,
-                    cs_err *err) {
+/* "field 'key': expected <what>, got <v described>".  Values are described only on this error
+ * path: loading is on the hot path of every sweep's expansion. */
+static int expected(const char *key, const char *what, const cJSON *v, cs_err *err) {
   char got[96];
   cs_json_describe(v, got, sizeof got);
-  if (!cJSON_IsNumber(v))
-    return cs_err_set(err, CS_EINVAL, "field '%s': expected an integer, got %s", key, got);
+  return cs_err_set(err, CS_EINVAL, "field '%s': expected %s, got %s", key, what, got);
+}
+
+int cs_json_integer(const cJSON *v, const char *key, double min, double max, double *out,
+                    cs_err *err) {
+  if (!cJSON_IsNumber(v)) return expected(key, "an integer", v, err);
   double d = v->valuedouble;
-  if (!isfinite(d) || d != floor(d))
-    return cs_err_set(err, CS_EINVAL, "field '%s': expected an integer, got %s", key, got);
-  if (fabs(d) > CS_JSON_INT_MAX)
+  if (!isfinite(d) || d != floor(d)) return expected(key, "an integer", v, err);
+  if (fabs(d) > CS_JSON_INT_MAX) {
+    char got[96];
+    cs_json_describe(v, got, sizeof got);
     return cs_err_set(err, CS_EINVAL, "field '%s': %s is too large to be exact (limit 2^53)",
                       key, got);
+  }
   if (d < min || d > max)
     return cs_err_set(err, CS_EINVAL, "field '%s': %.0f is out of range [%.0f, %.0f]", key, d,
                       min, max);
@@ -68,13 +75,10 @@ void cs_fields_list(const cs_field *table, const char *const *extra, char *buf, 
 
 static int load_one(const cs_field *f, const cJSON *v, void *target, cs_err *err) {
   char *slot = (char *)target + f->offset;
-  char got[96];
-  cs_json_describe(v, got, sizeof got);
   double d;
   switch (f->type) {
     case CS_F_STRING: {
-      if (!cJSON_IsString(v))
-        return cs_err_set(err, CS_EINVAL, "field '%s': expected a string, got %s", f->key, got);
+      if (!cJSON_IsString(v)) return expected(f->key, "a string", v, err);
       size_t n = strlen(v->valuestring);
       if (n == 0 && !(f->flags & CS_FIELD_OPTIONAL)) /* optional: "" is the same as absent */
         return cs_err_set(err, CS_EINVAL, "field '%s': must not be empty", f->key);
@@ -93,16 +97,14 @@ static int load_one(const cs_field *f, const cJSON *v, void *target, cs_err *err
       *(uint64_t *)slot = (uint64_t)d;
       return CS_OK;
     case CS_F_DOUBLE:
-      if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble))
-        return cs_err_set(err, CS_EINVAL, "field '%s': expected a number, got %s", f->key, got);
+      if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble)) return expected(f->key, "a number", v, err);
       if (v->valuedouble < f->min || v->valuedouble > f->max)
         return cs_err_set(err, CS_EINVAL, "field '%s': %.17g is out of range [%g, %g]", f->key,
                           v->valuedouble, f->min, f->max);
       *(double *)slot = v->valuedouble;
       return CS_OK;
     case CS_F_BOOL:
-      if (!cJSON_IsBool(v))
-        return cs_err_set(err, CS_EINVAL, "field '%s': expected true or false, got %s", f->key, got);
+      if (!cJSON_IsBool(v)) return expected(f->key, "true or false", v, err);
       *(bool *)slot = cJSON_IsTrue(v);
       return CS_OK;
   }
