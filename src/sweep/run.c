@@ -140,7 +140,13 @@ static int prepare(const cs_sweep_options *opt, FILE *out, cs_sweep *sw, cs_swee
    * moment of the step leaves a file that has lost rows.  A fully cached sweep writes
    * nothing (a read-only file is fine). */
   /* a killed sweep's spooled rows first: they are finished rows */
-  rc = merge_log(opt->out_path, sw->name, NULL, err);
+  cs_sweep_summary earlier;
+  memset(&earlier, 0, sizeof earlier);
+  rc = merge_log(opt->out_path, sw->name, &earlier, err);
+  if (earlier.log_merged || earlier.log_dropped)
+    fprintf(out, "  log: %llu rows of an earlier sweep moved from its spools into the file, %llu "
+            "torn entries dropped (their rows are rerun)\n",
+            (unsigned long long)earlier.log_merged, (unsigned long long)earlier.log_dropped);
   struct stat sb;
   bool fresh = stat(opt->out_path, &sb) != 0 || sb.st_size == 0;
   if (!rc && !fresh) rc = cs_store_open(opt->out_path, CS_STORE_READ, &st, err);
