@@ -239,7 +239,7 @@ START_TEST(jsonl_should_write_one_object_per_record) {
   FILE *f = tmpfile();
   ck_assert_ptr_nonnull(f);
   cs_err err;
-  ck_assert_int_eq(cs_backfill_write_jsonl(f, recs, NREC, &err), CS_OK);
+  ck_assert_int_eq(cs_backfill_write_jsonl(f, NULL, recs, NREC, &err), CS_OK);
   rewind(f);
   char line[2048];
   int k = 0;
@@ -255,6 +255,45 @@ START_TEST(jsonl_should_write_one_object_per_record) {
   }
   ck_assert_int_eq(k, NREC);
   fclose(f);
+}
+END_TEST
+
+/* Every engine's extra columns fit the slots of the records (the registry assigns them in
+ * order, so a column past the last slot would silently not be stored). */
+START_TEST(engine_extra_columns_should_fit_their_slots) {
+  size_t records = 0, results = 0;
+  for (const cs_engine_ops *const *e = cs_engine_list(); *e; e++) {
+    ck_assert_uint_eq(cs_engine_record_slot(*e), records);
+    ck_assert_uint_eq(cs_engine_extra_slot(*e), results);
+    for (const cs_engine_column *c = (*e)->record_columns; c && c->name; c++) records++;
+    for (const cs_engine_column *c = (*e)->result_columns; c && c->name; c++) results++;
+  }
+  ck_assert_uint_le(records, CS_TXN_EXTRA_SLOTS);
+  ck_assert_uint_le(results, CS_RESULT_EXTRA_SLOTS);
+  ck_assert_uint_eq(cs_engine_record_slots(), records);
+}
+END_TEST
+
+/* A JSON line written for a job of engine E holds E's record columns, each with the value of its
+ * slot, and no other engine's. */
+START_TEST(jsonl_should_carry_the_engines_record_columns) {
+  for (const cs_engine_ops *const *e = cs_engine_list(); *e; e++) {
+    cs_txn_record r;
+    memset(&r, 0, sizeof r);
+    for (int s = 0; s < CS_TXN_EXTRA_SLOTS; s++) r.engine_extra[s] = 100 + s;
+    char line[4096];
+    cs_backfill_record_json(*e, &r, line, sizeof line);
+    cJSON *o = cJSON_Parse(line);
+    ck_assert_ptr_nonnull(o);
+    size_t slot = cs_engine_record_slot(*e), own = 0;
+    for (const cs_engine_column *c = (*e)->record_columns; c && c->name; c++, own++) {
+      const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, c->name);
+      ck_assert_msg(cJSON_IsNumber(v), "%s: column %s missing", (*e)->name, c->name);
+      ck_assert_int_eq((int)v->valuedouble, 100 + (int)(slot + own));
+    }
+    ck_assert_int_eq(cJSON_GetArraySize(o), (int)(cs_cols_count(cs_txn_record_cols) + own));
+    cJSON_Delete(o);
+  }
 }
 END_TEST
 
@@ -274,6 +313,8 @@ int main(void) {
   tcase_add_test(tc, trace_meta_should_sum_per_counter_and_die_pair);
   tcase_add_test(tc, result_json_should_carry_the_aggregates_and_summaries);
   tcase_add_test(tc, jsonl_should_write_one_object_per_record);
+  tcase_add_test(tc, engine_extra_columns_should_fit_their_slots);
+  tcase_add_test(tc, jsonl_should_carry_the_engines_record_columns);
   suite_add_tcase(s, tc);
   return cs_test_run(s);
 }

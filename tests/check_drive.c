@@ -282,7 +282,7 @@ START_TEST(jsonl_should_hold_every_record_field) {
   r.d2d_wdb_block = 7;
   r.src_channel = -1;
   char buf[4096];
-  size_t n = cs_backfill_record_json(&r, buf, sizeof buf);
+  size_t n = cs_backfill_record_json(NULL, &r, buf, sizeof buf);
   ck_assert_uint_eq(n, strlen(buf));
   ck_assert_ptr_nonnull(strstr(buf, "\"is_read\":true"));
   ck_assert_ptr_nonnull(strstr(buf, "\"rsp_complete_tick\":1234567890123"));

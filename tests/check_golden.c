@@ -20,12 +20,13 @@
 
 /* SHA-256 over the records, one canonical JSON object (sorted keys) per line: the definition
  * scripts/golden-update uses, independent of the order of fields in the JSON-lines log. */
-static void records_sha256(const cs_txn_record *recs, uint64_t n, char out[CS_KEY_HEX]) {
+static void records_sha256(const cs_engine_ops *ops, const cs_txn_record *recs, uint64_t n,
+                           char out[CS_KEY_HEX]) {
   cs_sha256 h;
   cs_sha256_init(&h);
   char line[4096], canon[4096];
   for (uint64_t i = 0; i < n; i++) {
-    cs_backfill_record_json(&recs[i], line, sizeof line);
+    cs_backfill_record_json(ops, &recs[i], line, sizeof line);
     cJSON *o = cJSON_Parse(line);
     ck_assert_ptr_nonnull(o);
     size_t len = cs_json_canonical(o, canon, sizeof canon - 1);
@@ -67,7 +68,7 @@ static void check_file(const char *name) {
   cs_job_output out;
   ck_assert_msg(cs_job_run(&job, true, &out, &err) == CS_OK, "%s: %s", name, err.msg);
   char sha[CS_KEY_HEX];
-  records_sha256(out.records, out.num_records, sha);
+  records_sha256(ops, out.records, out.num_records, sha);
   const cJSON *expect = cJSON_GetObjectItemCaseSensitive(g, "expect");
   const char *want_sha = cJSON_GetObjectItemCaseSensitive(expect, "records_sha256")->valuestring;
   bool same = out.result.total_ticks == expect_u64(expect, "total_ticks") &&

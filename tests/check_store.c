@@ -7,6 +7,7 @@
 
 #include <hdf5.h>
 
+#include "commsweep/engine.h"
 #include "commsweep/store.h"
 #include "test_support.h"
 
@@ -311,10 +312,14 @@ START_TEST(every_byte_of_every_column_round_trips) {
   ck_assert(memcmp(&job, &job2, offsetof(cs_store_job_row, pad_)) == 0);
   ck_assert(memcmp(t, t2, sizeof t) == 0);
   ck_assert(memcmp(&r, &r2, sizeof r) == 0);
-  /* and the tables cover the records: no byte outside a column but the explicit padding */
+  /* and the tables cover the records: no byte outside a column but the explicit padding and
+   * the engine slots no engine uses */
   size_t covered = 0;
   for (const cs_col *c = cs_txn_record_cols; c->name; c++) covered += c->size;
-  ck_assert_uint_eq(covered, offsetof(cs_txn_record, pad_));
+  ck_assert_uint_eq(covered + sizeof t[0].rec.engine_extra, offsetof(cs_txn_record, pad_));
+  cs_col extra[CS_TXN_EXTRA_SLOTS + 1];
+  ck_assert_uint_eq(cs_engine_record_columns(NULL, 0, extra, CS_TXN_EXTRA_SLOTS + 1),
+                    cs_engine_record_slots());
 }
 END_TEST
 

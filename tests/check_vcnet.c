@@ -413,6 +413,15 @@ START_TEST(transaction_phases_should_take_zero_load_latency) {
     ck_assert_int_eq(rec.src_node, 0);
     ck_assert_int_eq(rec.dst_node, 5);
     ck_assert_int_eq(rec.src_channel, 0); /* the endpoint's first request: channel 0 */
+    /* engine columns: a 2-D torus has 4 link ports, so the one endpoint is port 4; each packet
+     * alone starts on VC 0 (class 0 of 2 classes of 1 VC); 2 hops each way */
+    const int32_t *x = &rec.engine_extra[cs_engine_record_slot(&cs_vcnet_ops)];
+    ck_assert_int_eq(x[0], 4);
+    ck_assert_int_eq(x[1], 4);
+    ck_assert_int_eq(x[2], 0);
+    ck_assert_int_eq(x[3], 0);
+    ck_assert_int_eq(x[4], 2);
+    ck_assert_int_eq(x[5], 2);
     ck_assert_uint_le(rec.req_inject_cycle, rec.req_complete_cycle);
     ck_assert_uint_lt(rec.req_complete_cycle, rec.rsp_inject_cycle);
     ck_assert_uint_lt(rec.rsp_inject_cycle, rec.rsp_complete_cycle);
@@ -557,6 +566,16 @@ START_TEST(driver_run_should_complete_with_consistent_records) {
       }
       ck_assert_uint_ge(r->req_complete_cycle - r->req_inject_cycle,
                         vcn_zero_load_latency(&p, hops, r->burst_length));
+      /* the engine's record columns (engine.c's table): ports of the single endpoint (after the 4
+       * link ports), injection VCs in class 0 (VC 0 of 2 VCs in 2 classes), DOR's minimal hops
+       * both ways; every other engine's slot left at -1 by the driver */
+      size_t slot = cs_engine_record_slot(&cs_vcnet_ops);
+      const int32_t want[6] = {4, 4, 0, 0, hops, hops};
+      for (size_t k = 0; k < CS_TXN_EXTRA_SLOTS; k++) {
+        if (k >= slot && k < slot + 6) ck_assert_int_eq(r->engine_extra[k], want[k - slot]);
+        else if (k < cs_engine_record_slots()) ck_assert_int_eq(r->engine_extra[k], -1);
+        else ck_assert_int_eq(r->engine_extra[k], 0);
+      }
       last = r->rsp_complete_tick > last ? r->rsp_complete_tick : last;
     }
     ck_assert_uint_eq(out.result.total_ticks, last);

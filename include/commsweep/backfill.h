@@ -37,10 +37,12 @@ void cs_backfill_trace_meta_json(const cs_trace_meta *t, struct cJSON *trace_met
  * `export` so both print the same shape. */
 void cs_backfill_result_json(const cs_result *r, struct cJSON *aggregates, struct cJSON *trace_meta);
 
-/* One JSON object per line, the record's column names (cs_txn_record_cols); CS_EIO on a write
- * error. */
-int cs_backfill_write_jsonl(FILE *f, const cs_txn_record *records, size_t n, cs_err *err);
-/* One record as a JSON object (no newline) into buf; returns bytes needed. */
-size_t cs_backfill_record_json(const cs_txn_record *rec, char *buf, size_t cap);
+/* One JSON object per line: the record's columns (cs_txn_record_cols), then the extra record
+ * columns of `engine` (the engine that ran the job; NULL: none); CS_EIO on a write error. */
+int cs_backfill_write_jsonl(FILE *f, const cs_engine_ops *engine, const cs_txn_record *records,
+                            size_t n, cs_err *err);
+/* One record as a JSON object (no newline) into buf, columns as above; returns bytes needed. */
+size_t cs_backfill_record_json(const cs_engine_ops *engine, const cs_txn_record *rec, char *buf,
+                               size_t cap);
 
 #endif

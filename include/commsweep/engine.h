@@ -35,7 +35,8 @@ typedef struct cs_engine_stats {
   uint64_t extra[CS_ENGINE_EXTRA_MAX]; /* the engine's result_columns, in table order */
 } cs_engine_stats;
 
-/* One extra result column: a counter the engine reports through stats().extra. */
+/* One extra column: a result counter the engine reports through stats().extra, or a
+ * per-transaction value its describe() writes into the record. */
 typedef struct cs_engine_column {
   const char *name; /* column name as stored: "<engine>_<what>", unique across engines */
   const char *unit; /* NULL when dimensionless */
@@ -61,7 +62,13 @@ typedef struct cs_engine_ops {
   /* Relative cost of the job for the scheduler (only the order matters; comparable across
    * engines: about 1 per microsecond of host time). */
   double (*cost)(const cs_job *job, uint64_t num_txns, uint32_t num_steps);
+  /* Names the network the job runs on, for error messages ("torus:4x4 (dor_dateline)"); NULL:
+   * the adapter's topology, die count and layout. */
+  void (*network)(const cs_job *job, char *buf, size_t cap);
   const cs_engine_column *result_columns; /* NULL-name terminated, or NULL */
+  /* Per-transaction columns: describe() writes column i into
+   * rec->engine_extra[cs_engine_record_slot(ops) + i]; NULL-name terminated, or NULL. */
+  const cs_engine_column *record_columns;
 
   /* ---- state shared by the jobs of one process (optional; NULL when the engine has none) ----- */
   /* E.g. recorded steps that later jobs replay.  A process runs its jobs one after the other, so
@@ -82,7 +89,8 @@ typedef struct cs_engine_ops {
   /* Current driver tick. */
   uint64_t (*now)(const void *engine);
   /* Fills the engine-owned fields of a finished (or stuck) request's record: physical metadata,
-   * back-pressure counters, internal cycles.  Driver-owned fields (ticks, step) are untouched. */
+   * back-pressure counters, internal cycles, its record_columns.  Driver-owned fields (ticks,
+   * step) are untouched. */
   void (*describe)(const void *engine, uint64_t request_id, cs_txn_record *rec);
   /* Where a request is now ("waiting for DBID at SN die1:node3 ddr_0"), for deadlock reports. */
   void (*where)(const void *engine, uint64_t request_id, char *buf, size_t cap);
@@ -94,16 +102,22 @@ typedef struct cs_engine_ops {
 const cs_engine_ops *cs_engine_find(const char *name);
 /* All registered engines, NULL-terminated, for listings and error messages. */
 const cs_engine_ops *const *cs_engine_list(void);
-/* ---- extra result columns ------------------------------------------------------------------ */
+/* ---- extra columns -------------------------------------------------------------------------- */
 
-/* The first slot of cs_result.engine_extra that holds ops' result_columns (engines take slots
- * in registry order, so no two share one). */
+/* The first slot of cs_result.engine_extra (cs_txn_record.engine_extra) that holds ops'
+ * result_columns (record_columns).  Engines take slots in registry order, so no two share one;
+ * check_engine checks that every engine's columns fit. */
 size_t cs_engine_extra_slot(const cs_engine_ops *ops);
-/* Writes the extra result columns of every engine (or of `only`, when not NULL) as column rows
- * into out, for a row struct that holds a cs_result at byte `result_offset`; NULL-terminated.
- * Returns the number of rows (cap must leave room for the terminator). */
-size_t cs_engine_result_columns(const cs_engine_ops *only, size_t result_offset, cs_col *out,
-                                size_t cap);
+size_t cs_engine_record_slot(const cs_engine_ops *ops);
+/* The slots of cs_txn_record.engine_extra some engine's column uses: the first n.  The driver
+ * sets them to -1, so a column reads -1 in the records of another engine's jobs; the others stay
+ * 0 (no column stores them; the checksums cover them). */
+size_t cs_engine_record_slots(void);
+/* Write the extra columns of every engine (or of `only`, when not NULL) as column rows into out,
+ * for a row struct that holds a cs_result (cs_txn_record) at byte `offset`; NULL-terminated.
+ * Return the number of rows (cap must leave room for the terminator). */
+size_t cs_engine_result_columns(const cs_engine_ops *only, size_t offset, cs_col *out, size_t cap);
+size_t cs_engine_record_columns(const cs_engine_ops *only, size_t offset, cs_col *out, size_t cap);
 
 /* The model version that enters the cache key: ops->model_version, unless the test hook
  * COMMSWEEP_TEST_MODEL_VERSION_<name> is set (tests use it to show that a bump reruns exactly

@@ -121,6 +121,10 @@ typedef struct cs_inject {
 
 /* ---- output translation contract: one record per transaction ------------------------------ */
 
+/* Extra per-transaction columns of the engines (cs_engine_ops.record_columns), each engine in
+ * its own slots (the registry assigns them; engine.h says what an unfilled slot holds). */
+#define CS_TXN_EXTRA_SLOTS 8
+
 /* The transaction record, described once: X(ctype, name, dim, kind, unit, flags, doc).  The
  * struct, the /txlog columns, the JSON-lines log and every other output come from this table.
  * Ordered by size so the struct has no implicit padding (its bytes are checksummed).
@@ -166,6 +170,7 @@ typedef struct cs_inject {
   X(uint8_t, is_read, , U8, NULL, CS_COL_BOOLEAN, "1 read, 0 write")
 
 typedef struct cs_txn_record {
+  int32_t engine_extra[CS_TXN_EXTRA_SLOTS]; /* engines' extra columns (engine.h) */
   CS_TXN_RECORD_COLUMNS(CS_COL_MEMBER)
   uint8_t pad_; /* explicit, always zero */
 } cs_txn_record;
@@ -213,8 +218,8 @@ typedef struct cs_result {
   char pad_[4]; /* explicit, always zero */
 } cs_result;
 
-/* The column tables of the two records (NULL-name terminated).  The result table holds the
- * common columns; cs_engine_result_columns (engine.h) lists the engines' extra ones. */
+/* The column tables of the two records (NULL-name terminated): the common columns;
+ * cs_engine_record_columns and cs_engine_result_columns (engine.h) list the engines' extra ones. */
 extern const cs_col cs_txn_record_cols[];
 extern const cs_col cs_result_cols[];
 

@@ -98,7 +98,8 @@ typedef struct cs_store_result_row {
   char pad_[6];                   /* explicit, always zero */
 } cs_store_result_row;
 
-/* /txlog: one transaction record (model.h) plus its job's row index. */
+/* /txlog: one transaction record (model.h, with the engines' extra columns) plus its job's row
+ * index. */
 typedef struct cs_store_txn_row {
   uint64_t job;
   cs_txn_record rec;

@@ -144,14 +144,30 @@ void cs_backfill_result_json(const cs_result *r, cJSON *agg, cJSON *meta) {
     cs_cols_to_json(extra, r, 0, 0, meta);
 }
 
-size_t cs_backfill_record_json(const cs_txn_record *r, char *buf, size_t cap) {
-  return cs_cols_json_line(cs_txn_record_cols, r, buf, cap);
+/* The record's columns as a job of `engine` fills them: the common ones, then the engine's. */
+static void record_columns(const cs_engine_ops *engine, cs_col *out, size_t cap) {
+  size_t n = 0;
+  for (const cs_col *c = cs_txn_record_cols; c->name && n + 1 < cap; c++) out[n++] = *c;
+  out[n] = (cs_col){NULL, 0, 0, 0, NULL, NULL, 0};
+  if (engine) cs_engine_record_columns(engine, 0, out + n, cap - n);
 }
 
-int cs_backfill_write_jsonl(FILE *f, const cs_txn_record *records, size_t n, cs_err *err) {
+#define RECORD_COLUMNS_MAX 64
+
+size_t cs_backfill_record_json(const cs_engine_ops *engine, const cs_txn_record *r, char *buf,
+                               size_t cap) {
+  cs_col cols[RECORD_COLUMNS_MAX];
+  record_columns(engine, cols, RECORD_COLUMNS_MAX);
+  return cs_cols_json_line(cols, r, buf, cap);
+}
+
+int cs_backfill_write_jsonl(FILE *f, const cs_engine_ops *engine, const cs_txn_record *records,
+                            size_t n, cs_err *err) {
+  cs_col cols[RECORD_COLUMNS_MAX];
+  record_columns(engine, cols, RECORD_COLUMNS_MAX);
   char line[4096];
   for (size_t i = 0; i < n; i++) {
-    cs_backfill_record_json(&records[i], line, sizeof line);
+    cs_cols_json_line(cols, &records[i], line, sizeof line);
     if (fputs(line, f) == EOF || fputc('\n', f) == EOF)
       return cs_err_set(err, CS_EIO, "transaction log: write failed at record %zu", i);
   }

@@ -104,8 +104,10 @@ static int export_row(cs_store *st, uint64_t row, bool result, FILE *out, cs_err
                     "--results-only to log it",
                     row);
   } else if (!rc) {
+    char engine[sizeof res.result.engine + 1];
+    TXT(engine, res.result.engine);
     for (uint64_t i = 0; i < n; i++) recs[i] = t[i].rec;
-    rc = cs_backfill_write_jsonl(out, recs, (size_t)n, err);
+    rc = cs_backfill_write_jsonl(out, cs_engine_find(engine), recs, (size_t)n, err);
   }
   free(t);
   free(recs);

@@ -169,7 +169,8 @@ int cs_cli_run(int argc, char **argv) {
                               tmpl, strlen(tmpl) + (strstr(tmpl, "{key}") ? CS_KEY_HEX - 6 : 0),
                               sizeof log_path - 1)
                  : cs_cli_out_open(&o, log_path, NULL, &err);
-    if (!rc) rc = cs_backfill_write_jsonl(o.f, out.records, out.num_records, &err);
+    if (!rc) rc = cs_backfill_write_jsonl(o.f, cs_engine_find(job.engine.name), out.records,
+                                           out.num_records, &err);
     cs_err cerr;
     int crc = cs_cli_out_close(&o, rc == CS_OK, &cerr);
     if (!rc && crc) {

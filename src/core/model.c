@@ -76,5 +76,5 @@ const cs_col cs_result_cols[] = {CS_RESULT_COLUMNS(RESULT_ROW_){NULL, 0, 0, 0, N
 #undef RESULT_ROW_
 
 /* Every byte of a record is a column or explicit padding: the checksums cover them all. */
-_Static_assert(sizeof(cs_txn_record) == 168, "transaction record has implicit padding");
+_Static_assert(sizeof(cs_txn_record) == 200, "transaction record has implicit padding");
 _Static_assert(sizeof(cs_result) == 296, "result has implicit padding");

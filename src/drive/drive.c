@@ -107,6 +107,7 @@ static int run_step(const cs_job *job, const cs_plan *plan, const cs_engine_ops 
                                     err);
   if (rc) return rc;
   uint64_t now = ops->now(engine);
+  size_t extra_slots = cs_engine_record_slots(); /* -1 until the job's engine fills its own */
   for (uint64_t i = begin; i < end; i++) {
     const cs_inject *req = &plan->txns[i];
     if ((rc = ops->inject(engine, req, err))) return cs_err_prefix(err, "step %u req %llu", step,
@@ -119,6 +120,7 @@ static int run_step(const cs_job *job, const cs_plan *plan, const cs_engine_ops 
     r->is_read = req->is_read;
     r->burst_length = req->burst_length;
     r->req_inject_tick = now;
+    for (size_t x = 0; x < extra_slots; x++) r->engine_extra[x] = -1;
     state[i - begin] = WAIT_REQ;
   }
   uint64_t remaining = end - begin;

@@ -38,32 +38,67 @@ const char *cs_engine_model_version(const cs_engine_ops *ops) {
   return v && *v ? v : ops->model_version;
 }
 
-/* ---- extra result columns --------------------------------------------------------------------- */
+/* ---- extra columns ----------------------------------------------------------------------------- */
 
-static size_t extra_count(const cs_engine_ops *ops) {
-  size_t n = 0;
-  while (ops->result_columns && ops->result_columns[n].name) n++;
-  return n;
+static const cs_engine_column *result_table(const cs_engine_ops *ops) {
+  return ops->result_columns;
+}
+static const cs_engine_column *record_table(const cs_engine_ops *ops) {
+  return ops->record_columns;
 }
 
-size_t cs_engine_extra_slot(const cs_engine_ops *ops) {
+/* The two kinds of extra column differ only in their table, and where and how wide the slots
+ * are. */
+typedef struct extra_kind {
+  const cs_engine_column *(*table)(const cs_engine_ops *ops);
+  size_t slots_at;   /* offsetof the engine_extra array in its record */
+  size_t slot_size;  /* bytes of a slot */
+  size_t slots;      /* slots of the array */
+  cs_col_kind kind;  /* the column kind of a slot */
+} extra_kind;
+
+static const extra_kind result_extra = {result_table,
+                                        offsetof(cs_result, engine_extra), 8,
+                                        CS_RESULT_EXTRA_SLOTS, CS_COL_U64};
+static const extra_kind record_extra = {record_table,
+                                        offsetof(cs_txn_record, engine_extra), 4,
+                                        CS_TXN_EXTRA_SLOTS, CS_COL_I32};
+
+static size_t extra_slot(const cs_engine_ops *ops, const extra_kind *k) {
   size_t slot = 0;
-  for (int i = 0; registry[i] && registry[i] != ops; i++) slot += extra_count(registry[i]);
+  for (int i = 0; registry[i] && registry[i] != ops; i++)
+    for (const cs_engine_column *c = k->table(registry[i]); c && c->name; c++) slot++;
   return slot;
 }
 
-size_t cs_engine_result_columns(const cs_engine_ops *only, size_t result_offset, cs_col *out,
-                                size_t cap) {
+static size_t extra_columns(const cs_engine_ops *only, const extra_kind *k, size_t offset,
+                            cs_col *out, size_t cap) {
   size_t n = 0, slot = 0;
   for (int i = 0; registry[i]; i++) {
-    for (const cs_engine_column *c = registry[i]->result_columns; c && c->name; c++, slot++) {
-      if ((only && registry[i] != only) || n + 1 >= cap || slot >= CS_RESULT_EXTRA_SLOTS) continue;
-      out[n++] = (cs_col){c->name, result_offset + offsetof(cs_result, engine_extra) + 8 * slot,
-                          CS_COL_U64, 8, c->unit, c->doc, 0};
+    for (const cs_engine_column *c = k->table(registry[i]); c && c->name; c++, slot++) {
+      if ((only && registry[i] != only) || n + 1 >= cap || slot >= k->slots) continue;
+      out[n++] = (cs_col){c->name, offset + k->slots_at + k->slot_size * slot, k->kind,
+                          k->slot_size, c->unit, c->doc, 0};
     }
   }
   if (cap) out[n] = (cs_col){NULL, 0, 0, 0, NULL, NULL, 0};
   return n;
+}
+
+size_t cs_engine_extra_slot(const cs_engine_ops *ops) { return extra_slot(ops, &result_extra); }
+size_t cs_engine_record_slot(const cs_engine_ops *ops) { return extra_slot(ops, &record_extra); }
+
+size_t cs_engine_record_slots(void) {
+  size_t n = extra_slot(NULL, &record_extra);
+  return n < CS_TXN_EXTRA_SLOTS ? n : CS_TXN_EXTRA_SLOTS;
+}
+
+size_t cs_engine_result_columns(const cs_engine_ops *only, size_t offset, cs_col *out, size_t cap) {
+  return extra_columns(only, &result_extra, offset, out, cap);
+}
+
+size_t cs_engine_record_columns(const cs_engine_ops *only, size_t offset, cs_col *out, size_t cap) {
+  return extra_columns(only, &record_extra, offset, out, cap);
 }
 
 /* ---- options -------------------------------------------------------------------------------- */

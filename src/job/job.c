@@ -25,10 +25,17 @@ void cs_job_output_free(cs_job_output *out) {
 }
 
 static int context(const cs_job *job, cs_err *err) {
+  char network[128];
+  const cs_engine_ops *ops = cs_engine_find(job->engine.name);
+  if (ops && ops->network)
+    ops->network(job, network, sizeof network);
+  else
+    snprintf(network, sizeof network, "%s, %d die(s), layout %s", job->adapter.topology,
+             job->adapter.num_dies, job->adapter.dcin_layout);
+  const char *prim = cs_primitive_name(job->spec.primitive);
   return cs_err_prefix(err, "%s %s of %llu bytes over %d participants on %s", job->engine.name,
-                       cs_primitive_name(job->spec.primitive) ? cs_primitive_name(job->spec.primitive) : "?",
-                       (unsigned long long)job->spec.msg_size_bytes, job->spec.num_participants,
-                       job->adapter.dcin_layout);
+                       prim ? prim : "?", (unsigned long long)job->spec.msg_size_bytes,
+                       job->spec.num_participants, network);
 }
 
 int cs_job_validate(const cs_job *job, cs_err *err) {

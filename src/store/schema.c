@@ -64,12 +64,13 @@ size_t cs_store_txn_columns(cs_col *out, size_t cap) {
   size_t n = 0;
   append(out, &n, cap, job, 0);
   append(out, &n, cap, cs_txn_record_cols, offsetof(cs_store_txn_row, rec));
+  n += cs_engine_record_columns(NULL, offsetof(cs_store_txn_row, rec), out + n, cap - n);
   return n;
 }
 
 /* Padding is explicit in every row struct, so the bytes the checksum covers are all defined. */
 _Static_assert(sizeof(cs_store_result_row) == 1360, "result row layout changed");
-_Static_assert(sizeof(cs_store_txn_row) == 176, "txlog row layout changed");
+_Static_assert(sizeof(cs_store_txn_row) == 208, "txlog row layout changed");
 _Static_assert(sizeof(cs_store_job_row) == 4680, "job row layout changed");
 
 static hid_t status_type(void) {

@@ -42,6 +42,12 @@ recs = [json.loads(l) for l in open("log.jsonl")]
 assert len(recs) == r["trace_meta"]["num_transactions"]
 assert all(x["req_inject_tick"] <= x["req_complete_tick"] <= x["rsp_inject_tick"] < x["rsp_complete_tick"] for x in recs)
 assert all(x["src_node"] == x["src"] and x["dst_node"] == x["dst"] for x in recs)
+# the engine's record columns: a 3-D torus router has 6 link ports, then the endpoint's; dimring
+# sends to ring neighbours along one dimension (1 hop each way, the wrap link included); a packet
+# starts on VC 0 (2 VCs in 2 dateline classes)
+assert all(x["vcnet_src_port"] == 6 and x["vcnet_dst_port"] == 6 for x in recs)
+assert all(x["vcnet_req_hops"] == 1 and x["vcnet_rsp_hops"] == 1 for x in recs)
+assert all(x["vcnet_req_vc"] == 0 and x["vcnet_rsp_vc"] == 0 for x in recs)
 PY
 
 /usr/bin/python3 - "$ex" <<'PY'
@@ -65,4 +71,6 @@ if "$CS_BIN" run --spec spec_a2a.json --config adapter16.json --engine-config en
 fi
 grep -q "deadlock_guard_ticks" deadlock.txt && grep -q "request in the network" deadlock.txt \
   || fail "deadlock message names the guard and the stuck requests"
+grep -q "over 16 participants on torus:4x4 (dor)" deadlock.txt \
+  || fail "deadlock message names the job's network: $(cat deadlock.txt)"
 echo "vcnet CLI: ok"

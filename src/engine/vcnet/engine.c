@@ -47,6 +47,13 @@ static double op_cost(const cs_job *job, uint64_t num_txns, uint32_t num_steps) 
   return 4.0 * (double)(job->adapter.burst_length + 4) * ((double)num_txns + 16.0) + 4.0 * num_steps;
 }
 
+static void op_network(const cs_job *job, char *buf, size_t cap) {
+  vcn_params p;
+  cs_err err;
+  if (vcn_job_params(job, &p, &err) == CS_OK) snprintf(buf, cap, "%s (%s)", p.topology, p.routing);
+  else snprintf(buf, cap, "an invalid vcnet network");
+}
+
 static int op_create(const cs_job *job, void **engine, cs_err *err) {
   vcn_params p;
   int rc = vcn_job_params(job, &p, err);
@@ -102,18 +109,30 @@ static const cs_engine_column result_columns[] = {
     {"vcnet_slave_waits", NULL, "requests that waited at their target for a slave tracker"},
     {NULL, NULL, NULL}};
 
+/* In the order vcn_engine_describe writes them into the record. */
+static const cs_engine_column record_columns[] = {
+    {"vcnet_src_port", NULL, "router port of the GDMA endpoint (links first, then endpoints)"},
+    {"vcnet_dst_port", NULL, "router port of the DDR endpoint"},
+    {"vcnet_req_vc", NULL, "VC the request's head took at the GDMA's injection port"},
+    {"vcnet_rsp_vc", NULL, "VC the response's head took at the DDR's injection port"},
+    {"vcnet_req_hops", "hop", "router-to-router links the request crossed"},
+    {"vcnet_rsp_hops", "hop", "router-to-router links the response crossed"},
+    {NULL, NULL, NULL}};
+
 static void op_destroy(void *engine) { vcn_engine_destroy(engine); }
 
 const cs_engine_ops cs_vcnet_ops = {
     .name = "vcnet",
     .summary = "cycle-level VC router network, mesh/torus with DOR (docs/vcnet.md)",
-    .model_version = "1",
+    .model_version = "2",
     .options = vcn_option_fields,
     .options_size = sizeof(vcn_params),
     .options_doc = vcn_options_doc,
     .validate = op_validate,
     .cost = op_cost,
+    .network = op_network,
     .result_columns = result_columns,
+    .record_columns = record_columns,
     .create = op_create,
     .inject = op_inject,
     .advance = op_advance,

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "commsweep/topo.h"
+#include "commsweep/vcnet.h"
 #include "vcnet_txn.h"
 
 enum { ST_NEW = 0, ST_MST_WAIT, ST_REQ_NET, ST_SLV_WAIT, ST_AT_SLV, ST_RSP_NET, ST_DONE };
@@ -121,8 +122,7 @@ static void on_deliver(void *ctx, vcn_net *net, uint32_t pi) {
   uint32_t id = (uint32_t)(p->tag >> 1);
   vcn_txn *t = &e->txns[id];
   if ((p->tag & 1) == KIND_REQ) {
-    t->hops = p->hops;
-    t->req_eject_vc = p->last_vc;
+    t->req_hops = p->hops;
     if (!t->is_read) t->wdata_done_cycle = net->now;
     vcn_ep *s = &e->eps[t->dst_ep];
     int used = t->is_read ? s->slv_rd_used : s->slv_wr_used;
@@ -138,6 +138,7 @@ static void on_deliver(void *ctx, vcn_net *net, uint32_t pi) {
     return;
   }
   t->state = ST_DONE;
+  t->rsp_hops = p->hops;
   t->rsp_complete_cycle = net->now;
   if (push_completion(e, id, CS_PHASE_FINAL)) fail(e, "out of memory for completions");
   vcn_ep *m = &e->eps[t->src_ep];
@@ -241,7 +242,7 @@ int vcn_engine_inject(vcn_engine *e, const cs_inject *in, cs_err *err) {
       return cs_err_set(err, CS_EINVAL, "vcnet: request %u carries %llu flits (limit 65535)", id,
                         (unsigned long long)flits);
     t->flits = (uint16_t)flits;
-    t->req_vc = t->rsp_vc = t->req_eject_vc = -1;
+    t->req_vc = t->rsp_vc = -1;
     t->channel = (uint8_t)cs_scheme_channel(e->eps[t->src_ep].issued++);
     t->req_inject_cycle = e->net->now;
     vcn_ep *m = &e->eps[t->src_ep];
@@ -320,6 +321,14 @@ void vcn_engine_describe(const vcn_engine *e, uint64_t id, cs_txn_record *rec) {
   rec->rsp_inject_cycle = t->rsp_inject_cycle;
   rec->wdata_complete_cycle = t->wdata_done_cycle;
   rec->rsp_complete_cycle = t->rsp_complete_cycle;
+  /* the engine's record columns, in the order of engine.c's table */
+  int32_t *x = &rec->engine_extra[cs_engine_record_slot(&cs_vcnet_ops)];
+  x[0] = tp->links + t->src_ep % tp->epr;
+  x[1] = tp->links + t->dst_ep % tp->epr;
+  x[2] = t->req_vc;
+  x[3] = t->rsp_vc;
+  x[4] = (int32_t)t->req_hops;
+  x[5] = (int32_t)t->rsp_hops;
 }
 
 void vcn_engine_where(const vcn_engine *e, uint64_t id, char *buf, size_t cap) {

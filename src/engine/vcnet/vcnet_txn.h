@@ -26,8 +26,8 @@ typedef struct vcn_txn {
   uint8_t is_read;
   uint8_t state;
   uint8_t channel;        /* cs_scheme_channel of the request */
-  int16_t req_vc, req_eject_vc, rsp_vc; /* VCs the packets' heads took at injection / ejection */
-  uint32_t hops;          /* links the request crossed */
+  int16_t req_vc, rsp_vc; /* VCs the packets' heads took at their injection ports */
+  uint32_t req_hops, rsp_hops; /* router-to-router links the packets' heads crossed */
   uint32_t mst_blocks, slv_blocks; /* 1 when it had to wait for a tracker */
   uint64_t req_inject_cycle, wdata_gen_cycle, wdata_done_cycle, req_complete_cycle;
   uint64_t rsp_inject_cycle, rsp_complete_cycle;
