@@ -4,14 +4,17 @@
  *             the /txlog slice reserved for it.  Written only in the structural step.
  *   /results  one row per job, same index as /jobs: status, EngineResult columns, error message,
  *             the slice of /txlog actually written, and two checksums (row, slice).
- *   /txlog    the transaction records of every job, each job's records contiguous.
+ *   /txlog    the transaction records of every job, each job's records contiguous; shuffled
+ *             and deflated.  Written only in structural steps.
  *
  * Crash safety rests on one invariant: the file's structure (datasets, extents, chunk index,
- * attributes) changes only in the structural step, which one process performs on a staged copy
- * (CS_STORE_STAGE) that replaces the file by one rename once complete.  While jobs run, every rank writes raw bytes of its own rows and slices
- * with independent MPI-IO and nothing else, so killing any rank at any time cannot damage the
- * structure: unfinished rows stay `pending` (the fill value) and a torn row fails its checksum.
- * A row is written slice first, result row (with checksum and status) last.
+ * attributes) changes only in a structural step, which one process performs on a staged copy
+ * (CS_STORE_STAGE) that replaces the file by one rename once complete.  While jobs run, every
+ * rank writes raw bytes of its own result rows with independent MPI-IO and appends each row
+ * with its records to its own log spool, and nothing else, so killing any rank at any time
+ * cannot damage the structure: unfinished rows stay `pending` (the fill value), a torn row
+ * fails its checksum, and the spooled logs reach /txlog in the structural step that ends the
+ * sweep (or begins the next one).  A row is spooled first, written to the file last.
  *
  * The row structs below are both the in-memory and the on-disk layout (the HDF5 compound types
  * map them field for field, so no conversion runs on the write path).  Build rows on zeroed
@@ -27,7 +30,7 @@
 #include "commsweep/err.h"
 #include "commsweep/model.h"
 
-#define CS_STORE_SCHEMA_VERSION 3
+#define CS_STORE_SCHEMA_VERSION 4
 #define CS_STORE_KEY_LEN 64     /* hex digits, no NUL in the file (NULLPAD string) */
 #define CS_STORE_JSON_LEN 4096  /* canonical job JSON column; longer text is cut with "..." */
 #define CS_STORE_ERROR_LEN 1024 /* error message column */

@@ -259,51 +259,62 @@ static void scan_one(const char *file, void *vctx) {
   }
 }
 
-/* Reads entry e, checks it against the file and writes it; false when it does not verify. */
-static bool merge_entry(cs_store *st, int fd, const entry *e, unsigned char **z, size_t *zcap,
-                        cs_store_txn_row **recs, unsigned char **plane, size_t *rcap,
-                        int *rc, cs_err *err) {
+/* Buffers of the merge, grown as needed. */
+typedef struct merge_buf {
+  unsigned char *z, *plane;
+  cs_store_txn_row *recs;
+  size_t zcap, rcap;
+} merge_buf;
+
+static int grow(merge_buf *b, size_t zlen, size_t raw, cs_err *err) {
+  if (zlen > b->zcap) {
+    unsigned char *z = realloc(b->z, zlen);
+    if (!z) return cs_err_set(err, CS_ENOMEM, "merging the log spools: out of memory");
+    b->z = z;
+    b->zcap = zlen;
+  }
+  if (raw > b->rcap) {
+    cs_store_txn_row *recs = realloc(b->recs, raw);
+    if (recs) b->recs = recs;
+    unsigned char *plane = realloc(b->plane, raw);
+    if (plane) b->plane = plane;
+    if (!recs || !plane) return cs_err_set(err, CS_ENOMEM, "merging the log spools: out of memory");
+    b->rcap = raw;
+  }
+  return CS_OK;
+}
+
+/* Reads entry e, checks it against the file and writes it: 1 written, 0 rejected (torn, or
+ * not this file's), or an error code. */
+static int merge_entry(cs_store *st, int fd, const entry *e, merge_buf *b, cs_err *err) {
   spool_head head;
   cs_store_result_row res;
   if (!read_at(fd, &head, sizeof head, e->at) ||
       !read_at(fd, &res, sizeof res, e->at + (off_t)sizeof head))
-    return false;
+    return 0;
   uint64_t n = head.n, row = head.row;
   if (row >= st->rows || n != res.txlog_count || res.txlog_offset > st->txlog_len ||
-      n > st->txlog_len - res.txlog_offset || n > SIZE_MAX / sizeof **recs)
-    return false;
-  size_t raw = (size_t)n * sizeof **recs;
-  if (head.zlen > *zcap) {
-    unsigned char *grown = realloc(*z, head.zlen);
-    if (!grown) return (*rc = cs_err_set(err, CS_ENOMEM, "merging: out of memory")), false;
-    *z = grown;
-    *zcap = head.zlen;
-  }
-  if (raw > *rcap) {
-    cs_store_txn_row *r2 = realloc(*recs, raw);
-    if (r2) *recs = r2;
-    unsigned char *p2 = realloc(*plane, raw);
-    if (p2) *plane = p2;
-    if (!r2 || !p2) return (*rc = cs_err_set(err, CS_ENOMEM, "merging: out of memory")), false;
-    *rcap = raw;
-  }
+      n > st->txlog_len - res.txlog_offset || n > SIZE_MAX / sizeof *b->recs)
+    return 0;
+  size_t raw = (size_t)n * sizeof *b->recs;
+  if (grow(b, head.zlen, raw, err)) return err->code;
   if (n) {
     uLongf got = raw;
-    if (!read_at(fd, *z, head.zlen, e->at + (off_t)(sizeof head + sizeof res)) ||
-        uncompress(*plane, &got, *z, head.zlen) != Z_OK || got != raw)
-      return false;
-    transpose(*plane, (unsigned char *)*recs, n, sizeof **recs, true);
+    if (!read_at(fd, b->z, head.zlen, e->at + (off_t)(sizeof head + sizeof res)) ||
+        uncompress(b->plane, &got, b->z, head.zlen) != Z_OK || got != raw)
+      return 0;
+    transpose(b->plane, (unsigned char *)b->recs, n, sizeof *b->recs, true);
   }
   cs_store_index_row idx;
   cs_err ierr;
-  if (cs_store_txlog_checksum(row, *recs, n) != res.txlog_checksum ||
+  if (cs_store_txlog_checksum(row, b->recs, n) != res.txlog_checksum ||
       cs_store_row_checksum(row, head.key, &res) != res.checksum ||
       cs_store_read_index(st, row, 1, &idx, &ierr) ||
       memcmp(idx.key, head.key, CS_STORE_KEY_LEN) != 0 ||
       (n && (idx.txlog_reserved_offset != res.txlog_offset || idx.txlog_reserved_count != n)))
-    return false;
-  *rc = cs_store_put_result(st, row, head.key, &res, *recs, n, err);
-  return *rc == CS_OK;
+    return 0;
+  int rc = cs_store_put_result(st, row, head.key, &res, b->recs, n, err);
+  return rc ? rc : 1;
 }
 
 int cs_store_spool_merge(cs_store *st, const char *path, uint64_t *merged, uint64_t *dropped,
@@ -318,23 +329,20 @@ int cs_store_spool_merge(cs_store *st, const char *path, uint64_t *merged, uint6
   *dropped = c.torn;
   if (!rc) qsort(c.entries, c.n, sizeof *c.entries, cmp_entry);
   if (!rc) rc = cs_store_batch_rows(st, MERGE_ROW_BATCH, err);
-  unsigned char *z = NULL, *plane = NULL;
-  cs_store_txn_row *recs = NULL;
-  size_t zcap = 0, rcap = 0;
+  merge_buf buf = {0};
   for (size_t i = 0; i < c.n && !rc; i++) {
-    if (merge_entry(st, c.fds[c.entries[i].file], &c.entries[i], &z, &zcap, &recs, &plane,
-                    &rcap, &rc, err))
-      (*merged)++;
-    else if (!rc)
-      (*dropped)++;
+    int got = merge_entry(st, c.fds[c.entries[i].file], &c.entries[i], &buf, err);
+    if (got < 0) rc = got;
+    else if (got) (*merged)++;
+    else (*dropped)++;
   }
   uint64_t lost = 0;
   if (!rc) rc = cs_store_flush_rows(st, &lost, err);
   cs_err ignore;
   cs_store_batch_rows(st, 0, &ignore);
-  free(z);
-  free(plane);
-  free(recs);
+  free(buf.z);
+  free(buf.plane);
+  free(buf.recs);
   for (size_t i = 0; i < c.nfds; i++) close(c.fds[i]);
   free(c.fds);
   free(c.entries);

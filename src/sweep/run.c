@@ -66,8 +66,9 @@ static void report_plan(FILE *out, const cs_sweep_options *opt, const cs_sweep *
   if (opt->results_only)
     fprintf(out, "  transaction log: none (results-only)\n");
   else
-    fprintf(out, "  transaction log: %llu records to write, %.2f MiB (%llu B per record); "
-            "file log %.2f MiB -> %.2f MiB\n",
+    fprintf(out, "  transaction log: %llu records to write, %.2f MiB before compression (%llu "
+            "B per record; stored shuffled and deflated); file log %.2f MiB -> %.2f MiB before "
+            "compression\n",
             (unsigned long long)p->txlog_to_write, mib(p->txlog_to_write * rec),
             (unsigned long long)rec, mib(p->txlog_before * rec), mib(p->txlog_after * rec));
   fprintf(out, "  result rows: %llu new x %llu B\n", (unsigned long long)p->new_rows,
