@@ -297,6 +297,36 @@ START_TEST(jsonl_should_carry_the_engines_record_columns) {
 }
 END_TEST
 
+/* Every column of the record's table is a member of its JSON line, with the record's value. */
+START_TEST(jsonl_should_hold_every_record_field) {
+  cs_txn_record r;
+  memset(&r, 0, sizeof r);
+  r.request_id = 42;
+  r.src_die = 1;
+  r.is_read = 1;
+  r.rsp_complete_tick = 1234567890123ull;
+  r.d2d_wdb_block = 7;
+  r.src_channel = -1;
+  char buf[4096];
+  size_t n = cs_backfill_record_json(NULL, &r, buf, sizeof buf);
+  ck_assert_uint_eq(n, strlen(buf));
+  ck_assert_ptr_nonnull(strstr(buf, "\"is_read\":true"));
+  ck_assert_ptr_nonnull(strstr(buf, "\"rsp_complete_tick\":1234567890123"));
+  /* one member per column of the record's table, each with the record's value */
+  cJSON *o = cJSON_Parse(buf);
+  ck_assert_ptr_nonnull(o);
+  ck_assert_int_eq(cJSON_GetArraySize(o), (int)cs_cols_count(cs_txn_record_cols));
+  for (const cs_col *c = cs_txn_record_cols; c->name; c++) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, c->name);
+    ck_assert_msg(v != NULL, "column %s missing from the JSON line", c->name);
+    double want = cs_col_number(c, &r);
+    double got = cJSON_IsBool(v) ? (double)cJSON_IsTrue(v) : v->valuedouble;
+    ck_assert_msg(got == want, "column %s: %g, expected %g", c->name, got, want);
+  }
+  cJSON_Delete(o);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("backfill");
   TCase *tc = tcase_create("result");
@@ -313,6 +343,7 @@ int main(void) {
   tcase_add_test(tc, trace_meta_should_sum_per_counter_and_die_pair);
   tcase_add_test(tc, result_json_should_carry_the_aggregates_and_summaries);
   tcase_add_test(tc, jsonl_should_write_one_object_per_record);
+  tcase_add_test(tc, jsonl_should_hold_every_record_field);
   tcase_add_test(tc, engine_extra_columns_should_fit_their_slots);
   tcase_add_test(tc, jsonl_should_carry_the_engines_record_columns);
   suite_add_tcase(s, tc);

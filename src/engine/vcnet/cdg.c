@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cycle.h"
 #include "vcnet_int.h"
 
 void vcn_cdg_result_free(vcn_cdg_result *r) {
@@ -19,60 +20,44 @@ void vcn_cdg_result_free(vcn_cdg_result *r) {
   r->cycle_len = 0;
 }
 
-/* Depth-first search for a cycle; fills out->cycle with the first one found. */
-static int find_cycle(const vcn_topo *t, const int32_t *nbr, const uint16_t *mask, int classes,
-                      size_t nch, vcn_cdg_result *out, cs_err *err) {
-  const int L = 2 * t->ndims, P = t->ports;
-  uint8_t *color = calloc(nch, 1); /* 0 new, 1 on stack, 2 done */
-  uint32_t *stack = malloc(nch * sizeof *stack);
-  uint8_t *next_bit = calloc(nch, 1);
-  if (!color || !stack || !next_bit) {
-    free(color), free(stack), free(next_bit);
+/* The dependency graph for the cycle search: channel c's edges are the bits of mask[c], bit
+ * (port' C + class') naming that channel at the router the link leads to. */
+typedef struct cdg_graph {
+  const uint16_t *mask;
+  const int32_t *nbr;
+  int L, C, P;
+} cdg_graph;
+
+static int cdg_next(const void *graph, uint32_t c, int from, uint32_t *to) {
+  const cdg_graph *g = graph;
+  uint32_t m = from < 16 ? (uint32_t)g->mask[c] >> from : 0;
+  if (!m) return -1;
+  int bit = from + __builtin_ctz(m);
+  uint32_t r = c / (uint32_t)(g->L * g->C), o = (c / (uint32_t)g->C) % (uint32_t)g->L;
+  uint32_t nb = (uint32_t)g->nbr[(size_t)r * (size_t)g->P + o];
+  *to = (nb * (uint32_t)g->L + (uint32_t)(bit / g->C)) * (uint32_t)g->C + (uint32_t)(bit % g->C);
+  return bit;
+}
+
+/* Fills out->acyclic and, when there is one, out->cycle with the first cycle found. */
+static int find_cycle(const cdg_graph *g, size_t nch, vcn_cdg_result *out, cs_err *err) {
+  uint32_t *cycle;
+  size_t len;
+  int rc = cs_cycle_find(nch, cdg_next, g, &cycle, &len, err);
+  if (rc) return cs_err_prefix(err, "deadlock check");
+  out->acyclic = cycle == NULL;
+  if (!cycle) return CS_OK;
+  out->cycle = malloc(len * sizeof *out->cycle);
+  if (!out->cycle) {
+    free(cycle);
     return cs_err_set(err, CS_ENOMEM, "deadlock check: out of memory");
   }
-  out->acyclic = true;
-  for (size_t root = 0; root < nch && out->acyclic; root++) {
-    if (color[root] || !mask[root]) continue;
-    size_t sp = 0;
-    stack[sp++] = (uint32_t)root;
-    color[root] = 1;
-    while (sp && out->acyclic) {
-      uint32_t c = stack[sp - 1];
-      uint16_t m = (uint16_t)(mask[c] >> next_bit[c]);
-      if (!m) {
-        color[c] = 2;
-        sp--;
-        continue;
-      }
-      int bit = next_bit[c] + __builtin_ctz(m);
-      next_bit[c] = (uint8_t)(bit + 1);
-      uint32_t r = c / (uint32_t)(L * classes), o = (c / (uint32_t)classes) % (uint32_t)L;
-      uint32_t nb = (uint32_t)nbr[(size_t)r * P + o];
-      uint32_t d = (nb * (uint32_t)L + (uint32_t)(bit / classes)) * (uint32_t)classes +
-                   (uint32_t)(bit % classes);
-      if (color[d] == 0) {
-        color[d] = 1;
-        stack[sp++] = d;
-      } else if (color[d] == 1) {
-        size_t from = 0;
-        while (stack[from] != d) from++;
-        out->cycle_len = (int)(sp - from);
-        out->cycle = malloc((size_t)out->cycle_len * sizeof *out->cycle);
-        if (!out->cycle) {
-          free(color), free(stack), free(next_bit);
-          return cs_err_set(err, CS_ENOMEM, "deadlock check: out of memory");
-        }
-        for (size_t i = from; i < sp; i++) {
-          uint32_t ch = stack[i];
-          out->cycle[i - from] = (vcn_channel){(int)(ch / (uint32_t)(L * classes)),
-                                               (int)((ch / (uint32_t)classes) % (uint32_t)L),
-                                               (int)(ch % (uint32_t)classes)};
-        }
-        out->acyclic = false;
-      }
-    }
-  }
-  free(color), free(stack), free(next_bit);
+  out->cycle_len = (int)len;
+  for (size_t i = 0; i < len; i++)
+    out->cycle[i] = (vcn_channel){(int)(cycle[i] / (uint32_t)(g->L * g->C)),
+                                  (int)((cycle[i] / (uint32_t)g->C) % (uint32_t)g->L),
+                                  (int)(cycle[i] % (uint32_t)g->C)};
+  free(cycle);
   return CS_OK;
 }
 
@@ -114,7 +99,8 @@ int vcn_cdg_check(const vcn_topo *t, const vcn_routing *r, vcn_cdg_result *out, 
     out->channels += nbr[(c / (size_t)(L * C)) * (size_t)P + (c / (size_t)C) % (size_t)L] >= 0;
     out->dependencies += (uint64_t)__builtin_popcount(mask[c]);
   }
-  int rc = find_cycle(t, nbr, mask, C, nch, out, err);
+  cdg_graph g = {mask, nbr, L, C, P};
+  int rc = find_cycle(&g, nch, out, err);
   free(mask), free(seen), free(nbr);
   return rc;
 }

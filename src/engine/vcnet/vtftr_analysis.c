@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cycle.h"
 #include "fattree.h"
 
 void vtf_reach_all(const vtf_net *n, vtf_reach *out) {
@@ -111,14 +112,29 @@ void vtf_channel_name(const vtf_net *n, int ch, char *buf, int cap) {
   }
 }
 
+/* The dependency graph for the cycle search: channel c's edges are its 128 successor bits. */
+typedef struct vtf_graph {
+  const vtf_net *net;
+  const uint64_t *mask; /* 2 words per channel */
+} vtf_graph;
+
+static int vtf_next(const void *graph, uint32_t c, int from, uint32_t *to) {
+  const vtf_graph *g = graph;
+  for (int b = from; b < 128; b++)
+    if (g->mask[(size_t)c * 2 + (size_t)(b / 64)] >> (b % 64) & 1) {
+      *to = (uint32_t)successor(g->net, (int)c, b);
+      return b;
+    }
+  return -1;
+}
+
 int vtf_cdg_check(const vtf_net *n, vtf_cdg *out, cs_err *err) {
   memset(out, 0, sizeof *out);
   const size_t nch = (size_t)n->leaves * 8;
   uint64_t *mask = calloc(nch * 2, sizeof *mask);
-  uint8_t *color = calloc(nch, 1), *next_bit = calloc(nch, 1), *used = calloc(nch, 1);
-  uint32_t *stack = malloc(nch * sizeof *stack);
-  if (!mask || !color || !next_bit || !used || !stack) {
-    free(mask), free(color), free(next_bit), free(used), free(stack);
+  uint8_t *used = calloc(nch, 1);
+  if (!mask || !used) {
+    free(mask), free(used);
     return cs_err_set(err, CS_ENOMEM, "deadlock check: out of memory for %zu channels", nch);
   }
   for (int s = 0; s < n->leaves; s++)
@@ -143,42 +159,16 @@ int vtf_cdg_check(const vtf_net *n, vtf_cdg *out, cs_err *err) {
     out->channels_used += used[c];
     out->dependencies += (uint64_t)__builtin_popcountll(mask[c * 2]) + (uint64_t)__builtin_popcountll(mask[c * 2 + 1]);
   }
-  /* iterative depth-first search; a grey successor closes a cycle */
-  out->acyclic = true;
-  for (size_t root = 0; root < nch && out->acyclic; root++) {
-    if (color[root] || !used[root]) continue;
-    size_t sp = 0;
-    stack[sp++] = (uint32_t)root;
-    color[root] = 1;
-    while (sp && out->acyclic) {
-      uint32_t c = stack[sp - 1];
-      int bit = -1;
-      for (int b = next_bit[c]; b < 128; b++)
-        if (mask[(size_t)c * 2 + (size_t)(b / 64)] >> (b % 64) & 1) {
-          bit = b;
-          break;
-        }
-      if (bit < 0) {
-        color[c] = 2;
-        sp--;
-        continue;
-      }
-      next_bit[c] = (uint8_t)(bit + 1);
-      uint32_t d = (uint32_t)successor(n, (int)c, bit);
-      if (color[d] == 0) {
-        color[d] = 1;
-        stack[sp++] = d;
-      } else if (color[d] == 1) {
-        size_t from = 0;
-        while (stack[from] != d) from++;
-        out->acyclic = false;
-        out->cycle_len = (int)(sp - from);
-        for (size_t i = from; i < sp && i - from < 64; i++) out->cycle[i - from] = (int)stack[i];
-      }
-    }
-  }
-  free(mask), free(color), free(next_bit), free(used), free(stack);
-  return CS_OK;
+  uint32_t *cycle;
+  size_t len;
+  vtf_graph g = {n, mask};
+  int rc = cs_cycle_find(nch, vtf_next, &g, &cycle, &len, err);
+  out->acyclic = !rc && cycle == NULL;
+  out->cycle_len = (int)len;
+  for (size_t i = 0; i < len && i < 64; i++) out->cycle[i] = (int)cycle[i];
+  free(cycle);
+  free(mask), free(used);
+  return rc ? cs_err_prefix(err, "deadlock check") : CS_OK;
 }
 
 /* ---- shapes of fault sets ------------------------------------------------------------------ */
