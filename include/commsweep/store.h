@@ -196,7 +196,9 @@ int cs_store_flush(cs_store *st, cs_err *err);
 /* ---- rows (any writable store; independent I/O when parallel) ------------------------------- */
 
 /* Writes txns (n records, may be 0) at res->txlog_offset, then the result row with txlog_count
- * and both checksums filled in.  `key` is the row's /jobs key. */
+ * and both checksums filled in.  `key` is the row's /jobs key.  A parallel store writes no
+ * records: after cs_store_spool_log it spools row and records, then writes the row without its
+ * log (res is left as written); without a spool, n must be 0. */
 int cs_store_put_result(cs_store *st, uint64_t row, const char key[CS_STORE_KEY_LEN],
                         cs_store_result_row *res, const cs_store_txn_row *txns, uint64_t n,
                         cs_err *err);

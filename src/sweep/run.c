@@ -122,6 +122,9 @@ static int prepare(const cs_sweep_options *opt, FILE *out, cs_sweep *sw, cs_swee
       char holder[512];
       if (cs_store_lock_holder(opt->out_path, holder, sizeof holder))
         fprintf(out, "  note: the file is locked by a sweep (%s)\n", holder);
+      else if (cs_store_spool_exists(opt->out_path))
+        fprintf(out, "  note: log spools of an unfinished sweep are next to the file; the "
+                "sweep merges them first (rows done without their log then keep it)\n");
     }
     cs_store_close(st, NULL);
     return rc;
