@@ -102,23 +102,68 @@ START_TEST(torus_tie_at_half_should_go_plus) {
 }
 END_TEST
 
-/* Every pair's hop count equals the distance: sum |d-s| on a mesh, sum min(|d-s|, k-|d-s|) on a
- * torus (odd and even radix, 1 to 3 dimensions). */
+/* The distance between routers s and d: sum |d-s| on a mesh, sum min(|d-s|, k-|d-s|) on a torus. */
+static int distance(const vcn_topo *t, int s, int d) {
+  int cs[3], cd[3], want = 0;
+  vcn_topo_coords(t, s, cs);
+  vcn_topo_coords(t, d, cd);
+  for (int i = 0; i < t->ndims; i++) {
+    int a = abs(cd[i] - cs[i]);
+    want += t->torus && t->radix[i] - a < a ? t->radix[i] - a : a;
+  }
+  return want;
+}
+
+/* Every pair's hop count equals the distance (odd and even radix, 1 to 3 dimensions). */
 START_TEST(hop_counts_should_equal_distance_for_every_pair) {
   const char *names[] = {"mesh:5", "torus:6", "mesh:3x4", "torus:5x4", "torus:3x4x5", "mesh:4x3x2"};
   for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
     vcn_topo t = topo(names[k]);
     for (int s = 0; s < t.routers; s++)
       for (int d = 0; d < t.routers; d++) {
-        int cs[3], cd[3], want = 0, ports[64], cls[64];
-        vcn_topo_coords(&t, s, cs);
-        vcn_topo_coords(&t, d, cd);
-        for (int i = 0; i < t.ndims; i++) {
-          int a = abs(cd[i] - cs[i]);
-          want += t.torus && t.radix[i] - a < a ? t.radix[i] - a : a;
-        }
-        ck_assert_int_eq(walk(&t, t.torus ? "dor_dateline" : "dor", s, d, ports, cls, 64), want);
+        int ports[64], cls[64];
+        ck_assert_int_eq(walk(&t, t.torus ? "dor_dateline" : "dor", s, d, ports, cls, 64), distance(&t, s, d));
       }
+  }
+}
+END_TEST
+
+static void record_hops(void *ctx, vcn_net *net, uint32_t pi) {
+  const vcn_pkt *p = &net->pkt[pi];
+  int *hops = ctx;
+  *hops = p->ejected == p->size ? (int)p->hops : -1;
+}
+
+/* The router network computes routes itself (on mesh and torus from its table of coordinates):
+ * one packet at a time, every endpoint pair's packet crosses as many links as the distance and
+ * ejects at its destination endpoint (2 endpoints a router, odd and even radix, each DOR routing). */
+START_TEST(network_hops_should_equal_distance_for_every_pair) {
+  struct {
+    const char *topo, *routing;
+  } nets[] = {{"torus:5x2", "dor_dateline_segment"}, {"torus:3x2x2", "dor_dateline"},
+              {"mesh:4x3", "dor"}, {"torus:6", "dor"}};
+  for (size_t k = 0; k < sizeof nets / sizeof nets[0]; k++) {
+    vcn_params p = params(nets[k].topo, nets[k].routing, 2, 4);
+    p.endpoints_per_router = 2;
+    vcn_net *n;
+    cs_err err;
+    ck_assert_int_eq(vcn_net_create(&p, &n, &err), CS_OK);
+    int hops = -2;
+    n->ctx = &hops;
+    n->on_deliver = record_hops;
+    for (int s = 0; s < n->t.endpoints; s++)
+      for (int d = 0; d < n->t.endpoints; d++) {
+        hops = -2;
+        ck_assert_uint_ne(vcn_net_send(n, s, d, 2, 0), VCN_NIL);
+        for (int c = 0; c < 1000 && !vcn_net_quiet(n); c++) {
+          vcn_net_cycle(n);
+          /* once the routers are empty the ejections are in flight: they must head for d */
+          if (!n->n_active) ck_assert_msg(vcn_net_check(n, &err) == CS_OK, "%s", err.msg);
+        }
+        ck_assert(vcn_net_quiet(n));
+        ck_assert_int_eq(hops, distance(&n->t, s / 2, d / 2));
+      }
+    vcn_net_destroy(n);
   }
 }
 END_TEST
@@ -338,6 +383,8 @@ START_TEST(flits_should_be_conserved_under_saturation) {
   conservation_run("torus:4x4", "dor_dateline", 2, 4, 1);
   conservation_run("mesh:4x3", "dor", 3, 2, 2);
   conservation_run("torus:3x3x2", "dor_dateline", 4, 3, 1);
+  /* 8 ports of 12 VCs: the per-router VC masks span two words, port 5's VCs straddle them */
+  conservation_run("torus:3x3x2", "dor_dateline", 12, 2, 2);
 }
 END_TEST
 
@@ -635,6 +682,7 @@ int main(void) {
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, zero_load_latency_should_match_formula);
   tcase_add_test(tc, flits_should_be_conserved_under_saturation);
+  tcase_add_test(tc, network_hops_should_equal_distance_for_every_pair);
   tcase_add_test(tc, torus_without_dateline_should_deadlock_under_load);
   tcase_add_test(tc, options_should_load_strictly);
   suite_add_tcase(s, tc);

@@ -52,15 +52,18 @@ uint64_t vcn_zero_load_latency(const vcn_params *p, int hops, int flits) {
 void vcn_net_destroy(vcn_net *n) {
   if (!n) return;
   free(n->slot), free(n->head), free(n->count), free(n->state), free(n->ready);
-  free(n->out_port), free(n->out_vc), free(n->out_cls), free(n->owner), free(n->credits);
-  free(n->nonempty), free(n->va_rr), free(n->va_in_rr), free(n->sa_acc_rr), free(n->sa_in_rr), free(n->sa_out_rr), free(n->nbr), free(n->up), free(n->up_port), free(n->arrival), free(n->router_flits);
+  free(n->out_port), free(n->out_vc), free(n->out_cls), free(n->ovc_busy), free(n->port_of), free(n->credits);
+  free(n->nonempty), free(n->va_rr), free(n->va_in_rr), free(n->sa_acc_rr), free(n->sa_in_rr), free(n->sa_out_rr), free(n->coord), free(n->nbr), free(n->up), free(n->up_port), free(n->arrival), free(n->credit_to), free(n->flit_to), free(n->router_flits);
   free(n->active), free(n->is_active);
-  free(n->q_head), free(n->q_tail), free(n->q_len), free(n->ep_vc), free(n->ep_sent);
+  free(n->q_head), free(n->q_tail), free(n->ep_pkt), free(n->ep_vc), free(n->ep_sent);
   free(n->ep_credits), free(n->ep_vc_busy), free(n->ep_rr), free(n->ep_active);
-  free(n->ep_is_active), free(n->pkt);
+  free(n->ep_is_active), free(n->pkt), free(n->queued);
   if (n->wheel)
     for (uint32_t i = 0; i < n->wheel_size; i++) free(n->wheel[i].ev);
   free(n->wheel);
+  if (n->cwheel)
+    for (uint32_t i = 0; i < n->wheel_size; i++) free(n->cwheel[i].to);
+  free(n->cwheel);
   free(n);
 }
 
@@ -76,6 +79,17 @@ static bool grow_pkts(vcn_net *n) {
   return true;
 }
 
+/* Doubles the queue pool.  Its new entries are handed out in order (queued_used), so only the
+ * memory a run needs is ever touched: past saturation the queues grow for the whole run. */
+static bool grow_queued(vcn_net *n) {
+  uint32_t cap = n->queued_cap ? n->queued_cap * 2 : 256;
+  vcn_queued *q = realloc(n->queued, (size_t)cap * sizeof *q);
+  if (!q) return false;
+  n->queued = q;
+  n->queued_cap = cap;
+  return true;
+}
+
 int vcn_net_create(const vcn_params *p, vcn_net **out, cs_err *err) {
   int rc = vcn_params_check(p, err);
   if (rc) return rc;
@@ -88,7 +102,7 @@ int vcn_net_create(const vcn_params *p, vcn_net **out, cs_err *err) {
   vcn_net *n = calloc(1, sizeof *n);
   if (!n) return cs_err_set(err, CS_ENOMEM, "vcnet: out of memory");
   n->p = *p;
-  n->pkt_free = VCN_NIL;
+  n->pkt_free = n->queued_free = VCN_NIL;
   n->t = t;
   n->routing = routing;
   n->V = p->num_vcs, n->D = p->vc_depth, n->P = t.ports;
@@ -107,25 +121,29 @@ int vcn_net_create(const vcn_params *p, vcn_net **out, cs_err *err) {
   n->out_port = calloc(nvc, sizeof *n->out_port);
   n->out_vc = calloc(nvc, sizeof *n->out_vc);
   n->out_cls = calloc(nvc, sizeof *n->out_cls);
-  n->owner = malloc(nvc * sizeof *n->owner);
   n->credits = malloc(nvc * sizeof *n->credits);
   n->words = (P * V + 63) / 64;
   n->nonempty = calloc(R * (size_t)n->words, sizeof *n->nonempty);
+  n->ovc_busy = calloc(R * (size_t)n->words, sizeof *n->ovc_busy);
+  n->port_of = malloc(P * V);
   n->va_rr = calloc(nvc, sizeof *n->va_rr);
   n->va_in_rr = calloc(nvc, sizeof *n->va_in_rr);
   n->sa_acc_rr = calloc(R * P, sizeof *n->sa_acc_rr);
   n->sa_in_rr = calloc(R * P, sizeof *n->sa_in_rr);
   n->sa_out_rr = calloc(R * P, sizeof *n->sa_out_rr);
+  n->coord = calloc(R * VCN_MAX_DIMS, 1);
   n->nbr = malloc(R * P * sizeof *n->nbr);
   n->up = malloc(R * P * sizeof *n->up);
   n->up_port = malloc(R * P);
   n->arrival = malloc(R * P);
+  n->credit_to = calloc(R * P, sizeof *n->credit_to);
+  n->flit_to = calloc(R * P, sizeof *n->flit_to);
   n->router_flits = calloc(R, sizeof *n->router_flits);
   n->active = malloc(R * sizeof *n->active);
   n->is_active = calloc(R, 1);
   n->q_head = malloc(E * sizeof *n->q_head);
   n->q_tail = malloc(E * sizeof *n->q_tail);
-  n->q_len = calloc(E, sizeof *n->q_len);
+  n->ep_pkt = malloc(E * sizeof *n->ep_pkt);
   n->ep_vc = malloc(E * sizeof *n->ep_vc);
   n->ep_sent = calloc(E, sizeof *n->ep_sent);
   n->ep_credits = malloc(E * V * sizeof *n->ep_credits);
@@ -137,14 +155,21 @@ int vcn_net_create(const vcn_params *p, vcn_net **out, cs_err *err) {
   n->wheel_size = 8;
   while (n->wheel_size <= longest) n->wheel_size *= 2;
   n->wheel = calloc(n->wheel_size, sizeof *n->wheel);
+  n->cwheel = calloc(n->wheel_size, sizeof *n->cwheel);
   if (!n->slot || !n->head || !n->count || !n->state || !n->ready || !n->out_port || !n->out_vc ||
-      !n->out_cls || !n->owner || !n->credits || !n->nonempty || !n->va_rr || !n->va_in_rr || !n->sa_acc_rr || !n->sa_in_rr || !n->sa_out_rr ||
-      !n->nbr || !n->up || !n->up_port || !n->arrival || !n->router_flits || !n->active || !n->is_active || !n->q_head || !n->q_tail ||
-      !n->q_len || !n->ep_vc || !n->ep_sent || !n->ep_credits || !n->ep_vc_busy || !n->ep_rr ||
-      !n->ep_active || !n->ep_is_active || !n->wheel || !grow_pkts(n)) {
+      !n->out_cls || !n->ovc_busy || !n->port_of || !n->credits || !n->nonempty || !n->va_rr || !n->va_in_rr || !n->sa_acc_rr || !n->sa_in_rr || !n->sa_out_rr ||
+      !n->coord || !n->nbr || !n->up || !n->up_port || !n->arrival || !n->credit_to || !n->flit_to || !n->router_flits || !n->active || !n->is_active || !n->q_head || !n->q_tail ||
+      !n->ep_pkt || !n->ep_vc || !n->ep_sent || !n->ep_credits || !n->ep_vc_busy || !n->ep_rr ||
+      !n->ep_active || !n->ep_is_active || !n->wheel || !n->cwheel || !grow_pkts(n)) {
     vcn_net_destroy(n);
     return cs_err_set(err, CS_ENOMEM, "vcnet: out of memory for %zu routers", R);
   }
+  if (!t.fattree)
+    for (size_t r = 0; r < R; r++) {
+      int c[VCN_MAX_DIMS];
+      vcn_topo_coords(&t, (int)r, c);
+      for (int d = 0; d < t.ndims; d++) n->coord[r * VCN_MAX_DIMS + (size_t)d] = (uint8_t)c[d];
+    }
   for (size_t r = 0; r < R; r++)
     for (size_t o = 0; o < P; o++) {
       n->nbr[r * P + o] = vcn_topo_neighbour(&t, (int)r, (int)o);
@@ -153,15 +178,24 @@ int vcn_net_create(const vcn_params *p, vcn_net **out, cs_err *err) {
       n->up[r * P + o] = up;
       n->up_port[r * P + o] = (uint8_t)up_port;
       n->arrival[r * P + o] = (uint8_t)(o < (size_t)t.links ? vcn_topo_arrival_port(&t, (int)r, (int)o) : 0);
+      if (o >= (size_t)t.links) {
+        size_t ep = r * (size_t)t.epr + (o - (size_t)t.links);
+        n->credit_to[r * P + o] = (uint32_t)(ep * V);
+        n->flit_to[r * P + o] = (uint32_t)ep;
+      } else {
+        if (up >= 0) n->credit_to[r * P + o] = (uint32_t)(((size_t)up * P + (size_t)up_port) * V);
+        if (n->nbr[r * P + o] >= 0)
+          n->flit_to[r * P + o] = (uint32_t)(((size_t)n->nbr[r * P + o] * P + n->arrival[r * P + o]) * V);
+      }
       for (size_t v = 0; v < V; v++) {
         size_t g = (r * P + o) * V + v;
-        n->owner[g] = -1;
         /* an ejection port never runs out of credit: the endpoint sinks every flit */
         n->credits[g] = o < (size_t)t.links ? (n->nbr[r * P + o] >= 0 ? n->D : 0) : INT32_MAX;
       }
     }
+  for (size_t li = 0; li < P * V; li++) n->port_of[li] = (uint8_t)(li / V);
   for (size_t e = 0; e < E; e++) {
-    n->q_head[e] = n->q_tail[e] = VCN_NIL;
+    n->q_head[e] = n->q_tail[e] = n->ep_pkt[e] = VCN_NIL;
     n->ep_vc[e] = -1;
     for (size_t v = 0; v < V; v++) n->ep_credits[e * V + v] = n->D;
   }
@@ -169,22 +203,55 @@ int vcn_net_create(const vcn_params *p, vcn_net **out, cs_err *err) {
   return CS_OK;
 }
 
-static void schedule(vcn_net *n, uint32_t delay, uint32_t kind, uint32_t to, const vcn_flit *f) {
+/* Grows a full wheel bucket; false when out of memory. */
+static bool grow_bucket(vcn_bucket *b) {
+  uint32_t cap = b->cap ? b->cap * 2 : 64;
+  vcn_event *ev = realloc(b->ev, cap * sizeof *ev);
+  if (!ev) return false;
+  b->ev = ev;
+  b->cap = cap;
+  return true;
+}
+
+/* A new event `delay` cycles from now, for the caller to fill. */
+static inline vcn_event *push_event(vcn_net *n, uint32_t delay, uint32_t kind, uint32_t to) {
   vcn_bucket *b = &n->wheel[(n->now + delay) & (n->wheel_size - 1)];
+  if (b->n == b->cap && !grow_bucket(b)) {
+    n->oom = 1;
+    return &n->oom_sink;
+  }
+  vcn_event *ev = &b->ev[b->n++];
+  n->events_pending++;
+  ev->kind_to = kind << 30 | to;
+  return ev;
+}
+
+/* A credit `delay` cycles from now for output VC `to` (EV_CREDIT) or endpoint VC `to`
+ * (EV_EPCREDIT). */
+static inline void schedule_credit(vcn_net *n, uint32_t delay, uint32_t kind, uint32_t to) {
+  vcn_cbucket *b = &n->cwheel[(n->now + delay) & (n->wheel_size - 1)];
   if (b->n == b->cap) {
-    uint32_t cap = b->cap ? b->cap * 2 : 64;
-    vcn_event *ev = realloc(b->ev, cap * sizeof *ev);
-    if (!ev) {
+    uint32_t cap = b->cap ? b->cap * 2 : 64, *grown = realloc(b->to, cap * sizeof *grown);
+    if (!grown) {
       n->oom = 1;
       return;
     }
-    b->ev = ev;
+    b->to = grown;
     b->cap = cap;
   }
-  b->ev[b->n].kind_to = kind << 30 | to;
-  if (f) b->ev[b->n].flit = *f;
-  b->n++;
+  b->to[b->n++] = kind << 30 | to;
   n->events_pending++;
+}
+
+/* A flit event: the flit (pkt, seq, tail) lands in `to` (an input VC of router `router`, or an
+ * endpoint). */
+static inline void schedule_flit(vcn_net *n, uint32_t delay, uint32_t kind, uint32_t to,
+                                 uint32_t router, uint32_t pkt, uint16_t seq, uint16_t tail) {
+  vcn_event *ev = push_event(n, delay, kind, to);
+  ev->router = router;
+  ev->pkt = pkt;
+  ev->seq = seq;
+  ev->tail = tail;
 }
 
 static void activate_router(vcn_net *n, uint32_t r) {
@@ -202,27 +269,51 @@ static void activate_ep(vcn_net *n, uint32_t e) {
 }
 
 uint32_t vcn_net_send(vcn_net *n, int src_ep, int dst_ep, int size, uint64_t tag) {
+  uint32_t i = n->queued_free;
+  if (i != VCN_NIL) {
+    n->queued_free = n->queued[i].next;
+  } else {
+    if (n->queued_used == n->queued_cap && !grow_queued(n)) return VCN_NIL;
+    i = n->queued_used++;
+  }
+  vcn_queued *q = &n->queued[i];
+  q->tag = tag;
+  q->t_created = n->now;
+  q->dst_ep = dst_ep;
+  q->size = (uint32_t)size;
+  q->next = VCN_NIL;
+  if (n->q_tail[src_ep] == VCN_NIL) n->q_head[src_ep] = i;
+  else n->queued[n->q_tail[src_ep]].next = i;
+  n->q_tail[src_ep] = i;
+  n->pkts_live++;
+  activate_ep(n, (uint32_t)src_ep);
+  return i;
+}
+
+/* Endpoint e starts the packet at the head of its queue: it leaves the queue for the pool.
+ * Returns its pool index, or VCN_NIL when out of memory. */
+static uint32_t start_packet(vcn_net *n, uint32_t e) {
   if (n->pkt_free == VCN_NIL && !grow_pkts(n)) return VCN_NIL;
-  uint32_t i = n->pkt_free;
+  uint32_t i = n->pkt_free, qi = n->q_head[e];
   vcn_pkt *p = &n->pkt[i];
+  const vcn_queued *q = &n->queued[qi];
   n->pkt_free = p->next;
   memset(p, 0, sizeof *p);
   p->next = VCN_NIL;
-  p->src_ep = src_ep;
-  p->dst_ep = dst_ep;
-  p->dst_router = dst_ep / n->t.epr;
-  p->size = (uint16_t)size;
+  p->src_ep = (int32_t)e;
+  p->dst_ep = q->dst_ep;
+  p->dst_router = q->dst_ep / n->t.epr;
+  p->size = (uint16_t)q->size;
   p->rs.dim = -1;
-  p->rs.src = src_ep / n->t.epr;
-  p->tag = tag;
-  p->t_created = n->now;
+  p->rs.src = (int32_t)e / n->t.epr;
+  p->tag = q->tag;
+  p->t_created = q->t_created;
   p->first_vc = p->last_vc = -1;
-  if (n->q_tail[src_ep] == VCN_NIL) n->q_head[src_ep] = i;
-  else n->pkt[n->q_tail[src_ep]].next = i;
-  n->q_tail[src_ep] = i;
-  n->q_len[src_ep]++;
-  n->pkts_live++;
-  activate_ep(n, (uint32_t)src_ep);
+  n->q_head[e] = q->next;
+  if (q->next == VCN_NIL) n->q_tail[e] = VCN_NIL;
+  n->queued[qi].next = n->queued_free;
+  n->queued_free = qi;
+  n->ep_pkt[e] = i;
   return i;
 }
 
@@ -233,9 +324,11 @@ static void land(vcn_net *n, const vcn_event *ev) {
       uint32_t pos = (uint32_t)n->head[to] + n->count[to];
       if (pos >= (uint32_t)n->D) pos -= (uint32_t)n->D;
       vcn_flit *s = &n->slot[(size_t)to * (size_t)n->D + pos];
-      *s = ev->flit;
       s->arrive = n->now;
-      uint32_t r = to / (uint32_t)(n->P * n->V);
+      s->pkt = ev->pkt;
+      s->seq = ev->seq;
+      s->tail = ev->tail;
+      uint32_t r = ev->router;
       if (n->count[to]++ == 0) {
         uint32_t li = to - r * (uint32_t)(n->P * n->V);
         n->nonempty[(size_t)r * n->words + (li >> 6)] |= 1ull << (li & 63);
@@ -244,30 +337,29 @@ static void land(vcn_net *n, const vcn_event *ev) {
       activate_router(n, r);
       break;
     }
-    case EV_CREDIT: n->credits[to]++; break;
-    case EV_EPCREDIT: n->ep_credits[to]++; break;
     case EV_EJECT: {
-      uint32_t pi = ev->flit.pkt;
+      uint32_t pi = ev->pkt;
       vcn_pkt *p = &n->pkt[pi];
       p->ejected++;
       n->st.flits_ejected++;
-      if (ev->flit.tail) {
+      if (ev->tail) {
         n->st.packets_ejected++;
         if (n->on_deliver) n->on_deliver(n->ctx, n, pi);
-        n->pkt[pi].next = n->pkt_free; /* re-read: on_deliver may have grown the pool */
+        n->pkt[pi].next = n->pkt_free;
         n->pkt_free = pi;
         n->pkts_live--;
       }
       break;
     }
+    default: break; /* credits land apart (vcn_net_cycle) */
   }
 }
 
 /* Endpoint e sends the next flit of the packet at the head of its queue, if a VC and a credit
  * allow; returns false when its queue is empty. */
 static bool endpoint_step(vcn_net *n, uint32_t e) {
-  uint32_t pi = n->q_head[e];
-  if (pi == VCN_NIL) return false;
+  uint32_t pi = n->ep_pkt[e];
+  if (pi == VCN_NIL && n->q_head[e] == VCN_NIL) return false;
   int V = n->V;
   if (n->ep_vc[e] < 0) {
     /* a packet starts in class 0 */
@@ -285,11 +377,16 @@ static bool endpoint_step(vcn_net *n, uint32_t e) {
   }
   int v = n->ep_vc[e];
   if (n->ep_credits[(size_t)e * V + v] <= 0) return true;
+  if (pi == VCN_NIL && (pi = start_packet(n, e)) == VCN_NIL) {
+    n->oom = 1;
+    return true;
+  }
   n->ep_credits[(size_t)e * V + v]--;
   vcn_pkt *p = &n->pkt[pi];
   vcn_flit f = {0, pi, n->ep_sent[e], (uint16_t)(n->ep_sent[e] + 1 == p->size)};
   uint32_t r = e / (uint32_t)n->t.epr, port = (uint32_t)n->t.links + e % (uint32_t)n->t.epr;
-  schedule(n, 1, EV_FLIT, (r * (uint32_t)n->P + port) * (uint32_t)V + (uint32_t)v, &f);
+  schedule_flit(n, 1, EV_FLIT, (r * (uint32_t)n->P + port) * (uint32_t)V + (uint32_t)v, r, pi,
+                f.seq, f.tail);
   n->st.flits_injected++;
   if (f.seq == 0) {
     p->t_head_in = n->now;
@@ -301,9 +398,7 @@ static bool endpoint_step(vcn_net *n, uint32_t e) {
     n->ep_vc_busy[(size_t)e * V + v] = 0;
     n->ep_vc[e] = -1;
     n->ep_sent[e] = 0;
-    n->q_head[e] = p->next;
-    if (n->q_head[e] == VCN_NIL) n->q_tail[e] = VCN_NIL;
-    n->q_len[e]--;
+    n->ep_pkt[e] = VCN_NIL;
     n->st.packets_injected++;
     if (n->on_sent) n->on_sent(n->ctx, n, pi);
   }
@@ -325,53 +420,90 @@ static int first_from(uint64_t mask, int from, int width) {
   return __builtin_ctzll(mask);
 }
 
-/* Sends the flit at the front of input VC li through output port op (switch traversal). */
+/* The len (< 32) bits of a multi-word mask starting at bit pos. */
+static inline uint64_t bits_at(const uint64_t *words, int pos, int len) {
+  uint64_t x = words[pos >> 6] >> (pos & 63);
+  if ((pos & 63) + len > 64) x |= words[(pos >> 6) + 1] << (64 - (pos & 63));
+  return x & ((1ull << len) - 1);
+}
+
+/* Sends the flit at the front of input VC (ip, v) of router r through output port op (switch
+ * traversal). */
 static void traverse(vcn_net *n, uint32_t r, int ip, int v, int op) {
   const int P = n->P, V = n->V, links = n->t.links;
-  const size_t base = (size_t)r * (size_t)(P * V);
+  const size_t base = (size_t)r * (size_t)(P * V), rp = (size_t)r * (size_t)P;
   int li = ip * V + v;
   size_t g = base + (size_t)li;
-  vcn_flit f = n->slot[g * (size_t)n->D + n->head[g]];
+  const vcn_flit f = n->slot[g * (size_t)n->D + n->head[g]];
   n->head[g] = (uint16_t)next_of(n->head[g], n->D);
   if (--n->count[g] == 0) n->nonempty[(size_t)r * n->words + (size_t)(li >> 6)] &= ~(1ull << (li & 63));
   n->router_flits[r]--;
-  n->sa_in_rr[(size_t)r * P + ip] = (uint16_t)next_of(v, V);
-  n->sa_out_rr[(size_t)r * P + op] = (uint16_t)next_of(ip, P);
+  n->sa_in_rr[rp + (size_t)ip] = (uint16_t)next_of(v, V);
+  n->sa_out_rr[rp + (size_t)op] = (uint16_t)next_of(ip, P);
   int ov = n->out_vc[g];
   size_t og = base + (size_t)(op * V + ov);
   /* the freed buffer slot goes back upstream as a credit */
-  if (ip < links) {
-    uint32_t up = (uint32_t)n->up[(size_t)r * P + ip], up_port = n->up_port[(size_t)r * P + ip];
-    schedule(n, (uint32_t)n->p.link_latency, EV_CREDIT,
-             (up * (uint32_t)P + up_port) * (uint32_t)V + (uint32_t)v, NULL);
-  } else {
-    uint32_t e = r * (uint32_t)n->t.epr + (uint32_t)(ip - links);
-    schedule(n, 1, EV_EPCREDIT, e * (uint32_t)V + (uint32_t)v, NULL);
-  }
+  if (ip < links)
+    schedule_credit(n, (uint32_t)n->p.link_latency, EV_CREDIT, n->credit_to[rp + (size_t)ip] + (uint32_t)v);
+  else
+    schedule_credit(n, 1, EV_EPCREDIT, n->credit_to[rp + (size_t)ip] + (uint32_t)v);
   uint32_t pipe = (uint32_t)(n->p.sa_delay + n->p.st_delay);
-  vcn_pkt *p = &n->pkt[f.pkt];
   if (op < links) {
     n->credits[og]--;
-    uint32_t nb = (uint32_t)n->nbr[(size_t)r * P + op];
-    schedule(n, pipe + (uint32_t)n->p.link_latency, EV_FLIT,
-             (nb * (uint32_t)P + n->arrival[(size_t)r * P + op]) * (uint32_t)V + (uint32_t)ov, &f);
+    schedule_flit(n, pipe + (uint32_t)n->p.link_latency, EV_FLIT, n->flit_to[rp + (size_t)op] + (uint32_t)ov,
+                  (uint32_t)n->nbr[rp + (size_t)op], f.pkt, f.seq, f.tail);
     n->st.flit_hops++;
-    if (f.seq == 0) p->hops++;
+    if (f.seq == 0) n->pkt[f.pkt].hops++;
   } else {
-    if (f.seq == 0) p->last_vc = (int16_t)ov;
-    schedule(n, pipe + 1 + VCN_RETIRE_CYCLES, EV_EJECT,
-             r * (uint32_t)n->t.epr + (uint32_t)(op - links), &f);
+    if (f.seq == 0) n->pkt[f.pkt].last_vc = (int16_t)ov;
+    schedule_flit(n, pipe + 1 + VCN_RETIRE_CYCLES, EV_EJECT, n->flit_to[rp + (size_t)op], 0, f.pkt,
+                  f.seq, f.tail);
   }
   if (f.tail) {
-    n->owner[og] = -1;
+    int oli = op * V + ov;
+    n->ovc_busy[(size_t)r * n->words + (size_t)(oli >> 6)] &= ~(1ull << (oli & 63));
     n->state[g] = VCN_IDLE;
   }
+}
+
+/* Route computation for the packet whose head is at the front of input VC g of router r. */
+static inline void route_head(vcn_net *n, uint32_t r, vcn_pkt *p, int *op, int *cls) {
+  int mode = n->routing->dor;
+  if (!mode) {
+    n->routing->fn(&n->t, (int)r, p->dst_router, p->dst_ep % n->t.epr, &p->rs, op, cls);
+    return;
+  }
+  /* dimension order from the coordinate table: the same decision as the routing function */
+  const uint8_t *cur = &n->coord[(size_t)r * VCN_MAX_DIMS];
+  const uint8_t *dst = &n->coord[(size_t)p->dst_router * VCN_MAX_DIMS];
+  for (int d = 0; d < n->t.ndims; d++)
+    if (cur[d] != dst[d]) {
+      vcn_dor_hop(&n->t, d, cur[d], dst[d], mode, &p->rs, op, cls);
+      return;
+    }
+  *op = 2 * n->t.ndims + (p->dst_ep - p->dst_router * n->t.epr);
+  *cls = 0;
+}
+
+/* Input VC li of router r accepts, among the output VCs granted to it (bit i of `granted`: VC
+ * first + i, router-local; at least one), the one nearest after its pointer. */
+static inline void va_accept(vcn_net *n, uint32_t r, int li, int first, int span, uint32_t granted) {
+  const size_t base = (size_t)r * (size_t)(n->P * n->V), g = base + (size_t)li;
+  /* the pointer may come from a port with a wider range (ejection takes any VC) */
+  int from = n->va_in_rr[g] < span ? n->va_in_rr[g] : n->va_in_rr[g] % span;
+  int i = first_from(granted, from, span), o = first + i;
+  n->ovc_busy[(size_t)r * n->words + (size_t)(o >> 6)] |= 1ull << (o & 63);
+  n->va_rr[base + (size_t)o] = (uint16_t)next_of(li, n->P * n->V);
+  n->va_in_rr[g] = (uint16_t)next_of(i, span);
+  n->out_vc[g] = (uint16_t)(o - n->out_port[g] * n->V);
+  n->state[g] = VCN_ACTIVE;
+  n->ready[g] = n->now + (uint64_t)n->p.va_delay;
 }
 
 static void router_step(vcn_net *n, uint32_t r) {
   const int P = n->P, V = n->V, PV = P * V, links = n->t.links;
   const uint64_t t = n->now;
-  const size_t base = (size_t)r * (size_t)PV;
+  const size_t base = (size_t)r * (size_t)PV, rp = (size_t)r * (size_t)P;
   const uint64_t *mask = &n->nonempty[(size_t)r * n->words];
   int16_t waiting[VCN_MAX_PORTS * VCN_MAX_VCS], active[VCN_MAX_PORTS * VCN_MAX_VCS];
   int nwait = 0, nact = 0;
@@ -384,9 +516,8 @@ static void router_step(vcn_net *n, uint32_t r) {
       uint8_t st = n->state[g];
       if (st == VCN_IDLE) {
         const vcn_flit *f = &n->slot[g * (size_t)n->D + n->head[g]];
-        vcn_pkt *p = &n->pkt[f->pkt];
         int op, cls;
-        n->routing->fn(&n->t, (int)r, p->dst_router, p->dst_ep % n->t.epr, &p->rs, &op, &cls);
+        route_head(n, r, &n->pkt[f->pkt], &op, &cls);
         n->out_port[g] = (uint8_t)op;
         n->out_cls[g] = (uint8_t)cls;
         n->state[g] = st = VCN_VA;
@@ -400,48 +531,62 @@ static void router_step(vcn_net *n, uint32_t r) {
    * requests every free output VC of its class at its output port; every requested output VC
    * grants the requester nearest after its round-robin pointer; every input VC accepts the grant
    * nearest after its own pointer.  Pointers move only on an accepted grant. */
-  if (nwait) {
-    int16_t grant_of[VCN_MAX_PORTS * VCN_MAX_VCS];
-    for (int k = 0; k < nwait; k++) {
-      size_t g = base + (size_t)waiting[k];
-      int op = n->out_port[g];
-      int lo = op < links ? n->out_cls[g] * n->vcs_per_class : 0;
-      int hi = op < links ? lo + n->vcs_per_class : V;
-      for (int v = lo; v < hi; v++) grant_of[op * V + v] = -1;
+  if (nwait == 1) {
+    /* a lone requester is granted every free output VC it asks for */
+    int li = waiting[0];
+    size_t g = base + (size_t)li;
+    int op = n->out_port[g];
+    int lo = op < links ? n->out_cls[g] * n->vcs_per_class : 0;
+    int span = op < links ? n->vcs_per_class : V;
+    uint32_t cand = (uint32_t)~bits_at(&n->ovc_busy[(size_t)r * n->words], op * V + lo, span) &
+                    ((1u << span) - 1);
+    if (cand) {
+      va_accept(n, r, li, op * V + lo, span, cand);
+      if (n->p.va_delay == 0) active[nact++] = (int16_t)li;
     }
+  } else if (nwait) {
+    int16_t grant_of[VCN_MAX_PORTS * VCN_MAX_VCS]; /* valid where `granted` has the bit */
+    uint64_t granted[(VCN_MAX_PORTS * VCN_MAX_VCS + 63) / 64];
+    uint8_t lo_of[VCN_MAX_PORTS * VCN_MAX_VCS], span_of[VCN_MAX_PORTS * VCN_MAX_VCS];
+    uint32_t cand_of[VCN_MAX_PORTS * VCN_MAX_VCS]; /* bit i: output VC lo + i is free */
+    const uint64_t *busy = &n->ovc_busy[(size_t)r * n->words];
+    granted[0] = 0; /* one word unless a router has more than 64 VCs */
+    for (int w = 1; w < n->words; w++) granted[w] = 0;
+    int nreq = 0; /* the waiting VCs with a free output VC to request, in order */
     for (int k = 0; k < nwait; k++) {
       int li = waiting[k];
       size_t g = base + (size_t)li;
       int op = n->out_port[g];
       int lo = op < links ? n->out_cls[g] * n->vcs_per_class : 0;
-      int hi = op < links ? lo + n->vcs_per_class : V;
-      for (int v = lo; v < hi; v++) {
-        int o = op * V + v;
-        if (n->owner[base + (size_t)o] >= 0) continue;
-        int rr = n->va_rr[base + (size_t)o];
-        if (grant_of[o] < 0 || wrap_dist(li, rr, PV) < wrap_dist(grant_of[o], rr, PV))
+      int span = op < links ? n->vcs_per_class : V;
+      int first = op * V + lo;
+      uint32_t cand = (uint32_t)~bits_at(busy, first, span) & ((1u << span) - 1);
+      if (!cand) continue;
+      waiting[nreq] = (int16_t)li, lo_of[nreq] = (uint8_t)lo, span_of[nreq] = (uint8_t)span;
+      cand_of[nreq++] = cand;
+      for (uint32_t bits = cand; bits; bits &= bits - 1) {
+        int o = first + __builtin_ctz(bits);
+        uint64_t bit = 1ull << (o & 63);
+        if (!(granted[o >> 6] & bit)) {
+          granted[o >> 6] |= bit;
           grant_of[o] = (int16_t)li;
+        } else {
+          int rr = n->va_rr[base + (size_t)o];
+          if (wrap_dist(li, rr, PV) < wrap_dist(grant_of[o], rr, PV)) grant_of[o] = (int16_t)li;
+        }
       }
     }
-    for (int k = 0; k < nwait; k++) {
+    for (int k = 0; k < nreq; k++) {
       int li = waiting[k];
       size_t g = base + (size_t)li;
-      int op = n->out_port[g];
-      int lo = op < links ? n->out_cls[g] * n->vcs_per_class : 0;
-      int hi = op < links ? lo + n->vcs_per_class : V;
-      int span = hi - lo, pick = -1;
-      for (int k2 = 0; k2 < span && pick < 0; k2++) {
-        int v = lo + (n->va_in_rr[g] + k2) % span;
-        if (grant_of[op * V + v] == li) pick = v;
+      int first = n->out_port[g] * V + lo_of[k], span = span_of[k];
+      uint32_t mine = 0; /* bit i: output VC lo + i granted to this VC */
+      for (uint32_t bits = cand_of[k]; bits; bits &= bits - 1) {
+        int i = __builtin_ctz(bits);
+        if (grant_of[first + i] == li) mine |= 1u << i;
       }
-      if (pick < 0) continue;
-      int o = op * V + pick;
-      n->owner[base + (size_t)o] = li;
-      n->va_rr[base + (size_t)o] = (uint16_t)next_of(li, PV);
-      n->va_in_rr[g] = (uint16_t)next_of(pick - lo, span);
-      n->out_vc[g] = (uint16_t)pick;
-      n->state[g] = VCN_ACTIVE;
-      n->ready[g] = t + (uint64_t)n->p.va_delay;
+      if (!mine) continue;
+      va_accept(n, r, li, first, span, mine);
       if (n->p.va_delay == 0) active[nact++] = (int16_t)li;
     }
   }
@@ -450,33 +595,57 @@ static void router_step(vcn_net *n, uint32_t r) {
    * output port one of its VCs (with a flit, past VC allocation, holding a credit) wants, naming
    * for each the VC nearest after its VC pointer; each output port grants the input port nearest
    * after its pointer; each input port accepts the grant nearest after its own output pointer. */
+  if (nact == 1) {
+    /* a lone requester with a credit wins its output port */
+    int li = active[0], ip = n->port_of[li];
+    size_t g = base + (size_t)li;
+    int op = n->out_port[g];
+    if (n->credits[base + (size_t)(op * V + n->out_vc[g])] <= 0) return;
+    n->sa_acc_rr[rp + (size_t)ip] = (uint16_t)next_of(op, P);
+    traverse(n, r, ip, li - ip * V, op);
+    return;
+  }
   int8_t want[VCN_MAX_PORTS][VCN_MAX_PORTS]; /* [ip][op]: VC; valid where in_req has the bit */
   _Static_assert(VCN_MAX_PORTS <= 64, "port masks are 64 bits");
-  uint64_t in_req[VCN_MAX_PORTS] = {0}, out_req[VCN_MAX_PORTS] = {0}, granted[VCN_MAX_PORTS] = {0};
+  uint64_t in_req[VCN_MAX_PORTS], out_req[VCN_MAX_PORTS], granted[VCN_MAX_PORTS];
+  uint64_t inputs = 0, outputs = 0, accepting = 0; /* ports with a request / a grant */
   for (int k = 0; k < nact; k++) {
-    int li = active[k], ip = li / V, v = li % V;
+    int li = active[k], ip = n->port_of[li], v = li - ip * V;
     size_t g = base + (size_t)li;
     int op = n->out_port[g];
     if (n->credits[base + (size_t)(op * V + n->out_vc[g])] <= 0) continue;
-    int rr = n->sa_in_rr[(size_t)r * P + ip];
+    if (!(inputs >> ip & 1)) inputs |= 1ull << ip, in_req[ip] = 0;
+    if (!(outputs >> op & 1)) outputs |= 1ull << op, out_req[op] = 0;
+    int rr = n->sa_in_rr[rp + (size_t)ip];
     if (!(in_req[ip] >> op & 1u) || wrap_dist(v, rr, V) < wrap_dist(want[ip][op], rr, V))
       want[ip][op] = (int8_t)v;
     in_req[ip] |= 1ull << op;
     out_req[op] |= 1ull << ip;
   }
-  for (int op = 0; op < P; op++) {
-    int ip = first_from(out_req[op], n->sa_out_rr[(size_t)r * P + op], P);
-    if (ip >= 0) granted[ip] |= 1ull << op;
+  for (uint64_t bits = outputs; bits; bits &= bits - 1) {
+    int op = __builtin_ctzll(bits);
+    int ip = first_from(out_req[op], n->sa_out_rr[rp + (size_t)op], P);
+    if (!(accepting >> ip & 1)) accepting |= 1ull << ip, granted[ip] = 0;
+    granted[ip] |= 1ull << op;
   }
-  for (int ip = 0; ip < P; ip++) {
-    int op = first_from(granted[ip], n->sa_acc_rr[(size_t)r * P + ip], P);
-    if (op < 0) continue;
-    n->sa_acc_rr[(size_t)r * P + ip] = (uint16_t)next_of(op, P);
+  /* ascending input ports, as the events they schedule must be ordered */
+  for (uint64_t bits = accepting; bits; bits &= bits - 1) {
+    int ip = __builtin_ctzll(bits);
+    int op = first_from(granted[ip], n->sa_acc_rr[rp + (size_t)ip], P);
+    n->sa_acc_rr[rp + (size_t)ip] = (uint16_t)next_of(op, P);
     traverse(n, r, ip, want[ip][op], op);
   }
 }
 
 void vcn_net_cycle(vcn_net *n) {
+  vcn_cbucket *cb = &n->cwheel[n->now & (n->wheel_size - 1)];
+  for (uint32_t i = 0; i < cb->n; i++) {
+    uint32_t k = cb->to[i];
+    if (EV_KIND(k) == EV_CREDIT) n->credits[EV_TO(k)]++;
+    else n->ep_credits[EV_TO(k)]++;
+  }
+  n->events_pending -= cb->n;
+  cb->n = 0;
   vcn_bucket *b = &n->wheel[n->now & (n->wheel_size - 1)];
   /* events landing now may schedule nothing into this bucket (every delay is >= 1) */
   for (uint32_t i = 0; i < b->n; i++) land(n, &b->ev[i]);
@@ -514,7 +683,7 @@ void vcn_net_skip_idle(vcn_net *n, uint64_t limit) {
   uint64_t target = limit;
   if (n->events_pending)
     for (uint64_t c = n->now; c < n->now + n->wheel_size; c++)
-      if (n->wheel[c & (n->wheel_size - 1)].n) {
+      if (n->wheel[c & (n->wheel_size - 1)].n || n->cwheel[c & (n->wheel_size - 1)].n) {
         target = c < limit ? c : limit;
         break;
       }
@@ -536,13 +705,25 @@ int vcn_net_check(const vcn_net *n, cs_err *err) {
     goto out;
   }
   uint64_t pending = 0;
-  for (uint32_t w = 0; w < n->wheel_size; w++)
+  for (uint32_t w = 0; w < n->wheel_size && !rc; w++)
     for (uint32_t i = 0; i < n->wheel[w].n; i++) {
-      uint32_t k = n->wheel[w].ev[i].kind_to;
+      const vcn_event *ev = &n->wheel[w].ev[i];
+      uint32_t k = ev->kind_to;
       pending++;
       if (EV_KIND(k) == EV_FLIT) fly[EV_TO(k)]++;
-      else if (EV_KIND(k) == EV_CREDIT) cred[EV_TO(k)]++;
-      else if (EV_KIND(k) == EV_EPCREDIT) epcred[EV_TO(k)]++;
+      if (EV_KIND(k) == EV_EJECT && (int32_t)EV_TO(k) != n->pkt[ev->pkt].dst_ep) {
+        rc = cs_err_set(err, CS_EINTERNAL, "vcnet check: a flit of packet %u ejects at endpoint %u, not %d",
+                        ev->pkt, EV_TO(k), n->pkt[ev->pkt].dst_ep);
+        break;
+      }
+    }
+  if (rc) goto out;
+  for (uint32_t w = 0; w < n->wheel_size; w++)
+    for (uint32_t i = 0; i < n->cwheel[w].n; i++) {
+      uint32_t k = n->cwheel[w].to[i];
+      pending++;
+      if (EV_KIND(k) == EV_CREDIT) cred[EV_TO(k)]++;
+      else epcred[EV_TO(k)]++;
     }
   if (pending != n->events_pending) {
     rc = cs_err_set(err, CS_EINTERNAL, "vcnet check: %llu events in the wheel, counter says %llu",

@@ -144,11 +144,13 @@ int cs_vcnet_netbench(const cs_vcnet_bench *cfg, cs_vcnet_bench_result *out, cs_
       int d = destination(t, pat, e, cfg->hotspot_fraction, &rng);
       /* a fat tree with faults: endpoints on faulty leaves stay silent; a destination without a
        * route is drawn again (uniform over the reachable ones), or the packet is dropped */
-      for (int tries = 0; vcn_pair_problem(t, e, d, NULL, 0) && tries < 64; tries++) {
-        if (vtf_dead(&t->ft, e / t->epr) || pat != PAT_UNIFORM) break;
-        d = destination(t, pat, e, cfg->hotspot_fraction, &rng);
+      if (t->fattree) {
+        for (int tries = 0; vcn_pair_problem(t, e, d, NULL, 0) && tries < 64; tries++) {
+          if (vtf_dead(&t->ft, e / t->epr) || pat != PAT_UNIFORM) break;
+          d = destination(t, pat, e, cfg->hotspot_fraction, &rng);
+        }
+        if (vcn_pair_problem(t, e, d, NULL, 0)) continue;
       }
-      if (vcn_pair_problem(t, e, d, NULL, 0)) continue;
       if (vcn_net_send(n, e, d, cfg->packet_flits, measured) == VCN_NIL) b.oom = 1;
       b.measured_out += measured;
     }

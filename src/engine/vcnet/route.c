@@ -12,8 +12,6 @@
 
 int vcn_torus_direction(int s, int d, int n) { return (d - s + n) % n <= n / 2 ? 1 : -1; }
 
-enum { DATELINE_NONE, DATELINE_AT_WRAP, DATELINE_WHOLE_SEGMENT };
-
 static void dor(const vcn_topo *t, int router, int dst_router, int dst_ep, vcn_route_state *st,
                 int *out_port, int *out_cls, int dateline) {
   /* the first dimension whose coordinate differs; coordinates peeled off dimension 0 first */
@@ -29,33 +27,22 @@ static void dor(const vcn_topo *t, int router, int dst_router, int dst_ep, vcn_r
     *out_cls = 0;
     return;
   }
-  int k = t->radix[d];
-  int dir = t->torus ? vcn_torus_direction(cur, dst, k) : (dst > cur ? 1 : -1);
-  int cls = st->dim == d ? st->cls : 0;
-  if (dateline == DATELINE_AT_WRAP && ((dir > 0 && cur == k - 1) || (dir < 0 && cur == 0)))
-    cls = 1;
-  /* the variant: class 1 for the whole run through a dimension whose route will wrap */
-  if (dateline == DATELINE_WHOLE_SEGMENT && st->dim != d)
-    cls = (dir > 0 && dst < cur) || (dir < 0 && dst > cur);
-  *out_port = 2 * d + (dir > 0 ? 0 : 1);
-  *out_cls = cls;
-  st->dim = (int8_t)d;
-  st->cls = (uint8_t)cls;
+  vcn_dor_hop(t, d, cur, dst, dateline, st, out_port, out_cls);
 }
 
 static void route_dor(const vcn_topo *t, int r, int dr, int de, vcn_route_state *st, int *op,
                       int *oc) {
-  dor(t, r, dr, de, st, op, oc, DATELINE_NONE);
+  dor(t, r, dr, de, st, op, oc, VCN_DOR_PLAIN);
 }
 
 static void route_dor_dateline(const vcn_topo *t, int r, int dr, int de, vcn_route_state *st,
                                int *op, int *oc) {
-  dor(t, r, dr, de, st, op, oc, DATELINE_AT_WRAP);
+  dor(t, r, dr, de, st, op, oc, VCN_DOR_DATELINE);
 }
 
 static void route_dor_dateline_segment(const vcn_topo *t, int r, int dr, int de,
                                        vcn_route_state *st, int *op, int *oc) {
-  dor(t, r, dr, de, st, op, oc, DATELINE_WHOLE_SEGMENT);
+  dor(t, r, dr, de, st, op, oc, VCN_DOR_SEGMENT);
 }
 
 void vcn_route_fattree(const vcn_topo *t, int router, int dst_router, int dst_ep,
@@ -63,21 +50,21 @@ void vcn_route_fattree(const vcn_topo *t, int router, int dst_router, int dst_ep
 
 static const vcn_routing routings[] = {
     {"dor", route_dor, 1, false, false,
-     "dimension order, shorter way on a torus, any VC (deadlock-free on a mesh only)"},
+     "dimension order, shorter way on a torus, any VC (deadlock-free on a mesh only)", VCN_DOR_PLAIN},
     {"dor_dateline", route_dor_dateline, 2, true, false,
-     "dimension order on a torus with dateline VC classes (VCs split in two classes)"},
+     "dimension order on a torus with dateline VC classes (VCs split in two classes)", VCN_DOR_DATELINE},
     {"dor_dateline_segment", route_dor_dateline_segment, 2, true, false,
      "as dor_dateline, but a packet whose route wraps in a dimension takes class 1 for the whole "
-     "dimension (BookSim's dim_order_torus)"},
+     "dimension (BookSim's dim_order_torus)", VCN_DOR_SEGMENT},
     {"vtftr", vcn_route_fattree, 2, false, true,
      "fattree2d: XY, yx around a faulty intermediate leaf, misroutes through candidate columns/rows; "
-     "class 1 after the column->row turn (docs/vtftr.md)"},
+     "class 1 after the column->row turn (docs/vtftr.md)", VCN_DOR_NONE},
     {"vtftr_novc", vcn_route_fattree, 1, false, true,
-     "fattree2d: the VTFTR routes in one class (not deadlock-free; for comparison)"},
+     "fattree2d: the VTFTR routes in one class (not deadlock-free; for comparison)", VCN_DOR_NONE},
     {"alg_a", vcn_route_fattree, 1, false, true,
-     "fattree2d: XY, fixed four-link detour around a faulty intermediate leaf (the paper's algorithm A)"},
-    {"xy", vcn_route_fattree, 1, false, true, "fattree2d: XY only (row switch first)"},
-    {NULL, NULL, 0, false, false, NULL}};
+     "fattree2d: XY, fixed four-link detour around a faulty intermediate leaf (the paper's algorithm A)", VCN_DOR_NONE},
+    {"xy", vcn_route_fattree, 1, false, true, "fattree2d: XY only (row switch first)", VCN_DOR_NONE},
+    {NULL, NULL, 0, false, false, NULL, VCN_DOR_NONE}};
 
 const vcn_routing *vcn_routing_list(void) { return routings; }
 

@@ -87,6 +87,12 @@ typedef struct vcn_route_state {
 typedef void (*vcn_route_fn)(const vcn_topo *t, int router, int dst_router, int dst_ep,
                              vcn_route_state *st, int *out_port, int *out_cls);
 
+/* The dimension-order family: how a route's VC class follows the dateline. */
+enum { VCN_DOR_NONE = 0, /* not dimension order (fat-tree routings) */
+       VCN_DOR_PLAIN,    /* one class */
+       VCN_DOR_DATELINE, /* class 1 from the wrap-around hop to the end of the dimension */
+       VCN_DOR_SEGMENT }; /* class 1 for the whole dimension when its route wraps */
+
 typedef struct vcn_routing {
   const char *name;  /* "dor", "dor_dateline" */
   vcn_route_fn fn;
@@ -94,6 +100,7 @@ typedef struct vcn_routing {
   bool torus_only;
   bool fattree;      /* for fattree2d only (and only it may route there) */
   const char *meaning;
+  int dor;           /* VCN_DOR_*: lets the router network route from its coordinate table */
 } vcn_routing;
 
 /* The routing registry; NULL and a message listing the valid names on a miss. */
@@ -101,6 +108,26 @@ const vcn_routing *vcn_routing_find(const char *name, const vcn_topo *t, int num
 const vcn_routing *vcn_routing_list(void); /* terminated by a row with name NULL */
 /* Torus direction rule of DOR: +1 when (d - s + N) mod N <= N/2, else -1. */
 int vcn_torus_direction(int s, int d, int n);
+
+/* The hop dimension-order routing takes in dimension d, the first whose coordinate differs
+ * (cur != dst), under dateline rule `dateline` (VCN_DOR_*): its output port and VC class; updates
+ * *st.  Shared by the routing functions and the router network's route computation. */
+static inline void vcn_dor_hop(const vcn_topo *t, int d, int cur, int dst, int dateline,
+                               vcn_route_state *st, int *out_port, int *out_cls) {
+  int k = t->radix[d];
+  int ahead = dst - cur < 0 ? dst - cur + k : dst - cur; /* (dst - cur + k) mod k */
+  int dir = t->torus ? (ahead <= k / 2 ? 1 : -1) : (dst > cur ? 1 : -1);
+  int cls = st->dim == d ? st->cls : 0;
+  if (dateline == VCN_DOR_DATELINE && ((dir > 0 && cur == k - 1) || (dir < 0 && cur == 0)))
+    cls = 1;
+  /* the variant: class 1 for the whole run through a dimension whose route will wrap */
+  if (dateline == VCN_DOR_SEGMENT && st->dim != d)
+    cls = (dir > 0 && dst < cur) || (dir < 0 && dst > cur);
+  *out_port = 2 * d + (dir > 0 ? 0 : 1);
+  *out_cls = cls;
+  st->dim = (int8_t)d;
+  st->cls = (uint8_t)cls;
+}
 
 /* ---- network parameters -------------------------------------------------------------------- */
 
@@ -140,6 +167,16 @@ typedef struct vcn_pkt {
   int16_t last_vc;      /* VC its head took at the ejection port */
 } vcn_pkt;
 
+/* A packet in its source queue, not yet started: 32 bytes against the 72 of a vcn_pkt, because
+ * past saturation the queues hold most of the offered traffic.  The endpoint makes it a vcn_pkt when it starts
+ * sending it. */
+typedef struct vcn_queued {
+  uint64_t tag, t_created;
+  int32_t dst_ep;
+  uint32_t next;      /* queue link / free-list link */
+  uint32_t size;
+} vcn_queued;
+
 typedef struct vcn_flit {
   uint64_t arrive;  /* cycle it entered the buffer */
   uint32_t pkt;     /* packet pool index */
@@ -147,15 +184,25 @@ typedef struct vcn_flit {
   uint16_t tail;    /* 1 on the last flit */
 } vcn_flit;
 
+/* 16 bytes: a flit's arrival cycle is the cycle it lands, so the event does not carry it. */
 typedef struct vcn_event {
   uint32_t kind_to; /* kind in the top 2 bits, target index below */
-  vcn_flit flit;
+  uint32_t router;  /* a flit for an input VC: the router holding that VC */
+  uint32_t pkt;     /* a flit: its packet, seq and tail as in vcn_flit */
+  uint16_t seq, tail;
 } vcn_event;
 
 typedef struct vcn_bucket {
   vcn_event *ev;
   uint32_t n, cap;
 } vcn_bucket;
+
+/* Credits travel apart from flits, 4 bytes each (kind and target as in vcn_event.kind_to): they
+ * are plain increments, so landing them before the cycle's flits changes nothing. */
+typedef struct vcn_cbucket {
+  uint32_t *to;
+  uint32_t n, cap;
+} vcn_cbucket;
 
 typedef struct vcn_net vcn_net;
 /* Called when a packet's tail reaches its endpoint and when its tail leaves its source endpoint. */
@@ -186,8 +233,9 @@ struct vcn_net {
   uint8_t *out_cls;
   uint64_t *nonempty;   /* per router: bit li set when input VC li holds flits */
   int words;            /* 64-bit words of nonempty per router */
+  uint8_t *port_of;     /* router-local VC index -> its port */
   /* output VCs, same indexing */
-  int32_t *owner;       /* input VC (router-local index) holding it, -1 free */
+  uint64_t *ovc_busy;   /* per router, `words` words: bit set while a packet holds output VC li */
   int32_t *credits;
   /* router allocator pointers */
   uint16_t *va_rr;      /* per output VC: next router-local input VC to favour */
@@ -195,16 +243,22 @@ struct vcn_net {
   uint16_t *sa_acc_rr;  /* per input port: next output port to accept */
   uint16_t *sa_in_rr;   /* per input port: next VC */
   uint16_t *sa_out_rr;  /* per output port: next input port */
+  uint8_t *coord;       /* mesh/torus: r VCN_MAX_DIMS + d -> coordinate of router r in dimension d */
   int32_t *nbr;         /* r P + port -> neighbour router or -1 */
   int32_t *up;          /* r P + input link port -> the router feeding it, or -1 */
   uint8_t *up_port;     /* ... and its output port there (credits return to it) */
   uint8_t *arrival;     /* r P + output link port -> input port at the neighbour */
+  /* what switch traversal needs, one load each: r P + input port -> the first VC index of the
+   * upstream output port (a link) or of the endpoint (an injection port) its credits return to;
+   * r P + output port -> the first VC index of the input port it feeds (a link) or the endpoint
+   * it ejects to */
+  uint32_t *credit_to, *flit_to;
   uint32_t *router_flits; /* flits buffered per router */
   uint32_t *active, n_active; /* routers with flits */
   uint8_t *is_active;
   /* endpoints */
-  uint32_t *q_head, *q_tail; /* injection queue of packets */
-  uint32_t *q_len;
+  uint32_t *q_head, *q_tail; /* injection queue: indices into `queued` */
+  uint32_t *ep_pkt;     /* packet being sent (pool index), VCN_NIL none */
   int32_t *ep_vc;       /* VC the current packet uses, -1 none */
   uint16_t *ep_sent;    /* flits of the current packet sent */
   int32_t *ep_credits;  /* endpoints * V credits toward the router's injection port */
@@ -214,9 +268,12 @@ struct vcn_net {
   uint8_t *ep_is_active;
   /* packet pool */
   vcn_pkt *pkt;
-  uint32_t pkt_cap, pkt_free, pkts_live;
+  uint32_t pkt_cap, pkt_free, pkts_live; /* live: queued or started, not yet delivered */
+  vcn_queued *queued;
+  uint32_t queued_cap, queued_used, queued_free; /* entries below `used` have been handed out */
   /* event wheel */
-  vcn_bucket *wheel;
+  vcn_bucket *wheel;    /* flits and ejections */
+  vcn_cbucket *cwheel;  /* credits, same slots */
   uint32_t wheel_size; /* power of two, > the longest scheduling delay */
   uint64_t events_pending;
   /* owner callbacks */
@@ -225,6 +282,7 @@ struct vcn_net {
   void *ctx;
   vcn_stats st;
   int oom; /* an allocation inside a cycle failed; the owner reports it */
+  vcn_event oom_sink; /* where an event goes that found no room (the run is lost anyway) */
 };
 
 enum { VCN_IDLE = 0, VCN_ROUTING, VCN_VA, VCN_ACTIVE };
@@ -233,8 +291,9 @@ int vcn_params_check(const vcn_params *p, cs_err *err);
 /* Builds the network; on failure *out is untouched. */
 int vcn_net_create(const vcn_params *p, vcn_net **out, cs_err *err);
 void vcn_net_destroy(vcn_net *n); /* accepts NULL */
-/* Queues a packet of `size` flits at endpoint src for endpoint dst; returns the packet index or
- * VCN_NIL when out of memory.  The packet is freed by the network after on_deliver returns. */
+/* Queues a packet of `size` flits at endpoint src for endpoint dst; returns VCN_NIL when out of
+ * memory.  The callbacks name the packet by its pool index (n->pkt), which it gets when its
+ * endpoint starts sending it; the network frees it after on_deliver returns. */
 uint32_t vcn_net_send(vcn_net *n, int src_ep, int dst_ep, int size, uint64_t tag);
 /* Simulates cycle n->now and advances to the next. */
 void vcn_net_cycle(vcn_net *n);
