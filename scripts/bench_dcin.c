@@ -179,19 +179,64 @@ static int bench_allreduce(void) {
   return rc ? 1 : 0;
 }
 
-/* bench_dcin reuse SWEEP.json [--shared]: every dcin job of the sweep through L1 and the L2
- * driver, one engine per job as the sweep runs them (--shared: all attached to one reuse context,
- * in matrix order); prints the steps, how many were replayed (exact step
- * reuse), the jobs in which some ring was completely full at some cycle (the rule that changed
- * with the full-ring fix), and the CPU time. */
-static int bench_reuse(const char *path, bool shared) {
+/* Jobs of a sweep costliest first, as the sweep's scheduler hands them out (ties: matrix order). */
+typedef struct job_cost {
+  double cost;
+  size_t i;
+} job_cost;
+static int cmp_job_cost(const void *a, const void *b) {
+  const job_cost *x = a, *y = b;
+  if (x->cost != y->cost) return x->cost > y->cost ? -1 : 1;
+  return (x->i > y->i) - (x->i < y->i);
+}
+
+/* FNV-1a of a job's transaction records: every column of the common record table, by name, so
+ * that builds whose record struct differs in layout or in engine slots still compare. */
+static uint64_t fnv_bytes(uint64_t h, const void *v, size_t n) {
+  const unsigned char *p = v;
+  for (size_t k = 0; k < n; k++) h = (h ^ p[k]) * 0x100000001b3ULL;
+  return h;
+}
+#define HASH_COLUMN(ctype, name, dim, kind, unit, flags, doc) \
+  h = fnv_bytes(h, &rec[i].name, sizeof rec[i].name);
+static uint64_t records_hash(const cs_txn_record *rec, uint64_t n) {
+  uint64_t h = 0xcbf29ce484222325ULL;
+  for (uint64_t i = 0; i < n; i++) {
+    CS_TXN_RECORD_COLUMNS(HASH_COLUMN)
+  }
+  return h;
+}
+
+/* bench_dcin reuse SWEEP.json [--shared] [--cost-order] [--records FILE]: every dcin job of the
+ * sweep through L1 and the L2 driver, one engine per job as the sweep runs them (--shared: all
+ * attached to one reuse context; in matrix order, or --cost-order costliest first as the sweep's
+ * scheduler runs them); prints the steps, how many were replayed (exact step reuse), per
+ * primitive too, the jobs in which some ring was completely full at some cycle (the rule that
+ * changed with the full-ring fix), and the CPU time.  --records writes one line per job: its
+ * index in the sweep, its engine statistics and a hash of its transaction records, to compare
+ * two builds record for record (the records are bit-identical when the files are equal). */
+static int bench_reuse(const char *path, bool shared, bool cost_order, const char *records) {
   cs_sweep sw;
   cs_err err;
   if (cs_sweep_load(path, &sw, &err)) return fprintf(stderr, "%s\n", err.msg), 1;
+  job_cost *order = calloc(sw.num_jobs ? sw.num_jobs : 1, sizeof *order);
+  FILE *rf = records ? fopen(records, "w") : NULL;
+  if (!order || (records && !rf)) return fprintf(stderr, "bench_dcin reuse: out of memory or %s\n",
+                                                 records ? records : ""), 1;
+  for (size_t i = 0; i < sw.num_jobs; i++) {
+    order[i].i = i;
+    order[i].cost = sw.jobs[i].load_code ? 0
+                                         : cs_dcin_ops.cost(&sw.jobs[i].job, sw.jobs[i].num_txns,
+                                                            sw.jobs[i].num_steps);
+  }
+  if (cost_order) qsort(order, sw.num_jobs, sizeof *order, cmp_job_cost);
   cs_dcin_reuse *ctx = shared ? cs_dcin_reuse_new() : NULL;
   uint64_t steps = 0, replayed = 0, jobs = 0, full_jobs = 0, failed = 0;
+  uint64_t pr_steps[8] = {0}, pr_rep[8] = {0}, pr_jobs[8] = {0};
+  double pr_cpu[8] = {0};
   double t0 = now_s();
-  for (size_t i = 0; i < sw.num_jobs; i++) {
+  for (size_t oi = 0; oi < sw.num_jobs; oi++) {
+    size_t i = order[oi].i;
     const cs_sweep_job *sj = &sw.jobs[i];
     if (sj->load_code || strcmp(sj->job.engine.name, "dcin")) continue;
     cs_plan plan;
@@ -201,6 +246,8 @@ static int bench_reuse(const char *path, bool shared) {
     }
     cs_txn_record *rec = calloc(plan.num_txns ? plan.num_txns : 1, sizeof *rec);
     void *e = NULL;
+    double tj = now_s();
+    int pr = (int)sj->job.spec.primitive & 7;
     if (rec && !cs_dcin_ops.create(&sj->job, &e, &err) && (!ctx || !cs_dcin_reuse_attach(e, ctx)) &&
         !cs_drive(&sj->job, &plan, &cs_dcin_ops, e, rec, &err)) {
       uint64_t seen, rep, recd;
@@ -209,6 +256,15 @@ static int bench_reuse(const char *path, bool shared) {
       steps += plan.num_steps;
       replayed += rep;
       jobs++;
+      pr_steps[pr] += plan.num_steps, pr_rep[pr] += rep, pr_jobs[pr]++;
+      pr_cpu[pr] += now_s() - tj;
+      if (rf) {
+        cs_engine_stats st;
+        cs_dcin_ops.stats(e, &st);
+        fprintf(rf, "%zu %llu %llu %llu %016llx\n", i, (unsigned long long)st.sim_cycles,
+                (unsigned long long)st.flit_hops, (unsigned long long)plan.num_txns,
+                (unsigned long long)records_hash(rec, plan.num_txns));
+      }
       if (s->st.full_ring_cycles) {
         full_jobs++;
         printf("  full ring in job %zu (%s, %llu B, %s, %s, %d participants): %llu ring-cycles\n",
@@ -232,15 +288,36 @@ static int bench_reuse(const char *path, bool shared) {
       sw.name, shared ? " (one reuse context for all jobs)" : "", (unsigned long long)jobs,
       (unsigned long long)failed, (unsigned long long)steps, (unsigned long long)replayed,
       steps ? 100.0 * (double)replayed / (double)steps : 0.0, (unsigned long long)full_jobs, cpu);
+  for (int k = 0; k < 8; k++)
+    if (pr_jobs[k])
+      printf("  %-14s %4llu jobs, %6llu steps, %6llu replayed (%.1f%%), %.2f s CPU\n",
+             cs_primitive_name((cs_primitive)k), (unsigned long long)pr_jobs[k],
+             (unsigned long long)pr_steps[k], (unsigned long long)pr_rep[k],
+             pr_steps[k] ? 100.0 * (double)pr_rep[k] / (double)pr_steps[k] : 0.0, pr_cpu[k]);
   cs_sweep_free(&sw);
+  free(order);
+  if (rf) fclose(rf);
   return failed ? 1 : 0;
 }
 
 /* bench_dcin [isolated|ring1|ring2|allreduce ...]: the named workloads only (all by default),
  * e.g. to profile one of them under callgrind; bench_dcin reuse SWEEP.json (above). */
 int main(int argc, char **argv) {
-  if (argc >= 3 && !strcmp(argv[1], "reuse"))
-    return bench_reuse(argv[2], argc > 3 && !strcmp(argv[3], "--shared"));
+  if (argc >= 3 && !strcmp(argv[1], "reuse")) {
+    bool shared = false, cost_order = false;
+    const char *records = NULL;
+    for (int i = 3; i < argc; i++) {
+      if (!strcmp(argv[i], "--shared"))
+        shared = true;
+      else if (!strcmp(argv[i], "--cost-order"))
+        cost_order = true;
+      else if (!strcmp(argv[i], "--records") && i + 1 < argc)
+        records = argv[++i];
+      else
+        return fprintf(stderr, "bench_dcin reuse: unknown option %s\n", argv[i]), 2;
+    }
+    return bench_reuse(argv[2], shared, cost_order, records);
+  }
   int one_die[8] = {0, 2, 5, 7, 10, 12, 15, 17};
   int two_dies[8] = {0, 5, 10, 15, 20, 25, 30, 35};
   bool all = argc < 2, want[4] = {all, all, all, all};

@@ -3,8 +3,10 @@
 
 usage: bench_dcin_compare.py BEFORE.h5 AFTER.h5 [--list OUT.csv]
 
-Rows are matched by cache key (/jobs.key).  A job is identical when every /results column but
-wall_time_s is byte-identical.  Prints the counts, the total job time (sum of wall_time_s) of each
+Rows are matched by cache key (/jobs.key), or, when the two files' keys differ (a build whose
+cache key had another form or model version), by every /jobs column the two files share but the
+key.  A job is identical when every /results column the two files share, but wall_time_s, is
+byte-identical (columns found in one file only are named).  Prints the counts, the total job time (sum of wall_time_s) of each
 file and their ratio, and one line per differing job (its axis values and the columns that
 differ, with both values); --list writes the same as CSV.  Exit status 0 whether or not jobs
 differ; 2 on a usage error or when the files do not hold the same jobs.
@@ -27,7 +29,11 @@ def text(v):
 def load(path):
     with h5py.File(path, "r") as f:
         jobs, res = f["jobs"][()], f["results"][()]
-    return {text(j["key"]): (j, r) for j, r in zip(jobs, res)}, res
+    return jobs, res
+
+
+def index(jobs, res, fields):
+    return {tuple(np.asarray(j[c]).tobytes() for c in fields): (j, r) for j, r in zip(jobs, res)}
 
 
 def main():
@@ -40,12 +46,21 @@ def main():
     if len(args) != 2:
         print(__doc__, file=sys.stderr)
         return 2
-    a, ares = load(args[0])
-    b, bres = load(args[1])
+    ajobs, ares = load(args[0])
+    bjobs, bres = load(args[1])
+    a, b = index(ajobs, ares, ["key"]), index(bjobs, bres, ["key"])
     if set(a) != set(b):
-        print(f"the files hold different jobs ({len(set(a) ^ set(b))} keys in one only)")
+        shared = [c for c in ajobs.dtype.names
+                  if c in bjobs.dtype.names and c not in ("key", "row", "sweep")]
+        a, b = index(ajobs, ares, shared), index(bjobs, bres, shared)
+        print(f"cache keys differ: jobs matched by {len(shared)} job columns")
+    if set(a) != set(b) or len(a) != len(ajobs):
+        print(f"the files hold different jobs ({len(set(a) ^ set(b))} in one only)")
         return 2
-    cols = [c for c in ares.dtype.names if c not in SKIP]
+    only = sorted(set(ares.dtype.names) ^ set(bres.dtype.names))
+    if only:
+        print(f"result columns in one file only (not compared): {' '.join(only)}")
+    cols = [c for c in ares.dtype.names if c not in SKIP and c in bres.dtype.names]
     diff = []
     for key in sorted(a, key=lambda k: tuple(str(text(a[k][0][x])) for x in AXES)):
         (ja, ra), (_, rb) = a[key], b[key]

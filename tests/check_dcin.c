@@ -838,6 +838,53 @@ START_TEST(shared_reuse_context_should_replay_across_jobs_with_the_same_bits) {
 }
 END_TEST
 
+/* A full context makes room by dropping its least recently used steps: with a budget of about
+ * four steps, AllReduces of three configurations (two steps each to record) still replay every
+ * step after their second, and an AllGather of the first configuration, whose steps were dropped,
+ * records them again and replays the rest; every job gives the bits of simulating it alone. */
+START_TEST(full_reuse_context_should_drop_its_least_recently_used_steps) {
+  const int parts[8] = {0, 5, 10, 15, 20, 25, 30, 35};
+  static const struct {
+    cs_primitive prim;
+    int outstanding;
+    uint64_t replayed; /* ring over 8: 14 steps (AllReduce) or 7 (AllGather), the first two new */
+  } jobs[] = {{CS_PRIM_ALLREDUCE, 128, 12},
+              {CS_PRIM_ALLREDUCE, 64, 12},
+              {CS_PRIM_ALLREDUCE, 32, 12},
+              {CS_PRIM_ALLGATHER, 128, 5}};
+  cs_dcin_reuse *ctx = cs_dcin_reuse_new();
+  ck_assert_ptr_nonnull(ctx);
+  for (size_t k = 0; k < sizeof jobs / sizeof jobs[0]; k++) {
+    cs_job job;
+    cs_test_job(&job, "dcin", jobs[k].prim, 65536, parts, 8);
+    job.adapter.mst_rd_outstanding = job.adapter.mst_wr_outstanding = jobs[k].outstanding;
+    cs_txn_record *rec[2];
+    uint64_t n[2], replayed[2];
+    cs_engine_stats st[2];
+    dcin_stats ist[2];
+    run_job_ctx(&job, false, NULL, &rec[0], &n[0], &st[0], &ist[0], &replayed[0]);
+    run_job_ctx(&job, true, ctx, &rec[1], &n[1], &st[1], &ist[1], &replayed[1]);
+    size_t bytes;
+    uint64_t steps, evicted;
+    dcin_reuse_cache_figures(ctx, &bytes, &steps, &evicted);
+    if (k == 0) { /* two steps recorded: room for about four */
+      ck_assert_uint_eq(steps, 2);
+      dcin_reuse_set_budget(ctx, bytes * 9 / 4);
+    }
+    ck_assert_uint_eq(replayed[1], jobs[k].replayed);
+    ck_assert_uint_le(steps, 4);
+    if (k == 2) ck_assert_uint_eq(evicted, 2); /* the first configuration's two steps */
+    ck_assert_uint_eq(n[0], n[1]);
+    ck_assert_msg(memcmp(rec[0], rec[1], n[0] * sizeof *rec[0]) == 0, "job %zu: records differ", k);
+    ck_assert_int_eq(memcmp(&st[0], &st[1], sizeof st[0]), 0);
+    ck_assert_int_eq(memcmp(&ist[0], &ist[1], sizeof ist[0]), 0);
+    free(rec[0]);
+    free(rec[1]);
+  }
+  cs_dcin_reuse_free(ctx);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("dcin");
   TCase *tc = tcase_create("ring");
@@ -873,6 +920,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, same_job_twice_should_give_identical_bits);
   tcase_add_test(tc, step_reuse_should_give_the_bits_of_simulating_every_step);
   tcase_add_test(tc, shared_reuse_context_should_replay_across_jobs_with_the_same_bits);
+  tcase_add_test(tc, full_reuse_context_should_drop_its_least_recently_used_steps);
   tcase_add_test(tc, create_should_reject_inconsistent_adapter_fields);
   tcase_add_test(tc, ticks_should_follow_the_driver_frequency);
   tcase_add_test(tc, described_transactions_should_be_recycled);

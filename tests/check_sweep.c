@@ -11,6 +11,7 @@
 #include <hdf5.h>
 
 #include "commsweep/config.h"
+#include "commsweep/job.h"
 #include "commsweep/store.h"
 #include "test_support.h"
 #include "commsweep/sweep.h"
@@ -72,6 +73,14 @@ static int parse_matrix(const char *matrix, cs_sweep *sw, cs_err *err) {
   return rc;
 }
 
+/* The job of sweep job i, unpacked. */
+static cs_job job_of(const cs_sweep *sw, size_t i) {
+  cs_job job;
+  cs_err err;
+  ck_assert_int_eq(cs_sweep_job_get(&sw->jobs[i], &job, &err), 0);
+  return job;
+}
+
 /* Runs every item of a plan on a fresh serial store handle. */
 static void run_plan(cs_sweep *sw, cs_sweep_plan *plan, bool results_only) {
   cs_err err;
@@ -80,7 +89,9 @@ static void run_plan(cs_sweep *sw, cs_sweep_plan *plan, bool results_only) {
   ck_assert_int_eq(cs_sweep_plan_apply(sw, st, plan, &err), 0);
   for (size_t i = 0; i < plan->num_items; i++) {
     bool failed = true;
-    ck_assert_int_eq(cs_sweep_execute(st, NULL, &plan->items[i], results_only, &failed, &err), 0);
+    cs_job job = job_of(sw, plan->items[i].job);
+    ck_assert_int_eq(cs_sweep_execute(st, NULL, &plan->items[i], &job, results_only, &failed, &err),
+                     0);
   }
   ck_assert_int_eq(cs_store_close(st, &err), 0);
 }
@@ -105,20 +116,23 @@ START_TEST(demo_expands_to_the_cartesian_product) {
     for (size_t k = 0; k < i; k++) ck_assert_str_ne(sw.jobs[i].key, sw.jobs[k].key);
   }
   /* the first axis varies slowest, the last fastest */
-  ck_assert_str_eq(sw.jobs[0].job.engine.name, "dcin");
-  ck_assert_str_eq(sw.jobs[47].job.engine.name, "dcin");
-  ck_assert_str_eq(sw.jobs[48].job.engine.name, "math");
-  ck_assert_str_eq(sw.jobs[96].job.engine.name, "vcnet");
-  ck_assert_int_eq(sw.jobs[0].job.spec.primitive, CS_PRIM_ALLREDUCE);
-  ck_assert_int_eq(sw.jobs[11].job.spec.primitive, CS_PRIM_ALLREDUCE);
-  ck_assert_int_eq(sw.jobs[12].job.spec.primitive, CS_PRIM_ALLGATHER);
-  ck_assert_int_eq(sw.jobs[0].job.adapter.mst_wr_outstanding, 16);
-  ck_assert_int_eq(sw.jobs[1].job.adapter.mst_wr_outstanding, 64);
-  ck_assert_int_eq(sw.jobs[1].job.adapter.slv_wr_outstanding, 64);
-  ck_assert_int_eq(sw.jobs[2].job.spec.num_participants, 8);
-  ck_assert_uint_eq(sw.jobs[4].job.spec.msg_size_bytes, 65536);
-  ck_assert_int_eq(sw.jobs[47].job.spec.algorithm, CS_ALGO_PAIRWISE);
-  ck_assert_ptr_nonnull(strstr(sw.jobs[0].json, "\"mst_wr_outstanding\":16"));
+  ck_assert_str_eq(job_of(&sw, 0).engine.name, "dcin");
+  ck_assert_str_eq(job_of(&sw, 47).engine.name, "dcin");
+  ck_assert_str_eq(job_of(&sw, 48).engine.name, "math");
+  ck_assert_str_eq(job_of(&sw, 96).engine.name, "vcnet");
+  ck_assert_int_eq(job_of(&sw, 0).spec.primitive, CS_PRIM_ALLREDUCE);
+  ck_assert_int_eq(job_of(&sw, 11).spec.primitive, CS_PRIM_ALLREDUCE);
+  ck_assert_int_eq(job_of(&sw, 12).spec.primitive, CS_PRIM_ALLGATHER);
+  ck_assert_int_eq(job_of(&sw, 0).adapter.mst_wr_outstanding, 16);
+  ck_assert_int_eq(job_of(&sw, 1).adapter.mst_wr_outstanding, 64);
+  ck_assert_int_eq(job_of(&sw, 1).adapter.slv_wr_outstanding, 64);
+  ck_assert_int_eq(job_of(&sw, 2).spec.num_participants, 8);
+  ck_assert_uint_eq(job_of(&sw, 4).spec.msg_size_bytes, 65536);
+  ck_assert_int_eq(job_of(&sw, 47).spec.algorithm, CS_ALGO_PAIRWISE);
+  char *json = cs_sweep_job_json(&sw, &sw.jobs[0]);
+  ck_assert_ptr_nonnull(strstr(json, "\"mst_wr_outstanding\":16"));
+  ck_assert_uint_eq(strlen(json), sw.jobs[0].json_len);
+  free(json);
   cs_sweep_free(&sw);
 }
 END_TEST
@@ -139,13 +153,51 @@ START_TEST(expansion_in_blocks_equals_the_whole) {
   ck_assert_uint_eq(parts.num_jobs, whole.num_jobs);
   for (size_t i = 0; i < whole.num_jobs; i++) {
     ck_assert_str_eq(parts.jobs[i].key, whole.jobs[i].key);
-    ck_assert_str_eq(parts.jobs[i].json, whole.jobs[i].json);
+    char *a_json = cs_sweep_job_json(&parts, &parts.jobs[i]);
+    char *b_json = cs_sweep_job_json(&whole, &whole.jobs[i]);
+    ck_assert_str_eq(a_json, b_json);
+    free(a_json);
+    free(b_json);
     ck_assert_uint_eq(parts.jobs[i].num_txns, whole.jobs[i].num_txns);
-    ck_assert(memcmp(&parts.jobs[i].job, &whole.jobs[i].job, sizeof(cs_job)) == 0);
+    cs_job a = job_of(&parts, i), b = job_of(&whole, i);
+    ck_assert(memcmp(&a, &b, sizeof(cs_job)) == 0);
+    ck_assert(parts.jobs[i].cost == whole.jobs[i].cost);
   }
   cs_sweep_def_free(&def);
   cs_sweep_free(&parts);
   cs_sweep_free(&whole);
+}
+END_TEST
+
+/* A packed job unpacks to the same bytes, whatever their pattern: no zero, zeros everywhere,
+ * zero runs just shorter and just as long as a segment break (8), a job of the demo. */
+START_TEST(packed_jobs_unpack_byte_for_byte) {
+  static unsigned char pattern[5][sizeof(cs_job)];
+  memset(pattern[0], 0xab, sizeof(cs_job));
+  for (size_t i = 0; i < sizeof(cs_job); i++) {
+    pattern[2][i] = i % 15 < 7 ? 0 : (unsigned char)(i | 1);  /* 7 zeros, 8 non-zero */
+    pattern[3][i] = i % 16 < 8 ? 0 : (unsigned char)(i | 1);  /* 8 zeros, 8 non-zero */
+  }
+  cs_sweep sw;
+  cs_err err;
+  ck_assert_int_eq(cs_sweep_load(DEMO, &sw, &err), 0);
+  cs_job demo = job_of(&sw, 100);
+  memcpy(pattern[4], &demo, sizeof demo);
+  cs_sweep_free(&sw);
+  for (int p = 0; p < 5; p++) {
+    unsigned char packed[CS_JOB_PACKED_MAX];
+    cs_job back;
+    size_t len = cs_job_pack((const cs_job *)pattern[p], packed);
+    ck_assert_uint_le(len, CS_JOB_PACKED_MAX);
+    ck_assert_int_eq(cs_job_unpack(packed, len, &back, &err), 0);
+    ck_assert(memcmp(&back, pattern[p], sizeof back) == 0);
+    if (p == 1) ck_assert_uint_le(len, 8); /* all zero: one segment header (+ none) */
+    if (p == 4) ck_assert_uint_lt(len, sizeof(cs_job) / 8);
+    /* one byte short, or a length pointing past the end: refused */
+    if (len > 4) ck_assert_int_eq(cs_job_unpack(packed, len - 1, &back, &err), CS_EINVAL);
+    packed[2] = 0xff, packed[3] = 0xff;
+    ck_assert_int_eq(cs_job_unpack(packed, len, &back, &err), CS_EINVAL);
+  }
 }
 END_TEST
 
@@ -467,6 +519,7 @@ static Suite *sweep_suite(void) {
   TCase *files = tcase_create("files");
   tcase_add_test(files, demo_expands_to_the_cartesian_product);
   tcase_add_test(files, empty_matrix_is_one_job);
+  tcase_add_test(files, packed_jobs_unpack_byte_for_byte);
   tcase_add_test(files, expansion_in_blocks_equals_the_whole);
   tcase_add_test(files, sweep_file_errors_name_the_fault);
   tcase_add_test(files, sweep_file_errors_name_repeated_fields);

@@ -31,4 +31,11 @@ int cs_job_run_shared(cs_job_shared *sh, const cs_job *job, bool keep_records,
 int cs_job_run(const cs_job *job, bool keep_records, cs_job_output *out, cs_err *err);
 void cs_job_output_free(cs_job_output *out); /* accepts NULL */
 
+/* A job packed for holding and sending: its runs of zero bytes left out (typically ~5% of
+ * sizeof(cs_job)).  cs_job_pack writes at most CS_JOB_PACKED_MAX bytes into buf and returns how
+ * many; cs_job_unpack restores the job byte for byte (CS_EINVAL when buf is not a packed job). */
+#define CS_JOB_PACKED_MAX (sizeof(cs_job) + 8)
+size_t cs_job_pack(const cs_job *job, unsigned char *buf);
+int cs_job_unpack(const unsigned char *buf, size_t len, cs_job *job, cs_err *err);
+
 #endif

@@ -161,6 +161,12 @@ int cs_store_read_results(cs_store *st, uint64_t first, uint64_t n, cs_store_res
 int cs_store_read_txlog(cs_store *st, uint64_t offset, uint64_t n, cs_store_txn_row *out,
                         cs_err *err);
 
+/* Rows of /jobs (jobs = true, into cs_store_job_row) or /results (into cs_store_result_row)
+ * without the columns named in skip (NULL-terminated), which stay zero: reading a table without
+ * its wide text columns (job_json, error) moves a fraction of the bytes. */
+int cs_store_read_rows_without(cs_store *st, bool jobs, const char *const *skip, uint64_t first,
+                               uint64_t n, void *out, cs_err *err);
+
 /* The columns the cache lookup needs from /jobs. */
 typedef struct cs_store_index_row {
   char key[CS_STORE_KEY_LEN];

@@ -30,14 +30,20 @@
 #define CS_SWEEP_MAX_JOBS 1000000u
 #define CS_SWEEP_NAME_MAX 32
 
-/* One job of the expanded matrix. */
+/* One job of the expanded matrix.  The job itself is held packed (cs_job_pack: ~250 bytes
+ * instead of ~4.6 KB), so a million-job sweep fits rank 0's memory. */
 typedef struct cs_sweep_job {
   int load_code;         /* CS_OK when the job loaded, validated and expanded; else the error */
   char key[CS_KEY_HEX];  /* cache key (of the raw inputs when the job could not be loaded) */
   uint64_t num_txns;     /* exact transaction count (cs_expand_count); 0 when not loaded */
   uint32_t num_steps;
-  cs_job job;            /* valid when load_code == CS_OK */
-  char *json;            /* canonical {"adapter":...,"engine":...,"spec":...}; owned */
+  uint32_t packed_len;   /* bytes at packed */
+  double cost;           /* the engine's cost estimate (scheduling order); 0 when not loaded */
+  unsigned char *packed; /* the cs_job, packed; owned; NULL when not loaded */
+  uint32_t json_len;     /* characters of the canonical JSON */
+  uint32_t json_z_len;   /* bytes at json_z */
+  unsigned char *json_z; /* the canonical JSON {"adapter":...,"engine":...,"spec":...} deflated
+                            against the sweep's base_json (cs_sweep_job_json); owned */
   char *error;           /* message when load_code != CS_OK; owned */
 } cs_sweep_job;
 
@@ -46,7 +52,13 @@ typedef struct cs_sweep {
   size_t num_axes;
   size_t num_jobs;
   cs_sweep_job *jobs; /* matrix order: the first axis varies slowest */
+  char *base_json;    /* canonical JSON of the base: what the jobs' JSON is deflated against */
 } cs_sweep;
+
+/* Unpacks the job of j into *out; CS_EINVAL when j was not loaded. */
+int cs_sweep_job_get(const cs_sweep_job *j, cs_job *out, cs_err *err);
+/* The canonical JSON of job j of sw, as a new string to free; NULL when out of memory. */
+char *cs_sweep_job_json(const cs_sweep *sw, const cs_sweep_job *j);
 
 /* Parses and expands a sweep file.  Errors of the file itself (syntax, repeated or unknown
  * keys, unknown or overlapping axis fields, mismatched coupled values, a base that fails on its
@@ -61,14 +73,15 @@ void cs_sweep_free(cs_sweep *sw); /* accepts NULL and a zeroed sweep */
 
 /* ---- matching the sweep against the store (rank 0) -------------------------------------- */
 
-/* A job to run: everything a rank needs, sent as plain bytes. */
+/* A job to run: where its results go.  The job itself stays in the sweep (index `job`); the
+ * scheduler sends it packed with the item. */
 typedef struct cs_sweep_item {
+  uint64_t job;          /* index of the job in the sweep (matrix order) */
   uint64_t row;          /* /results row */
   uint64_t txlog_offset; /* reserved slice */
   uint64_t txlog_count;  /* records expected (0 in results-only mode) */
   double cost;           /* estimated relative cost, for ordering */
   char key[CS_STORE_KEY_LEN];
-  cs_job job;
 } cs_sweep_item;
 
 enum {
@@ -120,8 +133,8 @@ int cs_sweep_plan_apply(const cs_sweep *sw, cs_store *st, const cs_sweep_plan *p
 void cs_sweep_plan_free(cs_sweep_plan *plan);
 /* The /jobs row of sweep job j with the given /txlog reservation (what the structural step
  * writes; commsweep repair rebuilds damaged rows with it). */
-void cs_sweep_job_row(const cs_sweep *sw, const cs_sweep_job *j, uint64_t reserved_offset,
-                      uint64_t reserved_count, cs_store_job_row *row);
+int cs_sweep_job_row(const cs_sweep *sw, const cs_sweep_job *j, uint64_t reserved_offset,
+                     uint64_t reserved_count, cs_store_job_row *row); /* CS_ENOMEM */
 /* What applying the plan changes in the file: CS_PLAN_CHANGES_LAYOUT (extents, /jobs rows,
  * reservations: done on a staged copy, cs_store_open CS_STORE_STAGE) and/or
  * CS_PLAN_CHANGES_ROWS (result rows rewritten in existing space: safe in place); 0 when nothing
@@ -137,7 +150,7 @@ int cs_sweep_plan_apply_rows(const cs_sweep *sw, cs_store *st, const cs_sweep_pl
 struct cs_job_shared;
 /* shared: state the engines keep across this rank's jobs (cs_job_shared_new; may be NULL). */
 int cs_sweep_execute(cs_store *st, struct cs_job_shared *shared, const cs_sweep_item *item,
-                     bool results_only, bool *failed, cs_err *err);
+                     const cs_job *job, bool results_only, bool *failed, cs_err *err);
 
 /* ---- the whole run -------------------------------------------------------------------- */
 
@@ -170,18 +183,21 @@ typedef struct cs_sweep_summary {
  * initialized. */
 int cs_sweep_run(const cs_sweep_options *opt, MPI_Comm comm, cs_sweep_summary *sum, cs_err *err);
 
-/* The MPI scheduler (collective): rank 0 passes the items to run, the other ranks NULL and 0;
- * each worker receives the items of a range with its grant and holds no others (memory per
- * worker: two ranges of at most 64 items, whatever the sweep's size). */
+/* The MPI scheduler (collective): rank 0 passes the sweep and the items to run, the other ranks
+ * NULL and 0; each worker receives the items of a range with its grant, their jobs packed, and
+ * holds no others (memory per worker: two ranges of at most 512 items, whatever the sweep's
+ * size). */
 typedef struct cs_sweep_sched_stats {
   uint64_t ran, failed, io_errors;
-  double busy_s;
+  double busy_s; /* wall time inside jobs (running them and writing their rows) */
+  double cpu_s;  /* CPU time of the process over the whole schedule, waiting included */
 } cs_sweep_sched_stats;
 /* started: fraction of the total estimated cost handed out so far (for the ETA). */
 typedef void (*cs_sweep_progress_fn)(void *ctx, uint64_t ran, uint64_t failed, double started,
                                      bool final);
-int cs_sweep_schedule(MPI_Comm comm, cs_store *st, const cs_sweep_item *items, size_t n,
-                      bool results_only, double progress_s, cs_sweep_progress_fn progress,
-                      void *progress_ctx, cs_sweep_sched_stats *mine, cs_err *err);
+int cs_sweep_schedule(MPI_Comm comm, cs_store *st, const cs_sweep *sw, const cs_sweep_item *items,
+                      size_t n, bool results_only, double progress_s,
+                      cs_sweep_progress_fn progress, void *progress_ctx,
+                      cs_sweep_sched_stats *mine, cs_err *err);
 
 #endif

@@ -95,9 +95,8 @@ static int rebuild(cs_store *old, cs_store *st, const cs_sweep *sweeps, size_t n
         t->jobs_lost++;
         const cs_sweep *owner = NULL;
         const cs_sweep_job *j = finished ? identify(sweeps, nsweeps, row, r, &owner) : NULL;
-        if (j) {
-          cs_sweep_job_row(owner, j, r->txlog_count ? r->txlog_offset : 0, r->txlog_count,
-                           &jobs[k]);
+        if (j && !cs_sweep_job_row(owner, j, r->txlog_count ? r->txlog_offset : 0,
+                                   r->txlog_count, &jobs[k])) {
           jok[k] = 1;
           t->jobs_rebuilt++;
         }

@@ -274,8 +274,11 @@ int cs_cli_show(int argc, char **argv) {
   long shown = 0;
   for (uint64_t first = 0; !rc && first < rows; first += BLOCK) {
     uint64_t n = rows - first < BLOCK ? rows - first : BLOCK;
-    if (cs_store_read_jobs(st, first, n, jobs, &err) ||
-        cs_store_read_results(st, first, n, res, &err)) {
+    /* Without the wide text columns nothing here prints (job_json) or that only failed rows
+     * have (error, read for those alone); --verify needs whole rows, as the checksum does. */
+    static const char *const no_json[] = {"job_json", NULL}, *const no_error[] = {"error", NULL};
+    if (cs_store_read_rows_without(st, true, no_json, first, n, jobs, &err) ||
+        cs_store_read_rows_without(st, false, f.verify ? NULL : no_error, first, n, res, &err)) {
       fprintf(stderr, "commsweep show: %s\n", err.msg);
       rc = 1;
       break;
@@ -289,6 +292,12 @@ int cs_cli_show(int argc, char **argv) {
       if (!wanted(&f, &jobs[k], s)) continue;
       if (f.limit >= 0 && shown >= f.limit) continue;
       shown++;
+      if (!f.verify && s != CS_STORE_PENDING && s != CS_STORE_DONE &&
+          cs_store_read_results(st, first + k, 1, &res[k], &err)) {
+        fprintf(stderr, "commsweep show: %s\n", err.msg);
+        rc = 1;
+        break;
+      }
       if (f.csv) csv_row(cols, first + k, &jobs[k], &res[k], sname);
       else table_row(first + k, &jobs[k], &res[k], sname);
     }

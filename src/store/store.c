@@ -522,10 +522,43 @@ int cs_store_read_txlog(cs_store *st, uint64_t offset, uint64_t n, cs_store_txn_
   return CS_OK;
 }
 
+/* Reads rows [first, first + n) of dset into out (rows of row_size bytes) through a memory type
+ * of the given columns only; the others stay zero. */
+static int read_columns(cs_store *st, hid_t dset, const char *what, const cs_col *cols,
+                        size_t row_size, uint64_t first, uint64_t n, void *out, cs_err *err) {
+  if (dset < 0) return cs_err_set(err, CS_EINVAL, "%s is not open in a parallel store", what);
+  if (check_range(what, first, n, st->rows, err)) return err->code;
+  hid_t t = cs_store_type_create(cols, row_size);
+  memset(out, 0, n * row_size);
+  herr_t rc = t < 0 ? -1 : slab_io(st, dset, t, first, n, out, false);
+  hid_t why = rc < 0 ? H5Eget_current_stack() : H5I_INVALID_HID;
+  if (t >= 0) H5Tclose(t);
+  if (why >= 0) H5Eset_current_stack(why);
+  if (rc < 0)
+    return cs_store_h5_error(err, CS_EIO, "reading %s %llu..%llu", what,
+                             (unsigned long long)first, (unsigned long long)(first + n - 1));
+  return CS_OK;
+}
+
+int cs_store_read_rows_without(cs_store *st, bool jobs, const char *const *skip, uint64_t first,
+                               uint64_t n, void *out, cs_err *err) {
+  cs_col cols[CS_STORE_MAX_COLUMNS];
+  size_t kept = 0;
+  if (jobs) cs_store_job_columns(cols, CS_STORE_MAX_COLUMNS);
+  else cs_store_result_columns(cols, CS_STORE_MAX_COLUMNS);
+  for (size_t i = 0; cols[i].name; i++) {
+    bool skipped = false;
+    for (const char *const *k = skip; k && *k && !skipped; k++) skipped = !strcmp(*k, cols[i].name);
+    if (!skipped) cols[kept++] = cols[i];
+  }
+  cols[kept] = (cs_col){NULL, 0, 0, 0, NULL, NULL, 0};
+  return read_columns(st, jobs ? st->jobs : st->results, jobs ? "/jobs rows" : "/results rows",
+                      cols, jobs ? sizeof(cs_store_job_row) : sizeof(cs_store_result_row), first,
+                      n, out, err);
+}
+
 int cs_store_read_index(cs_store *st, uint64_t first, uint64_t n, cs_store_index_row *out,
                         cs_err *err) {
-  if (st->jobs < 0) return cs_err_set(err, CS_EINVAL, "/jobs is not open in a parallel store");
-  if (check_range("/jobs rows", first, n, st->rows, err)) return err->code;
   static const cs_col cols[] = {
       {"key", offsetof(cs_store_index_row, key), CS_COL_KEY, CS_STORE_KEY_LEN, NULL, "", 0},
       {"txlog_reserved_offset", offsetof(cs_store_index_row, txlog_reserved_offset), CS_COL_U64,
@@ -533,16 +566,8 @@ int cs_store_read_index(cs_store *st, uint64_t first, uint64_t n, cs_store_index
       {"txlog_reserved_count", offsetof(cs_store_index_row, txlog_reserved_count), CS_COL_U64, 0,
        NULL, "", 0},
       {NULL, 0, 0, 0, NULL, NULL, 0}};
-  hid_t t = cs_store_type_create(cols, sizeof(cs_store_index_row));
-  memset(out, 0, n * sizeof *out);
-  herr_t rc = t < 0 ? -1 : slab_io(st, st->jobs, t, first, n, out, false);
-  hid_t why = rc < 0 ? H5Eget_current_stack() : H5I_INVALID_HID;
-  if (t >= 0) H5Tclose(t);
-  if (why >= 0) H5Eset_current_stack(why);
-  if (rc < 0)
-    return cs_store_h5_error(err, CS_EIO, "reading /jobs keys %llu..%llu", (unsigned long long)first,
-                             (unsigned long long)(first + n - 1));
-  return CS_OK;
+  return read_columns(st, st->jobs, "/jobs keys", cols, sizeof(cs_store_index_row), first, n, out,
+                      err);
 }
 
 static int need_structural(const cs_store *st, cs_err *err) {

@@ -10,19 +10,25 @@
 
 #define JOB_BLOCK 256
 
-void cs_sweep_job_row(const cs_sweep *sw, const cs_sweep_job *j, uint64_t reserved_offset,
-                      uint64_t reserved_count, cs_store_job_row *row) {
+int cs_sweep_job_row(const cs_sweep *sw, const cs_sweep_job *j, uint64_t reserved_offset,
+                     uint64_t reserved_count, cs_store_job_row *row) {
   memset(row, 0, sizeof *row);
-  if (!j->load_code) {
-    cs_store_job_from(&j->job, row);
+  cs_job job;
+  cs_err err;
+  if (!j->load_code && !cs_sweep_job_get(j, &job, &err)) {
+    cs_store_job_from(&job, row);
     row->expected_transactions = j->num_txns;
     row->num_steps = (int32_t)j->num_steps;
   }
   memcpy(row->key, j->key, CS_STORE_KEY_LEN);
   cs_store_set_text(row->sweep, sizeof row->sweep, sw->name);
-  cs_store_set_text(row->job_json, sizeof row->job_json, j->json);
+  char *json = cs_sweep_job_json(sw, j);
+  if (!json) return CS_ENOMEM;
+  cs_store_set_text(row->job_json, sizeof row->job_json, json);
+  free(json);
   row->txlog_reserved_offset = reserved_offset;
   row->txlog_reserved_count = reserved_count;
+  return CS_OK;
 }
 
 static int write_new_rows(const cs_sweep *sw, cs_store *st, const cs_sweep_plan *p, cs_err *err) {
@@ -33,8 +39,11 @@ static int write_new_rows(const cs_sweep *sw, cs_store *st, const cs_sweep_plan 
   int rc = CS_OK;
   for (size_t i = 0; i < sw->num_jobs && !rc; i++) {
     if (!(p->action[i] & CS_PLAN_NEW_ROW)) continue;
-    cs_sweep_job_row(sw, &sw->jobs[i], p->reserved_offset[i], p->reserved_count[i],
-                     &block[fill++]);
+    if (cs_sweep_job_row(sw, &sw->jobs[i], p->reserved_offset[i], p->reserved_count[i],
+                         &block[fill++])) {
+      rc = cs_err_set(err, CS_ENOMEM, "writing /jobs: out of memory");
+      break;
+    }
     if (fill == JOB_BLOCK) {
       rc = cs_store_write_jobs(st, first, fill, block, err);
       first += fill;

@@ -10,7 +10,7 @@
 #include "commsweep/sweep.h"
 
 int cs_sweep_execute(cs_store *st, cs_job_shared *shared, const cs_sweep_item *item,
-                     bool results_only, bool *failed, cs_err *err) {
+                     const cs_job *job, bool results_only, bool *failed, cs_err *err) {
   cs_job_output out;
   cs_err jerr;
   cs_err_clear(&jerr);
@@ -20,7 +20,7 @@ int cs_sweep_execute(cs_store *st, cs_job_shared *shared, const cs_sweep_item *i
   row.txlog_offset = item->txlog_offset;
   cs_store_txn_row *txns = NULL;
   uint64_t n = 0;
-  int rc = cs_job_run_shared(shared, &item->job, !results_only, &out, &jerr);
+  int rc = cs_job_run_shared(shared, job, !results_only, &out, &jerr);
   /* Test hook: COMMSWEEP_TEST_ENOMEM_ROW=N fails row N as if memory ran out. */
   const char *hook = getenv("COMMSWEEP_TEST_ENOMEM_ROW");
   if (!rc && hook && strtoull(hook, NULL, 10) == item->row) {
@@ -48,7 +48,7 @@ int cs_sweep_execute(cs_store *st, cs_job_shared *shared, const cs_sweep_item *i
   } else {
     n = 0;
     row.status = CS_STORE_FAILED;
-    cs_store_set_text(row.result.engine, sizeof row.result.engine, item->job.engine.name);
+    cs_store_set_text(row.result.engine, sizeof row.result.engine, job->engine.name);
     cs_store_set_text(row.error, sizeof row.error, jerr.msg[0] ? jerr.msg : cs_strerror(rc));
   }
   cs_job_output_free(&out);

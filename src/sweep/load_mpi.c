@@ -12,25 +12,23 @@
 #include "commsweep/config.h"
 #include "sweep_int.h"
 
-/* One packed job: the fixed part, then json and error text (lengths in the fixed part). */
+/* One job on the wire: the fixed part, then the packed job, json and error text (lengths in
+ * the fixed part). */
 typedef struct packed_job {
   uint64_t index, num_txns;
+  double cost;
   int32_t load_code;
-  uint32_t num_steps, json_len, error_len;
+  uint32_t num_steps, packed_len, json_len, json_z_len, error_len;
   char key[CS_KEY_HEX];
-  cs_job job;
 } packed_job;
 
-typedef struct buf {
-  char *data;
-  size_t len, cap;
-} buf;
 
-static int put(buf *b, const void *p, size_t n) {
+int cs_sweep_buf_put(cs_sweep_buf *b, const void *p, size_t n) {
+  if (n == 0) return CS_OK; /* p may be NULL (a job without packed form or text) */
   if (b->len + n > b->cap) {
     size_t cap = b->cap ? b->cap : 1 << 16;
     while (cap < b->len + n) cap *= 2;
-    char *d = realloc(b->data, cap);
+    unsigned char *d = realloc(b->data, cap);
     if (!d) return CS_ENOMEM;
     b->data = d;
     b->cap = cap;
@@ -41,21 +39,24 @@ static int put(buf *b, const void *p, size_t n) {
 }
 
 /* Packs jobs[0 .. count), the sweep's jobs first .. first + count. */
-static int pack(const cs_sweep_job *jobs, size_t first, size_t count, buf *b) {
+static int pack(const cs_sweep_job *jobs, size_t first, size_t count, cs_sweep_buf *b) {
   for (size_t k = 0; k < count; k++) {
     const cs_sweep_job *j = &jobs[k];
     packed_job p;
     memset(&p, 0, sizeof p);
     p.index = first + k;
     p.num_txns = j->num_txns;
+    p.cost = j->cost;
     p.load_code = j->load_code;
     p.num_steps = j->num_steps;
-    p.json_len = j->json ? (uint32_t)strlen(j->json) : 0;
+    p.packed_len = j->packed ? j->packed_len : 0;
+    p.json_len = j->json_len;
+    p.json_z_len = j->json_z_len;
     p.error_len = j->error ? (uint32_t)strlen(j->error) : 0;
     memcpy(p.key, j->key, CS_KEY_HEX);
-    p.job = j->job;
-    if (put(b, &p, sizeof p) || put(b, j->json ? j->json : "", p.json_len) ||
-        put(b, j->error ? j->error : "", p.error_len))
+    if (cs_sweep_buf_put(b, &p, sizeof p) || cs_sweep_buf_put(b, j->packed, p.packed_len) ||
+        cs_sweep_buf_put(b, j->json_z, p.json_z_len) ||
+        cs_sweep_buf_put(b, j->error ? j->error : "", p.error_len))
       return CS_ENOMEM;
   }
   return CS_OK;
@@ -80,20 +81,29 @@ static int unpack(cs_sweep *sw, const char *data, size_t len) {
     j->num_txns = p.num_txns;
     j->load_code = p.load_code;
     j->num_steps = p.num_steps;
+    j->cost = p.cost;
     memcpy(j->key, p.key, CS_KEY_HEX);
-    j->job = p.job;
-    j->json = take_text(data + at, p.json_len);
-    at += p.json_len;
+    if (p.packed_len) {
+      if (!(j->packed = malloc(p.packed_len))) return CS_ENOMEM;
+      memcpy(j->packed, data + at, p.packed_len);
+      j->packed_len = p.packed_len;
+      at += p.packed_len;
+    }
+    j->json_len = p.json_len;
+    j->json_z_len = p.json_z_len;
+    if (!(j->json_z = malloc(p.json_z_len ? p.json_z_len : 1))) return CS_ENOMEM;
+    memcpy(j->json_z, data + at, p.json_z_len);
+    at += p.json_z_len;
     j->error = p.error_len ? take_text(data + at, p.error_len) : NULL;
     at += p.error_len;
-    if (!j->json || (p.error_len && !j->error)) return CS_ENOMEM;
+    if (p.error_len && !j->error) return CS_ENOMEM;
   }
   return CS_OK;
 }
 
 /* Gathers the packed blocks of ranks 1.. into rank 0's sweep.  CS_EBUSY (on every rank) when
  * they are too big for one MPI message: rank 0 then expands them itself. */
-static int gather(MPI_Comm comm, int rank, int size, cs_sweep *sw, const buf *mine) {
+static int gather(MPI_Comm comm, int rank, int size, cs_sweep *sw, const cs_sweep_buf *mine) {
   int len = mine->len > INT_MAX ? -1 : (int)mine->len, ok = 1;
   int *lens = rank == 0 ? calloc((size_t)size, sizeof *lens) : NULL;
   int *displ = rank == 0 ? calloc((size_t)size, sizeof *displ) : NULL;
@@ -127,14 +137,15 @@ static size_t round_jobs(int size) {
 
 static size_t block_lo(size_t n, int rank, int size) { return n * (size_t)rank / (size_t)size; }
 
-/* One round: every rank but 0 expands jobs [a, b) of its block and rank 0 gathers them. */
+/* One round: every rank expands jobs [a, b) of its block, at the same time; rank 0 gathers
+ * them. */
 static int round_trip(const cs_sweep_def *def, MPI_Comm comm, int rank, int size, size_t round,
                       cs_sweep *sw, cs_err *err) {
   size_t n = def->num_jobs, per = round_jobs(size);
   size_t lo = block_lo(n, rank, size), hi = block_lo(n, rank + 1, size);
   size_t a = lo + round * per < hi ? lo + round * per : hi;
   size_t b = a + per < hi ? a + per : hi;
-  buf mine = {0};
+  cs_sweep_buf mine = {0};
   int rc = CS_OK;
   if (rank != 0 && b > a) {
     cs_sweep_job *jobs = calloc(b - a, sizeof *jobs);
@@ -143,10 +154,13 @@ static int round_trip(const cs_sweep_def *def, MPI_Comm comm, int rank, int size
     if (!rc && pack(jobs, a, b - a, &mine))
       rc = cs_err_set(err, CS_ENOMEM, "packing %zu jobs: out of memory", b - a);
     for (size_t k = 0; jobs && k < b - a; k++) {
-      free(jobs[k].json);
+      free(jobs[k].packed);
+      free(jobs[k].json_z);
       free(jobs[k].error);
     }
     free(jobs);
+  } else if (b > a) { /* rank 0: its own jobs straight into the sweep */
+    rc = cs_sweep_expand_range(def, a, b, sw, err);
   }
   int worst = 0;
   MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MIN, comm);
@@ -183,9 +197,9 @@ int cs_sweep_load_mpi(const char *path, MPI_Comm comm, cs_sweep *out, cs_err *er
   int rc = cs_config_parse_file(path, &doc, err) ? cs_err_prefix(err, "sweep file")
                                                   : cs_sweep_def_parse(doc, path, &def, err);
   size_t n = rc ? 0 : def.num_jobs;
-  /* rank 0 holds the whole sweep and expands its own block in place */
+  /* rank 0 holds the whole sweep and expands its own block in place, round by round with the
+   * others */
   if (!rc && rank == 0) rc = cs_sweep_alloc(&def, out, err);
-  if (!rc && rank == 0) rc = cs_sweep_expand_range(&def, 0, block_lo(n, 1, size), out, err);
   int worst = 0;
   MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MIN, comm);
   if (worst && !rc) rc = cs_err_set(err, worst, "sweep file '%s': another rank could not load it", path);

@@ -42,7 +42,7 @@ static int set_path(cJSON *sec[3], const char *path, const cJSON *value) {
   return CS_OK;
 }
 
-static char *canonical_text(const cJSON *v) {
+char *cs_sweep_canonical_text(const cJSON *v) {
   char stack[8192];
   size_t n = cs_json_canonical(v, stack, sizeof stack);
   char *s = malloc(n + 1);
@@ -70,8 +70,8 @@ static void describe_combo(const cs_sweep_def *def, const size_t *digit, char *b
   }
 }
 
-static int load_job(cJSON *sec[3], const char *source, cs_sweep_job *j, cs_err *err) {
-  cs_job *job = &j->job;
+static int load_job(cJSON *sec[3], const char *source, cs_job *job, cs_sweep_job *j,
+                    cs_err *err) {
   if (cs_config_spec_from_json(sec[CS_SEC_SPEC], source, &job->spec, err) ||
       cs_config_adapter_from_json(sec[CS_SEC_ADAPTER], source, &job->adapter, err) ||
       cs_engine_options_from_json(sec[CS_SEC_ENGINE], source, &job->engine, err))
@@ -81,11 +81,24 @@ static int load_job(cJSON *sec[3], const char *source, cs_sweep_job *j, cs_err *
   char key[CS_KEY_HEX];
   if (cs_cachekey(job, key, err)) return cs_err_prefix(err, "%s", source);
   memcpy(j->key, key, CS_KEY_HEX);
+  const cs_engine_ops *ops = cs_engine_find(job->engine.name);
+  j->cost = ops && ops->cost ? ops->cost(job, j->num_txns, j->num_steps) : (double)j->num_txns;
+  unsigned char packed[CS_JOB_PACKED_MAX];
+  size_t len = cs_job_pack(job, packed);
+  if (!(j->packed = malloc(len))) return cs_err_set(err, CS_ENOMEM, "%s: out of memory", source);
+  memcpy(j->packed, packed, len);
+  j->packed_len = (uint32_t)len;
   return CS_OK;
 }
 
+int cs_sweep_job_get(const cs_sweep_job *j, cs_job *out, cs_err *err) {
+  if (j->load_code || !j->packed)
+    return cs_err_set(err, CS_EINVAL, "the job was not loaded: %s", j->error ? j->error : "?");
+  return cs_job_unpack(j->packed, j->packed_len, out, err);
+}
+
 static int expand_one(const cs_sweep_def *def, size_t index, const size_t *digit,
-                      cs_sweep_job *j, cs_err *err) {
+                      cs_sweep_zip *zip, cs_sweep_job *j, cs_err *err) {
   cJSON *sec[3] = {NULL, NULL, NULL};
   cJSON *doc = cJSON_CreateObject();
   int rc = doc ? CS_OK : CS_ENOMEM;
@@ -100,8 +113,9 @@ static int expand_one(const cs_sweep_def *def, size_t index, const size_t *digit
     for (size_t f = 0; f < ax->num_fields && !rc; f++)
       rc = set_path(sec, ax->paths[f], ax->coupled ? cJSON_GetArrayItem(v, (int)f) : v);
   }
-  if (!rc) j->json = canonical_text(doc);
-  if (rc || !j->json) {
+  char *json = rc ? NULL : cs_sweep_canonical_text(doc);
+  if (!json || cs_sweep_zip_put(zip, json, j)) {
+    free(json);
     cJSON_Delete(doc);
     return cs_err_set(err, CS_ENOMEM, "job %zu: out of memory", index);
   }
@@ -111,8 +125,11 @@ static int expand_one(const cs_sweep_def *def, size_t index, const size_t *digit
            combo[0] ? " [" : "", combo, combo[0] ? "]" : "");
   cs_err jerr;
   cs_err_clear(&jerr);
-  j->load_code = load_job(sec, source, j, &jerr);
+  cs_job job;
+  memset(&job, 0, sizeof job);
+  j->load_code = load_job(sec, source, &job, j, &jerr);
   if (j->load_code && cs_err_is_transient(j->load_code)) { /* says nothing about the job */
+    free(json);
     cJSON_Delete(doc);
     cs_err_set(err, j->load_code, "%s", jerr.msg);
     return j->load_code;
@@ -121,17 +138,23 @@ static int expand_one(const cs_sweep_def *def, size_t index, const size_t *digit
     j->error = strdup(jerr.msg);
     j->num_txns = 0;
     j->num_steps = 0;
-    size_t n = strlen(j->json) + 64;
+    j->cost = 0;
+    free(j->packed);
+    j->packed = NULL;
+    j->packed_len = 0;
+    size_t n = strlen(json) + 64;
     char *text = malloc(n);
     if (!text || !j->error) {
       free(text);
+      free(json);
       cJSON_Delete(doc);
       return cs_err_set(err, CS_ENOMEM, "job %zu: out of memory", index);
     }
-    snprintf(text, n, "commsweep unloadable job %s\n%s", CS_ADAPTER_VERSION, j->json);
+    snprintf(text, n, "commsweep unloadable job %s\n%s", CS_ADAPTER_VERSION, json);
     cs_sha256_hex(text, strlen(text), j->key);
     free(text);
   }
+  free(json);
   cJSON_Delete(doc);
   return CS_OK;
 }
@@ -143,19 +166,22 @@ int cs_sweep_check_base(const cs_sweep_def *def, const cs_sweep *sw, cs_err *err
    * own values?  Load the base alone, as the job of an empty matrix. */
   cJSON *sec[3] = {NULL, NULL, NULL};
   cs_sweep_job *alone = calloc(1, sizeof *alone);
-  int rc = alone ? CS_OK : CS_ENOMEM;
+  cs_job *job = calloc(1, sizeof *job);
+  int rc = alone && job ? CS_OK : CS_ENOMEM;
   for (int s = 0; s < 3 && !rc; s++)
     if (!(sec[s] = cJSON_Duplicate(def->base[s], true))) rc = CS_ENOMEM;
   cs_err berr;
   cs_err_clear(&berr);
   if (rc) {
     cs_err_set(err, rc, "checking the base: out of memory");
-  } else if ((rc = load_job(sec, "base", alone, &berr))) {
+  } else if ((rc = load_job(sec, "base", job, alone, &berr))) {
     rc = cs_err_set(err, rc, "%s (the base fails on its own and so do all %zu jobs of the matrix)",
                     berr.msg, sw->num_jobs);
   }
   for (int s = 0; s < 3; s++) cJSON_Delete(sec[s]);
+  if (alone) free(alone->packed);
   free(alone);
+  free(job);
   return rc;
 }
 
@@ -164,7 +190,11 @@ int cs_sweep_alloc(const cs_sweep_def *def, cs_sweep *out, cs_err *err) {
   snprintf(out->name, sizeof out->name, "%s", def->name);
   out->num_axes = def->num_axes;
   out->jobs = calloc(def->num_jobs ? def->num_jobs : 1, sizeof *out->jobs);
-  if (!out->jobs) return cs_err_set(err, CS_ENOMEM, "%zu jobs: out of memory", def->num_jobs);
+  out->base_json = cs_sweep_base_json(def);
+  if (!out->jobs || !out->base_json) {
+    cs_sweep_free(out);
+    return cs_err_set(err, CS_ENOMEM, "%zu jobs: out of memory", def->num_jobs);
+  }
   out->num_jobs = def->num_jobs;
   return CS_OK;
 }
@@ -177,7 +207,11 @@ int cs_sweep_expand_range(const cs_sweep_def *def, size_t lo, size_t hi, cs_swee
 int cs_sweep_expand_into(const cs_sweep_def *def, size_t lo, size_t hi, cs_sweep_job *into,
                          cs_err *err) {
   size_t *digit = calloc(def->num_axes + 1, sizeof *digit);
-  if (!digit) {
+  char *dict = cs_sweep_base_json(def);
+  cs_sweep_zip zip = {0};
+  if (!digit || !dict || cs_sweep_zip_init(&zip, dict)) {
+    free(digit);
+    free(dict);
     return cs_err_set(err, CS_ENOMEM, "%zu jobs: out of memory", hi - lo);
   }
   /* digits of job lo: mixed radix, the last axis least significant */
@@ -187,12 +221,14 @@ int cs_sweep_expand_into(const cs_sweep_def *def, size_t lo, size_t hi, cs_sweep
   }
   int rc = CS_OK;
   for (size_t i = lo; i < hi && !rc; i++) {
-    rc = expand_one(def, i, digit, &into[i - lo], err);
+    rc = expand_one(def, i, digit, &zip, &into[i - lo], err);
     for (size_t a = def->num_axes; a-- > 0;) { /* odometer: the last axis moves fastest */
       if (++digit[a] < def->axes[a].num_values) break;
       digit[a] = 0;
     }
   }
+  cs_sweep_zip_end(&zip);
+  free(dict);
   free(digit);
   return rc;
 }
@@ -207,9 +243,11 @@ int cs_sweep_expand(const cs_sweep_def *def, cs_sweep *out, cs_err *err) {
 void cs_sweep_free(cs_sweep *sw) {
   if (!sw) return;
   for (size_t i = 0; sw->jobs && i < sw->num_jobs; i++) {
-    free(sw->jobs[i].json);
+    free(sw->jobs[i].packed);
+    free(sw->jobs[i].json_z);
     free(sw->jobs[i].error);
   }
   free(sw->jobs);
+  free(sw->base_json);
   memset(sw, 0, sizeof *sw);
 }

@@ -8,15 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "commsweep/engine.h"
 #include "commsweep/store.h"
 #include "commsweep/sweep.h"
 #include "keymap.h"
-
-static double job_cost(const cs_sweep_job *j) {
-  const cs_engine_ops *ops = cs_engine_find(j->job.engine.name);
-  return ops && ops->cost ? ops->cost(&j->job, j->num_txns, j->num_steps) : (double)j->num_txns;
-}
 
 static int cmp_cost(const void *a, const void *b) {
   const cs_sweep_item *x = a, *y = b;
@@ -147,12 +141,12 @@ int cs_sweep_plan_make(const cs_sweep *sw, cs_store *st, const cs_sweep_plan_opt
     }
     p->action[i] |= CS_PLAN_RUN;
     cs_sweep_item *it = &p->items[p->num_items++];
+    it->job = i;
     it->row = row;
     it->txlog_offset = p->reserved_offset[i];
     it->txlog_count = needed;
-    it->cost = job_cost(j);
+    it->cost = j->cost;
     memcpy(it->key, j->key, CS_STORE_KEY_LEN);
-    it->job = j->job;
     p->txlog_to_write += needed;
   }
   qsort(p->items, p->num_items, sizeof *p->items, cmp_cost);

@@ -238,12 +238,14 @@ static void report_summary(FILE *out, const cs_sweep_options *opt, const cs_swee
     fprintf(out, "  rerun: %llu pending, %llu corrupt, %llu without log\n",
             (unsigned long long)plan->pending, (unsigned long long)plan->corrupt,
             (unsigned long long)plan->relog);
-  if (sum->ranks > 1 && per_rank) {
+  if (per_rank) {
     fprintf(out, "  jobs per rank:");
     for (int i = 0; i < sum->ranks; i++)
-      fprintf(out, " %llu", (unsigned long long)per_rank[2 * i]);
+      fprintf(out, " %llu", (unsigned long long)per_rank[3 * i]);
     fprintf(out, "; busy s per rank:");
-    for (int i = 0; i < sum->ranks; i++) fprintf(out, " %.2f", (double)per_rank[2 * i + 1] * 1e-6);
+    for (int i = 0; i < sum->ranks; i++) fprintf(out, " %.2f", (double)per_rank[3 * i + 1] * 1e-6);
+    fprintf(out, "; cpu s per rank:");
+    for (int i = 0; i < sum->ranks; i++) fprintf(out, " %.2f", (double)per_rank[3 * i + 2] * 1e-6);
     fprintf(out, "\n");
   }
   report_load_errors(out, sw, plan);
@@ -319,17 +321,18 @@ static int work_phase(const cs_sweep_options *opt, MPI_Comm comm, const cs_sweep
   cs_err_clear(&serr);
   cs_err_clear(&cerr);
   /* rank 0 holds the items; a worker receives each with its grant */
-  cs_sweep_schedule(comm, st, rank == 0 ? plan->items : NULL, rank == 0 ? plan->num_items : 0,
-                    opt->results_only, opt->progress_s, print_progress, &pc, &mine, &serr);
+  cs_sweep_schedule(comm, st, rank == 0 ? sw : NULL, rank == 0 ? plan->items : NULL,
+                    rank == 0 ? plan->num_items : 0, opt->results_only, opt->progress_s, print_progress, &pc, &mine, &serr);
   int crc = cs_store_close(st, &cerr);
   sum->work_s = MPI_Wtime() - tw;
   uint64_t local[3] = {mine.ran, mine.failed, mine.io_errors + (crc != 0)}, total[3];
   MPI_Reduce(local, total, 3, MPI_UINT64_T, MPI_SUM, 0, comm);
-  /* per rank: jobs run and microseconds busy running them */
-  if (rank == 0) *per_rank = calloc(2 * (size_t)size, sizeof **per_rank);
-  uint64_t pair[2] = {mine.ran, (uint64_t)(mine.busy_s * 1e6)}, dummy[2];
-  MPI_Gather(pair, 2, MPI_UINT64_T, rank == 0 && *per_rank ? *per_rank : dummy, 2, MPI_UINT64_T,
-             0, comm);
+  /* per rank: jobs run, microseconds busy running them, microseconds of CPU in the schedule */
+  if (rank == 0) *per_rank = calloc(3 * (size_t)size, sizeof **per_rank);
+  uint64_t triple[3] = {mine.ran, (uint64_t)(mine.busy_s * 1e6), (uint64_t)(mine.cpu_s * 1e6)};
+  uint64_t dummy[3];
+  MPI_Gather(triple, 3, MPI_UINT64_T, rank == 0 && *per_rank ? *per_rank : dummy, 3,
+             MPI_UINT64_T, 0, comm);
   if (rank != 0) return CS_OK;
   sum->ran = total[0];
   sum->ran_failed = total[1];

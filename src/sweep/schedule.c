@@ -1,17 +1,21 @@
 /* Dynamic scheduling over MPI: a work-request protocol in which rank 0 also works.
  *
- Rank 0 holds the item list (costliest first); a grant is a range [begin, end) of it: a 16-byte
- * header, always sent eagerly, followed by the items of the range themselves (non-blocking on
- * rank 0), so a worker holds only the items granted to it, at most 2 x MAX_BATCH at a time
- * (~5 MB), never the whole list.  Result rows are written in batches (cs_store_batch_rows): a
+ * Rank 0 holds the item list (costliest first) and the sweep's jobs, packed; a grant is a range
+ * [begin, end) of the list: a 16-byte header, always sent eagerly, followed by one message with
+ * the items of the range and their packed jobs (~250 bytes each; non-blocking on rank 0), so a
+ * worker holds only the items granted to it, two ranges at a time (at most 2 x MAX_BATCH; its two
+ * receive buffers are sized for the longest jobs, of which typical grants touch a tenth), never
+ * the whole list.  Result rows are written in batches (cs_store_batch_rows): a
  * worker writes the rows of a range together when it has run it, rank 0 every ROW_BATCH of its
- * own jobs; a kill loses at most those held rows, which stay pending.  A worker keeps exactly one request outstanding: it posts
- * the receive for its next grant and sends a request (carrying its counters) before it runs the
- * current range, so the next grant is waiting when it finishes.  Rank 0 first answers every worker's opening request,
+ * own jobs; a kill loses at most those held rows, which stay pending.  A worker keeps exactly
+ * one request outstanding: it posts the receive for its next grant and sends a request (carrying
+ * its counters) before it runs the current range, so the next grant is waiting when it
+ * finishes.  Rank 0 first answers every worker's opening request,
  * then answers requests from the front of the list (guided ranges: about remaining cost /
  * (4 x ranks), at most MAX_BATCH items, at least two while plenty remain) and between answers
  * runs single items from the back, the cheapest, so it is never away long (on up to
- * RANK0_WORKS_UP_TO ranks; beyond, it only dispatches).  An empty range means stop.  Which rank
+ * RANK0_WORKS_UP_TO ranks; beyond, it only dispatches).  An empty range means stop.  A rank
+ * with nothing to do sleeps between tests of its request (wait_sleeping, idle_pause).  Which rank
  * runs an item never changes what is written: row and slice are fixed in the item.
  */
 #include <signal.h>
@@ -19,9 +23,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/resource.h>
 
 #include "commsweep/job.h"
 #include "commsweep/sweep.h"
+#include "sweep_int.h"
 
 enum { TAG_REQ = 7101, TAG_GRANT = 7102, TAG_ITEMS = 7103 };
 /* Items per grant at most: cheap jobs (a closed-form engine: ~50 us) come in ranges long enough
@@ -76,12 +82,12 @@ static void flush_rows(runner *r) {
   }
 }
 
-static void run_item(runner *r, const cs_sweep_item *it) {
+static void run_item(runner *r, const cs_sweep_item *it, const cs_job *job) {
   double t0 = MPI_Wtime();
   bool failed = false;
   cs_err e;
   cs_err_clear(&e);
-  if (cs_sweep_execute(r->st, r->shared, it, r->results_only, &failed, &e)) {
+  if (cs_sweep_execute(r->st, r->shared, it, job, r->results_only, &failed, &e)) {
     r->stats->io_errors++;
     if (!r->io_err->code) *r->io_err = e;
     fprintf(stderr, "commsweep: rank %d: %s\n", r->rank, e.msg);
@@ -105,11 +111,41 @@ static void idle_pause(void) {
   nanosleep(&ts, NULL);
 }
 
+/* Waits for a request sleeping between tests: a blocking MPI wait polls (and with
+ * mpi_yield_when_idle yields) at full speed, burning a core that another rank or another user
+ * could run on while this rank has nothing to do. */
+static void wait_sleeping(MPI_Request *req) {
+  for (int done = 0;;) {
+    MPI_Test(req, &done, MPI_STATUS_IGNORE);
+    if (done) return;
+    idle_pause();
+  }
+}
+
+/* The items of a grant on the wire: per item the cs_sweep_item, the packed job's length (u32)
+ * and the packed job (cs_job_pack).  wire_next reads the next item of a received grant and its
+ * job; false at the end. */
+static bool wire_next(const cs_sweep_buf *w, size_t *at, cs_sweep_item *it, cs_job *job,
+                      cs_err *err) {
+  uint32_t len;
+  if (*at + sizeof *it + sizeof len > w->len) return false;
+  memcpy(it, w->data + *at, sizeof *it);
+  memcpy(&len, w->data + *at + sizeof *it, sizeof len);
+  *at += sizeof *it + sizeof len;
+  int rc = len <= w->len - *at ? cs_job_unpack(w->data + *at, len, job, err)
+                               : cs_err_set(err, CS_EINVAL, "a grant is cut short");
+  *at += len;
+  return rc == CS_OK;
+}
+
 /* Rank 0's bookkeeping: one grant buffer and send request per worker. */
 typedef struct dispatcher {
+  const cs_sweep *sw; /* the jobs of the items, packed */
   counters *seen;     /* latest counters reported by each worker */
   uint64_t (*grant)[2];
+  cs_sweep_buf *out;  /* the items of the grant in flight to each worker */
   MPI_Request *sreq;  /* grant header and items in flight to each worker: 2 per worker */
+  bool out_of_memory;
 } dispatcher;
 
 /* Answers worker w's request (already probed): its counters in, the next range out. */
@@ -124,14 +160,23 @@ static void answer(MPI_Comm comm, int size, dispatcher *d, int w, const cs_sweep
   while (*front + k < back && k < MAX_BATCH &&
          (k < min_k || cost + items[*front + k].cost <= target))
     cost += items[*front + k++].cost;
+  cs_sweep_buf *out = &d->out[w];
+  out->len = 0;
+  for (size_t i = *front; i < *front + k && !d->out_of_memory; i++) {
+    const cs_sweep_job *j = &d->sw->jobs[items[i].job];
+    uint32_t len = j->packed_len;
+    if (cs_sweep_buf_put(out, &items[i], sizeof items[i]) ||
+        cs_sweep_buf_put(out, &len, sizeof len) || cs_sweep_buf_put(out, j->packed, len))
+      d->out_of_memory = true;
+  }
+  if (d->out_of_memory) k = cost = 0; /* stop the worker; rank 0 runs what is left */
   d->grant[w][0] = *front;
   d->grant[w][1] = *front + k;
   *front += k;
   *remaining -= cost;
   MPI_Isend(d->grant[w], 2, MPI_UINT64_T, w, TAG_GRANT, comm, &d->sreq[2 * w]);
-  if (k) /* at most MAX_BATCH items: the count fits an int */
-    MPI_Isend(items + d->grant[w][0], (int)(k * sizeof *items), MPI_BYTE, w, TAG_ITEMS, comm,
-              &d->sreq[2 * w + 1]);
+  if (k) /* at most MAX_GRANT_BYTES: the count fits an int */
+    MPI_Isend(out->data, (int)out->len, MPI_BYTE, w, TAG_ITEMS, comm, &d->sreq[2 * w + 1]);
   else
     (*active)--;
 }
@@ -168,10 +213,17 @@ static void dispatch(MPI_Comm comm, int size, dispatcher *d, runner *r,
       }
       answer(comm, size, d, status.MPI_SOURCE, items, &front, back, &remaining, &active);
     }
-    if ((works || active == 0) && front < back) {
+    if ((works || active == 0 || d->out_of_memory) && front < back) {
       back--;
       remaining -= items[back].cost;
-      run_item(r, &items[back]);
+      cs_job job;
+      cs_err e;
+      if (cs_sweep_job_get(&d->sw->jobs[items[back].job], &job, &e)) {
+        r->stats->io_errors++;
+        if (!r->io_err->code) *r->io_err = e;
+      } else {
+        run_item(r, &items[back], &job);
+      }
       if (++own % ROW_BATCH == 0) flush_rows(r);
     }
     if (progress && progress_s > 0 && MPI_Wtime() - last_print >= progress_s) {
@@ -187,58 +239,92 @@ static void dispatch(MPI_Comm comm, int size, dispatcher *d, runner *r,
   MPI_Waitall(2 * size, d->sreq, MPI_STATUSES_IGNORE);
 }
 
-/* Receives the items of a granted range (sent right after its header). */
-static void receive_items(MPI_Comm comm, const uint64_t grant[2], cs_sweep_item *into) {
-  uint64_t k = grant[1] - grant[0];
-  if (k) MPI_Recv(into, (int)(k * sizeof *into), MPI_BYTE, 0, TAG_ITEMS, comm, MPI_STATUS_IGNORE);
+/* The largest message of items: a full range with every job at its longest. */
+#define MAX_GRANT_BYTES (MAX_BATCH * (sizeof(cs_sweep_item) + sizeof(uint32_t) + CS_JOB_PACKED_MAX))
+
+/* Receives the items of a granted range (sent right after its header) into a buffer of
+ * MAX_GRANT_BYTES. */
+static void receive_items(MPI_Comm comm, const uint64_t grant[2], cs_sweep_buf *into) {
+  into->len = 0;
+  if (grant[1] == grant[0]) return;
+  MPI_Status status;
+  int count = 0;
+  MPI_Recv(into->data, (int)into->cap, MPI_BYTE, 0, TAG_ITEMS, comm, &status);
+  MPI_Get_count(&status, MPI_BYTE, &count);
+  into->len = (size_t)count;
 }
 
-static void work(MPI_Comm comm, runner *r, cs_sweep_item *buf[2]) {
+static void run_range(runner *r, const cs_sweep_buf *w) {
+  cs_sweep_item it;
+  cs_job job;
+  cs_err e;
+  cs_err_clear(&e);
+  for (size_t at = 0; wire_next(w, &at, &it, &job, &e);) run_item(r, &it, &job);
+  if (e.code) {
+    r->stats->io_errors++;
+    if (!r->io_err->code) *r->io_err = e;
+  }
+}
+
+static void work(MPI_Comm comm, runner *r, cs_sweep_buf buf[2]) {
   uint64_t grant[2][2];
   MPI_Request rr;
   int cur = 0;
   MPI_Irecv(grant[cur], 2, MPI_UINT64_T, 0, TAG_GRANT, comm, &rr);
   counters c = mine(r);
   MPI_Send(&c, 3, MPI_UINT64_T, 0, TAG_REQ, comm);
-  MPI_Wait(&rr, MPI_STATUS_IGNORE);
-  receive_items(comm, grant[cur], buf[cur]);
+  wait_sleeping(&rr);
+  receive_items(comm, grant[cur], &buf[cur]);
   while (grant[cur][1] > grant[cur][0]) {
     int nxt = 1 - cur;
     MPI_Irecv(grant[nxt], 2, MPI_UINT64_T, 0, TAG_GRANT, comm, &rr);
     c = mine(r);
     MPI_Send(&c, 3, MPI_UINT64_T, 0, TAG_REQ, comm);
-    for (uint64_t i = 0; i < grant[cur][1] - grant[cur][0]; i++) run_item(r, &buf[cur][i]);
+    run_range(r, &buf[cur]);
     flush_rows(r);
-    MPI_Wait(&rr, MPI_STATUS_IGNORE);
-    receive_items(comm, grant[nxt], buf[nxt]);
+    wait_sleeping(&rr);
+    receive_items(comm, grant[nxt], &buf[nxt]);
     cur = nxt;
   }
 }
 
-int cs_sweep_schedule(MPI_Comm comm, cs_store *st, const cs_sweep_item *items, size_t n,
-                      bool results_only, double progress_s, cs_sweep_progress_fn progress,
-                      void *progress_ctx, cs_sweep_sched_stats *stats, cs_err *err) {
+static double cpu_seconds(void) {
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+         1e-6 * (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
+}
+
+int cs_sweep_schedule(MPI_Comm comm, cs_store *st, const cs_sweep *sw, const cs_sweep_item *items,
+                      size_t n, bool results_only, double progress_s,
+                      cs_sweep_progress_fn progress, void *progress_ctx,
+                      cs_sweep_sched_stats *stats, cs_err *err) {
   int rank, size;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
   memset(stats, 0, sizeof *stats);
+  double cpu0 = cpu_seconds();
   cs_err io_err;
   cs_err_clear(&io_err);
   runner r = {st, results_only, rank, stats, &io_err, 0, 0, cs_job_shared_new()};
   read_stop_hook(&r);
   dispatcher d = {0};
-  cs_sweep_item *buf[2] = {NULL, NULL};
+  d.sw = sw;
+  cs_sweep_buf buf[2] = {{NULL, 0, 0}, {NULL, 0, 0}};
   int ok = 1;
   if (rank == 0) {
     d.seen = calloc((size_t)size, sizeof *d.seen);
     d.grant = calloc((size_t)size, sizeof *d.grant);
+    d.out = calloc((size_t)size, sizeof *d.out);
     d.sreq = malloc(2 * (size_t)size * sizeof *d.sreq);
-    ok = d.seen && d.grant && d.sreq;
+    ok = d.seen && d.grant && d.out && d.sreq && (n == 0 || sw);
     for (int w = 0; ok && w < 2 * size; w++) d.sreq[w] = MPI_REQUEST_NULL;
   } else {
-    buf[0] = malloc(MAX_BATCH * sizeof **buf);
-    buf[1] = malloc(MAX_BATCH * sizeof **buf);
-    ok = buf[0] && buf[1];
+    for (int i = 0; i < 2; i++) {
+      buf[i].data = malloc(MAX_GRANT_BYTES);
+      buf[i].cap = buf[i].data ? MAX_GRANT_BYTES : 0;
+      ok = ok && buf[i].data;
+    }
   }
   cs_err berr;
   if (ok && cs_store_batch_rows(st, ROW_BATCH > MAX_BATCH ? ROW_BATCH : MAX_BATCH, &berr)) ok = 0;
@@ -249,12 +335,20 @@ int cs_sweep_schedule(MPI_Comm comm, cs_store *st, const cs_sweep_item *items, s
   else if (all_ok)
     work(comm, &r, buf);
   if (all_ok) flush_rows(&r);
+  /* The ranks that end first sleep here until every rank is done, instead of spinning in the
+   * collective close that follows. */
+  MPI_Request done = MPI_REQUEST_NULL;
+  MPI_Ibarrier(comm, &done);
+  wait_sleeping(&done);
   cs_job_shared_free(r.shared);
-  free(buf[0]);
-  free(buf[1]);
+  free(buf[0].data);
+  free(buf[1].data);
+  for (int w = 0; d.out && w < size; w++) free(d.out[w].data);
+  free(d.out);
   free(d.seen);
   free(d.grant);
   free(d.sreq);
+  stats->cpu_s = cpu_seconds() - cpu0;
   if (!all_ok) return cs_err_set(err, CS_ENOMEM, "scheduler: out of memory");
   if (io_err.code) *err = io_err;
   return io_err.code;

@@ -46,4 +46,28 @@ int cs_sweep_check_base(const cs_sweep_def *def, const cs_sweep *sw, cs_err *err
 int cs_sweep_expand_into(const cs_sweep_def *def, size_t lo, size_t hi, cs_sweep_job *into,
                          cs_err *err);
 
+/* The canonical text of a cJSON value (malloc'ed; NULL when out of memory). */
+char *cs_sweep_canonical_text(const cJSON *v);
+/* The canonical JSON of the base, {"adapter":...,"engine":...,"spec":...}: the dictionary every
+ * job's JSON is deflated against (malloc'ed; NULL when out of memory). */
+char *cs_sweep_base_json(const cs_sweep_def *def);
+/* Deflates job texts against a dictionary (the base's JSON, borrowed), one stream reused. */
+typedef struct cs_sweep_zip {
+  void *stream; /* z_stream */
+  const char *dict;
+  size_t dict_len;
+} cs_sweep_zip;
+int cs_sweep_zip_init(cs_sweep_zip *zp, const char *dict);
+/* Sets j->json_z, json_z_len and json_len from json. */
+int cs_sweep_zip_put(cs_sweep_zip *zp, const char *json, cs_sweep_job *j);
+void cs_sweep_zip_end(cs_sweep_zip *zp);
+
+/* A growing byte buffer (messages between ranks). */
+typedef struct cs_sweep_buf {
+  unsigned char *data;
+  size_t len, cap;
+} cs_sweep_buf;
+/* Appends n bytes; CS_ENOMEM when it cannot grow. */
+int cs_sweep_buf_put(cs_sweep_buf *b, const void *p, size_t n);
+
 #endif

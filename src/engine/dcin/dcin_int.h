@@ -539,6 +539,11 @@ void dcin_reuse_note_describe(dcin_sim *s, uint32_t t);
 void dcin_reuse_figures(const dcin_sim *s, uint64_t *seen, uint64_t *replayed, uint64_t *recorded);
 void dcin_reuse_free(dcin_sim *s);
 int dcin_reuse_attach(dcin_sim *s, cs_dcin_reuse *c); /* -1 after the first request */
+/* Tests and benchmarks: the context's budget in bytes (default 256 MB; least recently used steps
+ * make room for new ones), and what it holds. */
+void dcin_reuse_set_budget(cs_dcin_reuse *c, size_t bytes);
+void dcin_reuse_cache_figures(const cs_dcin_reuse *c, size_t *bytes, uint64_t *steps,
+                              uint64_t *evicted);
 /* Queues a completion of the current cycle for the driver (protocol_sn.c). */
 void dcin_comp_push(dcin_sim *s, uint64_t id, uint8_t phase);
 

@@ -14,6 +14,7 @@
  * holds exactly what simulating the step would have left.  A step whose end is not quiet, or a
  * driver that answers at other moments than recorded, is simply not reused.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +30,28 @@ typedef struct reuse_ev {
 typedef struct reuse_rel {
   uint32_t idx; /* transaction of the step whose share-tracker release is pending at the end */
   uint64_t rel; /* release cycle - step start */
+  dcin_txn txn; /* the transaction then, stamps relative to the start */
 } reuse_rel;
+
+/* What the record of a transaction needs besides its place (the step's injects, equal in every
+ * step that matches, give that): every other field dcin_describe_from reads, stamps relative to
+ * the step's start (REUSE_NO_STAMP: not reached).  80 bytes against a dcin_txn's 240: with its
+ * rsp cycle and completions, 120 bytes per transaction instead of 280. */
+#define REUSE_NO_STAMP UINT32_MAX
+enum { RS_INJECT, RS_WDATA_GEN, RS_REQ_DONE, RS_RSP_INJECT, RS_DATA_DONE, RS_WDATA_D2D, RS_FINAL,
+       RS_NUM };
+/* the counters of dcin_txn are one run of uint32_t from retries to eject_fail */
+#define RS_COUNTERS \
+  ((offsetof(dcin_txn, eject_fail) - offsetof(dcin_txn, retries)) / sizeof(uint32_t) + 1)
+_Static_assert(offsetof(dcin_txn, eject_fail) - offsetof(dcin_txn, retries) ==
+                   11 * sizeof(uint32_t),
+               "dcin_txn: retries, ten block counters and eject_fail must be adjacent");
+typedef struct reuse_txn {
+  uint32_t stamp[RS_NUM];
+  uint32_t counters[RS_COUNTERS]; /* dcin_txn.retries .. dcin_txn.eject_fail */
+  int16_t link;
+  uint8_t link_dir;
+} reuse_txn;
 
 typedef struct reuse_t0 reuse_t0;
 
@@ -37,8 +59,8 @@ typedef struct reuse_step {
   uint8_t *key;
   size_t key_len;
   uint64_t hash;
-  uint32_t n;    /* transactions */
-  dcin_txn *txn; /* as described, stamps relative to the start */
+  uint32_t n;     /* transactions */
+  reuse_txn *txn; /* as described */
   uint64_t *rsp; /* rsp inject cycle - start */
   reuse_ev *ev;
   uint32_t nev;
@@ -50,7 +72,9 @@ typedef struct reuse_step {
   reuse_t0 *t0; /* the T0 pointers it consulted */
   uint32_t nt0;
   dcin_stats delta;
-  struct reuse_step *next; /* hash chain */
+  size_t bytes;                          /* what it counts against the budget */
+  struct reuse_step *next;               /* hash chain */
+  struct reuse_step *lru_prev, *lru_next; /* most recently used first */
 } reuse_step;
 
 typedef struct reuse_inj {
@@ -65,10 +89,14 @@ typedef struct reuse_inj {
 
 /* The recorded steps: per engine, or shared by the engines of one caller (cs_dcin_reuse_new);
  * every key starts with the engine's configuration, so engines of other configurations share a
- * cache without ever matching each other's steps. */
+ * cache without ever matching each other's steps.  When a new step would pass the budget, the
+ * least recently used steps make room (a sweep running its costliest jobs first would otherwise
+ * fill it with the first few jobs' steps and simulate every step of the later ones). */
 struct cs_dcin_reuse {
   reuse_step *tab[REUSE_BUCKETS];
-  size_t bytes;
+  size_t bytes, budget;
+  uint64_t steps, evicted;
+  reuse_step *lru_head, *lru_tail;
 };
 
 struct dcin_reuse {
@@ -327,7 +355,48 @@ static void step_free(reuse_step *x) {
   free(x);
 }
 
-cs_dcin_reuse *cs_dcin_reuse_new(void) { return calloc(1, sizeof(cs_dcin_reuse)); }
+cs_dcin_reuse *cs_dcin_reuse_new(void) {
+  cs_dcin_reuse *c = calloc(1, sizeof(cs_dcin_reuse));
+  if (c) c->budget = REUSE_MAX_BYTES;
+  return c;
+}
+
+void dcin_reuse_set_budget(cs_dcin_reuse *c, size_t bytes) { c->budget = bytes; }
+
+void dcin_reuse_cache_figures(const cs_dcin_reuse *c, size_t *bytes, uint64_t *steps,
+                              uint64_t *evicted) {
+  *bytes = c->bytes, *steps = c->steps, *evicted = c->evicted;
+}
+
+static void lru_unlink(cs_dcin_reuse *c, reuse_step *x) {
+  if (x->lru_prev) x->lru_prev->lru_next = x->lru_next;
+  else c->lru_head = x->lru_next;
+  if (x->lru_next) x->lru_next->lru_prev = x->lru_prev;
+  else c->lru_tail = x->lru_prev;
+  x->lru_prev = x->lru_next = NULL;
+}
+
+static void lru_front(cs_dcin_reuse *c, reuse_step *x) {
+  x->lru_prev = NULL;
+  x->lru_next = c->lru_head;
+  if (c->lru_head) c->lru_head->lru_prev = x;
+  else c->lru_tail = x;
+  c->lru_head = x;
+}
+
+/* Drops least recently used steps until `need` more bytes fit the budget. */
+static void make_room(cs_dcin_reuse *c, size_t need) {
+  while (c->lru_tail && c->bytes + need > c->budget) {
+    reuse_step *x = c->lru_tail, **pp = &c->tab[x->hash % REUSE_BUCKETS];
+    while (*pp != x) pp = &(*pp)->next;
+    *pp = x->next;
+    lru_unlink(c, x);
+    c->bytes -= x->bytes;
+    c->steps--;
+    c->evicted++;
+    step_free(x);
+  }
+}
 
 void cs_dcin_reuse_free(cs_dcin_reuse *c) {
   if (!c) return;
@@ -386,7 +455,7 @@ static void rec_finish(dcin_sim *s, dcin_reuse *r, bool quiet) {
   reuse_step *x = r->rec;
   r->rec = NULL;
   if (!x) return;
-  bool ok = r->rec_ok && quiet && r->rec_described == x->n && r->cache->bytes < REUSE_MAX_BYTES;
+  bool ok = r->rec_ok && quiet && r->rec_described == x->n;
   for (uint32_t i = 0; ok && i < x->n; i++) ok = x->rsp[i] != DCIN_NO_CYCLE;
   /* pending releases at the end must all belong to this step */
   uint32_t nrel = 0;
@@ -401,7 +470,13 @@ static void rec_finish(dcin_sim *s, dcin_reuse *r, bool quiet) {
            ok && t != DCIN_NIL && k < d->sn_release.n; t = s->txns[t].next_wait, k++) {
         uint32_t idx = s->txns[t].step_idx;
         ok = idx < x->n && r->rec_slot[idx] == t;
-        if (ok) x->rel[x->nrel++] = (reuse_rel){idx, s->txns[t].release_at - r->rec_start};
+        if (!ok) break;
+        reuse_rel *e = &x->rel[x->nrel++];
+        e->idx = idx;
+        e->rel = s->txns[t].release_at - r->rec_start;
+        e->txn = s->txns[t];
+        shift_stamps(&e->txn, -(int64_t)r->rec_start);
+        e->txn.step_idx = DCIN_NIL;
       }
     }
   }
@@ -432,11 +507,16 @@ static void rec_finish(dcin_sim *s, dcin_reuse *r, bool quiet) {
   }
   x->len = s->cyc - r->rec_start;
   stats_sub(&x->delta, &s->st, &r->rec_stats);
+  x->bytes = sizeof *x + x->key_len + x->end_len +
+             (size_t)x->n * (sizeof *x->txn + sizeof *x->rsp) + (size_t)x->nev * sizeof *x->ev +
+             (size_t)x->nrel * sizeof *x->rel + (size_t)x->nt0 * sizeof *x->t0;
+  make_room(r->cache, x->bytes);
   size_t b = x->hash % REUSE_BUCKETS;
   x->next = r->cache->tab[b];
   r->cache->tab[b] = x;
-  r->cache->bytes += x->key_len + x->end_len + (size_t)x->n * (sizeof *x->txn + sizeof *x->rsp) +
-                     (size_t)x->nev * sizeof *x->ev;
+  lru_front(r->cache, x);
+  r->cache->bytes += x->bytes;
+  r->cache->steps++;
   r->steps_recorded++;
 }
 
@@ -542,7 +622,11 @@ static reuse_step *lookup(const dcin_sim *s, dcin_reuse *r, uint64_t h) {
     bool same = true;
     for (uint32_t i = 0; same && i < x->nt0; i++)
       same = t0_canon(s, x->t0[i].at, s->cyc) == x->t0[i].start;
-    if (same) return x;
+    if (same) {
+      lru_unlink(r->cache, x);
+      lru_front(r->cache, x);
+      return x;
+    }
   }
   return NULL;
 }
@@ -607,8 +691,8 @@ int dcin_reuse_flush(dcin_sim *s, cs_err *err) {
   if (hit && hit->n == r->ninj && play_begin(s, r, hit)) return 0;
   /* simulate, recording */
   /* a step whose record alone would pass a quarter of the budget is simulated without one */
-  size_t need = (size_t)r->ninj * (sizeof(dcin_txn) + sizeof(uint64_t) + 2 * sizeof(reuse_ev));
-  bool room = r->cache->bytes + need <= REUSE_MAX_BYTES && need <= REUSE_MAX_BYTES / 4;
+  size_t need = (size_t)r->ninj * (sizeof(reuse_txn) + sizeof(uint64_t) + 2 * sizeof(reuse_ev));
+  bool room = need <= r->cache->budget / 4;
   reuse_step *x = r->sig_len && room ? calloc(1, sizeof *x) : NULL;
   if (x) {
     x->key = malloc(r->sig_len);
@@ -706,7 +790,7 @@ void dcin_reuse_deliver(dcin_sim *s, uint64_t c) {
     }
   }
   for (uint32_t i = 0; i < x->nrel; i++) {
-    const dcin_txn *src = &x->txn[x->rel[i].idx];
+    const dcin_txn *src = &x->rel[i].txn;
     uint32_t t;
     cs_err e;
     if (dcin_txn_new(s, r->play_ids[x->rel[i].idx], &t, &e)) {
@@ -755,8 +839,19 @@ bool dcin_reuse_describe(const dcin_sim *s, uint64_t id, cs_txn_record *rec) {
   const dcin_reuse *r = s->reuse;
   uint32_t i = r ? play_find(r, id) : DCIN_NIL;
   if (i == DCIN_NIL) return false;
-  dcin_txn x = r->play->txn[i];
-  shift_stamps(&x, (int64_t)r->play_start);
+  const reuse_inj *q = &r->inj[i];
+  const reuse_txn *m = &r->play->txn[i];
+  dcin_txn x;
+  memset(&x, 0, sizeof x);
+  x.src_die = q->src_die, x.src_node = q->src_node, x.src_ip = q->src_ip;
+  x.dst_die = q->dst_die, x.dst_node = q->dst_node, x.dst_ip = q->dst_ip;
+  x.is_read = q->is_read, x.burst = q->burst, x.cross = q->src_die != q->dst_die;
+  x.link = m->link, x.link_dir = m->link_dir;
+  memcpy(&x.retries, m->counters, sizeof m->counters);
+  uint64_t *st[RS_NUM] = {&x.t_inject,    &x.t_wdata_gen, &x.t_req_done, &x.t_rsp_inject,
+                          &x.t_data_done, &x.t_wdata_d2d, &x.t_final};
+  for (int k = 0; k < RS_NUM; k++)
+    *st[k] = m->stamp[k] == REUSE_NO_STAMP ? DCIN_NO_CYCLE : r->play_start + m->stamp[k];
   dcin_describe_from(s, &x, rec);
   return true;
 }
@@ -802,9 +897,21 @@ void dcin_reuse_note_describe(dcin_sim *s, uint32_t t) {
     r->rec_ok = false; /* described before its end: a stop report, not a step to keep */
     return;
   }
-  dcin_txn *x = &r->rec->txn[idx];
-  *x = s->txns[t];
-  shift_stamps(x, -(int64_t)r->rec_start);
-  x->step_idx = DCIN_NIL;
+  const dcin_txn *x = &s->txns[t];
+  reuse_txn *m = &r->rec->txn[idx];
+  const uint64_t st[RS_NUM] = {x->t_inject,    x->t_wdata_gen, x->t_req_done, x->t_rsp_inject,
+                               x->t_data_done, x->t_wdata_d2d, x->t_final};
+  for (int k = 0; k < RS_NUM; k++) {
+    if (st[k] == DCIN_NO_CYCLE) {
+      m->stamp[k] = REUSE_NO_STAMP;
+    } else if (st[k] < r->rec_start || st[k] - r->rec_start >= REUSE_NO_STAMP) {
+      r->rec_ok = false; /* cannot happen: every stamp falls inside its step */
+      return;
+    } else {
+      m->stamp[k] = (uint32_t)(st[k] - r->rec_start);
+    }
+  }
+  memcpy(m->counters, &x->retries, sizeof m->counters);
+  m->link = x->link, m->link_dir = x->link_dir;
   r->rec_described++;
 }
