@@ -4,14 +4,17 @@
  *             the /txlog slice reserved for it.  Written only in the structural step.
  *   /results  one row per job, same index as /jobs: status, EngineResult columns, error message,
  *             the slice of /txlog actually written, and two checksums (row, slice).
- *   /txlog    the transaction records of every job, each job's records contiguous.
+ *   /txlog    the transaction records of every job, each job's records contiguous; shuffled
+ *             and deflated.  Written only in structural steps.
  *
  * Crash safety rests on one invariant: the file's structure (datasets, extents, chunk index,
- * attributes) changes only in the structural step, which one process performs on a staged copy
- * (CS_STORE_STAGE) that replaces the file by one rename once complete.  While jobs run, every rank writes raw bytes of its own rows and slices
- * with independent MPI-IO and nothing else, so killing any rank at any time cannot damage the
- * structure: unfinished rows stay `pending` (the fill value) and a torn row fails its checksum.
- * A row is written slice first, result row (with checksum and status) last.
+ * attributes) changes only in a structural step, which one process performs on a staged copy
+ * (CS_STORE_STAGE) that replaces the file by one rename once complete.  While jobs run, every
+ * rank writes raw bytes of its own result rows with independent MPI-IO and appends each row
+ * with its records to its own log spool, and nothing else, so killing any rank at any time
+ * cannot damage the structure: unfinished rows stay `pending` (the fill value), a torn row
+ * fails its checksum, and the spooled logs reach /txlog in the structural step that ends the
+ * sweep (or begins the next one).  A row is spooled first, written to the file last.
  *
  * The row structs below are both the in-memory and the on-disk layout (the HDF5 compound types
  * map them field for field, so no conversion runs on the write path).  Build rows on zeroed
@@ -27,11 +30,17 @@
 #include "commsweep/err.h"
 #include "commsweep/model.h"
 
-#define CS_STORE_SCHEMA_VERSION 3
+#define CS_STORE_SCHEMA_VERSION 4
 #define CS_STORE_KEY_LEN 64     /* hex digits, no NUL in the file (NULLPAD string) */
 #define CS_STORE_JSON_LEN 4096  /* canonical job JSON column; longer text is cut with "..." */
 #define CS_STORE_ERROR_LEN 1024 /* error message column */
 #define CS_STORE_PARTS_LEN 256  /* participants column, "0,1,2,3"; longer lists cut with "..." */
+
+/* What a row's /txlog slice holds (the row's txlog_detail column), from least to most. */
+typedef enum cs_store_detail {
+  CS_STORE_LOG_NONE = 0, /* no log: results only */
+  CS_STORE_LOG_FULL = 2, /* every transaction record */
+} cs_store_detail;
 
 typedef enum cs_store_status {
   CS_STORE_PENDING = 0, /* fill value: reserved, not finished */
@@ -87,8 +96,9 @@ typedef struct cs_store_result_row {
   uint64_t txlog_offset, txlog_count; /* records written; count 0 in results-only mode */
   cs_result result;
   int8_t status;                  /* cs_store_status */
+  uint8_t txlog_detail;           /* cs_store_detail: what the row's slice holds */
   char error[CS_STORE_ERROR_LEN]; /* empty unless failed */
-  char pad_[7];                   /* explicit, always zero */
+  char pad_[6];                   /* explicit, always zero */
 } cs_store_result_row;
 
 /* /txlog: one transaction record (model.h, with the engines' extra columns) plus its job's row
@@ -192,7 +202,9 @@ int cs_store_flush(cs_store *st, cs_err *err);
 /* ---- rows (any writable store; independent I/O when parallel) ------------------------------- */
 
 /* Writes txns (n records, may be 0) at res->txlog_offset, then the result row with txlog_count
- * and both checksums filled in.  `key` is the row's /jobs key. */
+ * and both checksums filled in.  `key` is the row's /jobs key.  A parallel store writes no
+ * records: after cs_store_spool_log it spools row and records, then writes the row without its
+ * log (res is left as written); without a spool, n must be 0. */
 int cs_store_put_result(cs_store *st, uint64_t row, const char key[CS_STORE_KEY_LEN],
                         cs_store_result_row *res, const cs_store_txn_row *txns, uint64_t n,
                         cs_err *err);
@@ -204,6 +216,26 @@ int cs_store_put_result(cs_store *st, uint64_t row, const char key[CS_STORE_KEY_
 int cs_store_batch_rows(cs_store *st, size_t cap, cs_err *err);
 /* Writes the held rows; *lost = how many could not be written (all of them, on an error). */
 int cs_store_flush_rows(cs_store *st, uint64_t *lost, cs_err *err);
+
+/* ---- the log spool (the work phase of a sweep) --------------------------------------------- */
+
+/* /txlog is compressed (shuffle + deflate), and HDF5 1.10 writes filtered data only collectively
+ * and changes the chunk index with every chunk written: no raw in-place write, so ranks do not
+ * write it while jobs run.  After cs_store_spool_log, cs_store_put_result on a parallel store
+ * appends the row with its records (compressed) to the rank's spool, "<path>.spool.<rank>", an
+ * append-only file, then writes the row itself without its log (txlog_detail none, as a
+ * results-only row).  cs_store_spool_merge, in a structural step, writes the spooled slices and
+ * rows into the file.  A spool entry cut short by a kill fails its checksums and is dropped. */
+int cs_store_spool_log(cs_store *st, int rank, cs_err *err);
+/* True when spool files of `path` exist (a sweep wrote them and has not merged them yet). */
+bool cs_store_spool_exists(const char *path);
+/* Merges every spool of `path` into st (a writable serial store of that file, normally
+ * CS_STORE_STAGE): each entry whose checksums hold, whose key is its row's /jobs key and whose
+ * slice is its row's reserved slice, in /txlog order.  *merged and *dropped count the entries. */
+int cs_store_spool_merge(cs_store *st, const char *path, uint64_t *merged, uint64_t *dropped,
+                         cs_err *err);
+/* Removes the spool files of `path`. */
+void cs_store_spool_remove(const char *path);
 
 /* ---- checksums ---------------------------------------------------------------------------- */
 

@@ -172,6 +172,8 @@ typedef struct cs_sweep_summary {
   uint64_t io_errors;        /* rows that could not be written */
   double wall_s, work_s;     /* whole run; scheduling phase only */
   double prep_s;             /* expansion, cache lookup and structural step (rank 0) */
+  double merge_s;            /* moving the spooled log into the file (rank 0) */
+  uint64_t log_merged, log_dropped; /* spool entries merged, and rejected (torn) */
   int ranks;
 } cs_sweep_summary;
 

@@ -66,7 +66,8 @@ static void add_result(cJSON *o, uint64_t row, const cs_store_job_row *j,
   cJSON_AddNumberToObject(meta, "txlog_count", (double)r->txlog_count);
 }
 
-static int export_row(cs_store *st, uint64_t row, bool result, FILE *out, cs_err *err) {
+static int export_row(cs_store *st, const char *path, uint64_t row, bool result, FILE *out,
+                      cs_err *err) {
   cs_store_job_row job;
   cs_store_result_row res;
   if (cs_store_read_jobs(st, row, 1, &job, err) || cs_store_read_results(st, row, 1, &res, err))
@@ -98,6 +99,12 @@ static int export_row(cs_store *st, uint64_t row, bool result, FILE *out, cs_err
     char msg[CS_STORE_ERROR_LEN + 1];
     TXT(msg, res.error);
     rc = cs_err_set(err, CS_ENOTFOUND, "job %" PRIu64 " failed, it has no log: %s", row, msg);
+  } else if (!rc && n == 0 && res.result.num_transactions > 0 && cs_store_spool_exists(path)) {
+    rc = cs_err_set(err, CS_ENOTFOUND,
+                    "job %" PRIu64 " has no log in the file yet: it may be in the log spool of "
+                    "the sweep that ran it (%s.spool.*), which that sweep, or the next one over "
+                    "the file, merges into it",
+                    row, path);
   } else if (!rc && n == 0 && res.result.num_transactions > 0) {
     rc = cs_err_set(err, CS_ENOTFOUND,
                     "job %" PRIu64 " was run in results-only mode; rerun its sweep without "
@@ -163,7 +170,7 @@ int cs_cli_export(int argc, char **argv) {
   cs_cli_out o;
   memset(&o, 0, sizeof o);
   if (!rc && out_path) rc = cs_cli_out_open(&o, out_path, path, &err);
-  if (!rc) rc = export_row(st, row, result, out_path ? o.f : stdout, &err);
+  if (!rc) rc = export_row(st, path, row, result, out_path ? o.f : stdout, &err);
   if (out_path) {
     cs_err cerr;
     int crc = cs_cli_out_close(&o, rc == CS_OK, &cerr);

@@ -25,7 +25,10 @@ static void usage(FILE *f) {
           "options:\n"
           "  -o, --out FILE.h5     output file, also the cache (created when absent)\n"
           "  -n, --dry-run         print job count, cache hits and log size; run nothing\n"
-          "  -r, --results-only    write results only, no transaction log\n"
+          "      --txlog DETAIL    what each row's transaction log holds: full (every record,\n"
+          "                        the default) or none (results only); a row holding less than\n"
+          "                        asked is rerun to fill it\n"
+          "  -r, --results-only    same as --txlog none\n"
           "  -p, --progress SEC    seconds between progress lines on stderr (default 1; 0: off)\n"
           "  -q, --quiet           same as --progress 0\n"
           "      --verify-log      also verify the transaction log of every reused row (reads\n"
@@ -51,6 +54,15 @@ static int parse(int argc, char **argv, cs_sweep_options *o, bool *help) {
     else if (!strncmp(a, "--out=", 6)) o->out_path = a + 6;
     else if (!strcmp(a, "-n") || !strcmp(a, "--dry-run")) o->dry_run = true;
     else if (!strcmp(a, "-r") || !strcmp(a, "--results-only")) o->results_only = true;
+    else if (!strcmp(a, "--txlog") && i + 1 < argc) {
+      const char *detail = argv[++i];
+      if (!strcmp(detail, "full") || !strcmp(detail, "none")) {
+        o->results_only = !strcmp(detail, "none");
+      } else {
+        fprintf(stderr, "commsweep sweep: --txlog wants full or none, got '%s'\n", detail);
+        return 2;
+      }
+    }
     else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) o->progress_s = 0;
     else if (!strcmp(a, "--break-lock")) o->break_lock = true;
     else if (!strcmp(a, "--verify-log")) o->verify_log = true;

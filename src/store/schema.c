@@ -23,6 +23,8 @@ static const cs_col result_tail[] = {
     {"txlog_offset", offsetof(R, txlog_offset), CS_COL_U64, 8, "record", "first /txlog record of the job", 0},
     {"txlog_count", offsetof(R, txlog_count), CS_COL_U64, 8, "record",
      "records of the job in /txlog (0 in results-only mode)", 0},
+    {"txlog_detail", offsetof(R, txlog_detail), CS_COL_U8, 1, NULL,
+     "what the job's /txlog slice holds: 0 no log (results only), 2 every record", 0},
     {"error", offsetof(R, error), CS_COL_STR, CS_STORE_ERROR_LEN, NULL, "error message of a failed job", 0},
     {"txlog_checksum", offsetof(R, txlog_checksum), CS_COL_U64, 8, NULL,
      "XXH64 of the job's /txlog slice (seed: row); 0 when empty", 0},

@@ -1,8 +1,9 @@
 /* Opening, growing, reading and writing the store file.
  *
- * Invariant (store.h): structure changes (create, extend, /jobs rows, attributes) happen only
- * through a serial CS_STORE_WRITE handle and end with a flush; a parallel handle opens /results
- * and /txlog only, fully allocated (H5D_ALLOC_TIME_EARLY), and writes raw rows independently.
+ * Invariant (store.h): structure changes (create, extend, /jobs rows, attributes, /txlog
+ * chunks) happen only through a serial writable handle and end with a flush; a parallel handle
+ * opens /results only, fully allocated (H5D_ALLOC_TIME_EARLY), and writes raw rows
+ * independently (the log goes to the spool: spool.c).
  */
 #define _GNU_SOURCE /* SEEK_DATA, SEEK_HOLE */
 #include <errno.h>
@@ -21,7 +22,15 @@
 
 #define JOBS_CHUNK 64      /* rows; /jobs is deflated, written only in the structural step */
 #define RESULTS_CHUNK 256  /* rows; ~300 KiB */
-#define TXLOG_CHUNK 4096   /* records; ~700 KiB */
+/* records; 1.4 MiB before compression.  /txlog is shuffled and deflated: the high bytes of
+ * every integer column are mostly zero and its values repeat, so a record takes ~3 B of its
+ * 176 (docs/hdf5-schema.md, "Size").  Larger chunks compress a little better but make every
+ * read of one job's slice inflate more. */
+#define TXLOG_CHUNK 8192
+#define TXLOG_DEFLATE 4
+/* The chunk cache of /txlog: slices are written through it (partial chunks), so it holds
+ * enough chunks that each is compressed once, when complete or evicted. */
+#define TXLOG_CACHE_BYTES (64u << 20)
 
 static void utc_now(char *buf, size_t cap) {
   time_t t = time(NULL);
@@ -34,6 +43,7 @@ static cs_store *store_new(void) {
   cs_store *st = calloc(1, sizeof *st);
   if (!st) return NULL;
   st->file = st->jobs = st->results = st->txlog = H5I_INVALID_HID;
+  st->spool_fd = -1;
   cs_col cols[CS_STORE_MAX_COLUMNS];
   cs_store_job_columns(cols, CS_STORE_MAX_COLUMNS);
   st->t_job = cs_store_type_create(cols, sizeof(cs_store_job_row));
@@ -56,6 +66,7 @@ static void store_free(cs_store *st) {
     if (types[i] >= 0) H5Tclose(types[i]);
   if (st->dxpl != H5P_DEFAULT) H5Pclose(st->dxpl);
   if (st->file >= 0) H5Fclose(st->file);
+  if (st->spool_fd >= 0) close(st->spool_fd);
   free(st);
 }
 
@@ -67,18 +78,29 @@ static uint64_t extent_of(hid_t dset) {
   return (uint64_t)dim;
 }
 
-/* A 1-D unlimited chunked dataset of `type`. */
-static hid_t create_table(hid_t file, const char *name, hid_t type, hsize_t chunk, bool deflate,
-                          bool early, const void *fill) {
+/* The access properties of /txlog: a chunk cache of TXLOG_CACHE_BYTES. */
+static hid_t txlog_access(void) {
+  hid_t dapl = H5Pcreate(H5P_DATASET_ACCESS);
+  H5Pset_chunk_cache(dapl, 1021, TXLOG_CACHE_BYTES, 1.0);
+  return dapl;
+}
+
+/* A 1-D unlimited chunked dataset of `type`, compressed at level `deflate` (0: not) after the
+ * shuffle filter when `shuffle`. */
+static hid_t create_table(hid_t file, const char *name, hid_t type, hsize_t chunk, int deflate,
+                          bool shuffle, bool early, const void *fill) {
   hsize_t dim = 0, maxdim = H5S_UNLIMITED;
   hid_t space = H5Screate_simple(1, &dim, &maxdim);
   hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
   H5Pset_chunk(dcpl, 1, &chunk);
-  if (deflate) H5Pset_deflate(dcpl, 1);
+  if (shuffle) H5Pset_shuffle(dcpl);
+  if (deflate) H5Pset_deflate(dcpl, (unsigned)deflate);
   if (early) H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY);
   if (fill) H5Pset_fill_value(dcpl, type, fill);
   else H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER);
-  hid_t d = H5Dcreate2(file, name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+  hid_t dapl = shuffle ? txlog_access() : H5P_DEFAULT;
+  hid_t d = H5Dcreate2(file, name, type, space, H5P_DEFAULT, dcpl, dapl);
+  if (dapl != H5P_DEFAULT) H5Pclose(dapl);
   H5Pclose(dcpl);
   H5Sclose(space);
   return d;
@@ -87,10 +109,14 @@ static hid_t create_table(hid_t file, const char *name, hid_t type, hsize_t chun
 static int create_layout(cs_store *st, cs_err *err) {
   static const cs_store_result_row pending; /* all zero: status pending */
   static const cs_store_job_row empty_job;
-  st->jobs = create_table(st->file, "jobs", st->t_job, JOBS_CHUNK, true, false, &empty_job);
-  st->results = create_table(st->file, "results", st->t_result, RESULTS_CHUNK, false, true,
+  static const cs_store_txn_row empty_txn; /* the unwritten records of a chunk: zeros */
+  st->jobs = create_table(st->file, "jobs", st->t_job, JOBS_CHUNK, 1, false, false, &empty_job);
+  st->results = create_table(st->file, "results", st->t_result, RESULTS_CHUNK, 0, false, true,
                              &pending);
-  st->txlog = create_table(st->file, "txlog", st->t_txn, TXLOG_CHUNK, false, true, NULL);
+  /* chunks are allocated when written (only serial handles write /txlog): space reserved for
+   * jobs not yet run takes none */
+  st->txlog = create_table(st->file, "txlog", st->t_txn, TXLOG_CHUNK, TXLOG_DEFLATE, true, false,
+                           &empty_txn);
   if (st->jobs < 0 || st->results < 0 || st->txlog < 0)
     return cs_store_h5_error(err, CS_EIO, "creating datasets");
   char now[32];
@@ -193,20 +219,28 @@ static int check_columns(hid_t dset, const char *name, hid_t want, cs_err *err) 
   return rc;
 }
 
-static int open_tables(cs_store *st, bool with_jobs, cs_err *err) {
-  if (with_jobs && (st->jobs = H5Dopen2(st->file, "jobs", H5P_DEFAULT)) < 0)
+/* A serial handle opens all three tables.  A parallel one opens /results only: opening a
+ * dataset whose chunks are not all allocated for writing through MPI-IO allocates them (HDF5
+ * 1.10 does that on open), which for the compressed /txlog would be a change of structure
+ * outside the structural step; the parallel handle spools the log instead. */
+static int open_tables(cs_store *st, bool serial, cs_err *err) {
+  if (serial && (st->jobs = H5Dopen2(st->file, "jobs", H5P_DEFAULT)) < 0)
     return cs_store_h5_error(err, CS_EINVAL, "opening /jobs");
   if ((st->results = H5Dopen2(st->file, "results", H5P_DEFAULT)) < 0)
     return cs_store_h5_error(err, CS_EINVAL, "opening /results");
-  if ((st->txlog = H5Dopen2(st->file, "txlog", H5P_DEFAULT)) < 0)
+  hid_t dapl = txlog_access();
+  if (serial && (st->txlog = H5Dopen2(st->file, "txlog", dapl)) < 0) {
+    H5Pclose(dapl);
     return cs_store_h5_error(err, CS_EINVAL, "opening /txlog");
-  if ((with_jobs && check_columns(st->jobs, "jobs", st->t_job, err)) ||
+  }
+  H5Pclose(dapl);
+  if ((serial && check_columns(st->jobs, "jobs", st->t_job, err)) ||
       check_columns(st->results, "results", st->t_result, err) ||
-      check_columns(st->txlog, "txlog", st->t_txn, err))
+      (serial && check_columns(st->txlog, "txlog", st->t_txn, err)))
     return err->code;
   st->rows = extent_of(st->results);
-  st->txlog_len = extent_of(st->txlog);
-  if (with_jobs && extent_of(st->jobs) != st->rows)
+  st->txlog_len = serial ? extent_of(st->txlog) : UINT64_MAX; /* checked by the merge */
+  if (serial && extent_of(st->jobs) != st->rows)
     return cs_err_set(err, CS_ECORRUPT, "/jobs has %llu rows but /results has %llu",
                       (unsigned long long)extent_of(st->jobs), (unsigned long long)st->rows);
   return CS_OK;
@@ -397,6 +431,7 @@ int cs_store_open_mpi(const char *path, MPI_Comm comm, cs_store **out, cs_err *e
   st->dxpl = H5Pcreate(H5P_DATASET_XFER);
   H5Pset_dxpl_mpio(st->dxpl, H5FD_MPIO_INDEPENDENT);
   int rc = CS_OK;
+  snprintf(st->final_path, sizeof st->final_path, "%s", path);
   if (st->file < 0) rc = cs_store_h5_error(err, CS_EIO, "cannot open it with MPI-IO");
   else if (!(rc = check_format(st, err)) && !(rc = open_tables(st, false, err)) &&
            H5Fflush(st->file, H5F_SCOPE_GLOBAL) < 0)
@@ -609,7 +644,17 @@ int cs_store_put_result(cs_store *st, uint64_t row, const char key[CS_STORE_KEY_
   res->txlog_count = n;
   res->txlog_checksum = cs_store_txlog_checksum(row, txns, n);
   res->checksum = cs_store_row_checksum(row, key, res);
-  if (slab_io(st, st->txlog, st->t_txn, res->txlog_offset, n, (void *)txns, true) < 0)
+  if (st->spool_fd >= 0) {
+    /* the row with its log goes to the spool; the file gets the row without it */
+    if (cs_store_spool_put(st, row, key, res, txns, n, err)) return err->code;
+    res->txlog_count = res->txlog_checksum = 0;
+    res->txlog_detail = CS_STORE_LOG_NONE;
+    res->checksum = cs_store_row_checksum(row, key, res);
+    n = 0;
+  } else if (n && st->txlog < 0) {
+    return cs_err_set(err, CS_EINTERNAL, "a parallel store writes the log through its spool");
+  }
+  if (n && slab_io(st, st->txlog, st->t_txn, res->txlog_offset, n, (void *)txns, true) < 0)
     return cs_store_h5_error(err, CS_EIO, "writing /txlog records %llu..%llu",
                              (unsigned long long)res->txlog_offset,
                              (unsigned long long)(res->txlog_offset + n));

@@ -18,6 +18,11 @@ int cs_store_attr_int(hid_t obj, const char *name, long long value, cs_err *err)
 int cs_store_attr_read_text(hid_t obj, const char *name, char *buf, size_t cap, cs_err *err);
 int cs_store_attr_read_int(hid_t obj, const char *name, long long *out, cs_err *err);
 
+/* Spooling: appends the finished row (checksums filled in) and its n records to the spool. */
+int cs_store_spool_put(cs_store *st, uint64_t row, const char key[CS_STORE_KEY_LEN],
+                       const cs_store_result_row *res, const cs_store_txn_row *txns, uint64_t n,
+                       cs_err *err);
+
 /* Sets err from the innermost HDF5 error on the stack, prefixed by the formatted context. */
 int cs_store_h5_error(cs_err *err, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -33,6 +38,8 @@ struct cs_store {
   bool staged;                /* CS_STORE_STAGE: a private copy, renamed over final_path */
   uint64_t rows, txlog_len;
   char stage_path[4096], final_path[4096];
+  /* the log spool of a parallel store (cs_store_spool_log): its file, -1 when not spooling */
+  int spool_fd;
   /* result rows held back for one write (cs_store_batch_rows); none when batch_cap is 0 */
   size_t batch_cap, batch_n;
   cs_store_result_row *batch;

@@ -44,6 +44,7 @@ int cs_sweep_execute(cs_store *st, cs_job_shared *shared, const cs_sweep_item *i
   if (!rc) {
     row.result = out.result;
     row.status = CS_STORE_DONE;
+    row.txlog_detail = results_only ? CS_STORE_LOG_NONE : CS_STORE_LOG_FULL;
   } else {
     n = 0;
     row.status = CS_STORE_FAILED;

@@ -49,7 +49,8 @@ static void judge_existing(const cs_sweep_job *j, const cs_store_result_row *r, 
   } else if (ok && r->status == CS_STORE_FAILED) {
     p->cached_failed++;
     p->action[idx] = CS_PLAN_HIT;
-  } else if (ok && (results_only || j->load_code || r->txlog_count == j->num_txns)) {
+  } else if (ok && (results_only || j->load_code ||
+                    (r->txlog_detail == CS_STORE_LOG_FULL && r->txlog_count == j->num_txns))) {
     p->cached_done++;
     p->action[idx] = CS_PLAN_HIT;
   } else if (ok) {

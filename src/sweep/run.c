@@ -66,12 +66,42 @@ static void report_plan(FILE *out, const cs_sweep_options *opt, const cs_sweep *
   if (opt->results_only)
     fprintf(out, "  transaction log: none (results-only)\n");
   else
-    fprintf(out, "  transaction log: %llu records to write, %.2f MiB (%llu B per record); "
-            "file log %.2f MiB -> %.2f MiB\n",
+    fprintf(out, "  transaction log: %llu records to write, %.2f MiB before compression (%llu "
+            "B per record; stored shuffled and deflated); file log %.2f MiB -> %.2f MiB before "
+            "compression\n",
             (unsigned long long)p->txlog_to_write, mib(p->txlog_to_write * rec),
             (unsigned long long)rec, mib(p->txlog_before * rec), mib(p->txlog_after * rec));
   fprintf(out, "  result rows: %llu new x %llu B\n", (unsigned long long)p->new_rows,
           (unsigned long long)row);
+}
+
+/* rank 0, holding the lock: merges the log spools of the file (those of this sweep's work
+ * phase, or a killed sweep's) into it, in a structural step on a staged copy (store.h).  Spools
+ * of a file that no longer exists are removed. */
+static int merge_log(const char *path, const char *sweep_name, cs_sweep_summary *sum,
+                     cs_err *err) {
+  if (!cs_store_spool_exists(path)) return CS_OK;
+  struct stat sb;
+  if (stat(path, &sb) != 0 || sb.st_size == 0) {
+    cs_store_spool_remove(path);
+    return CS_OK;
+  }
+  double t0 = MPI_Wtime();
+  cs_store *st = NULL;
+  uint64_t merged = 0, dropped = 0;
+  cs_store_unlock_inode(path); /* the file gets a new inode */
+  int rc = cs_store_open(path, CS_STORE_STAGE, &st, err);
+  if (!rc && (rc = cs_store_spool_merge(st, path, &merged, &dropped, err))) cs_store_close(st, NULL);
+  else if (!rc) rc = cs_store_commit(st, err);
+  if (!rc) cs_store_spool_remove(path);
+  int lrc = cs_store_lock_inode(path, sweep_name, err);
+  if (!rc) rc = lrc;
+  if (sum) {
+    sum->log_merged += merged;
+    sum->log_dropped += dropped;
+    sum->merge_s += MPI_Wtime() - t0;
+  }
+  return rc;
 }
 
 /* rank 0: load, match, structural step (or the dry-run report). */
@@ -92,6 +122,9 @@ static int prepare(const cs_sweep_options *opt, FILE *out, cs_sweep *sw, cs_swee
       char holder[512];
       if (cs_store_lock_holder(opt->out_path, holder, sizeof holder))
         fprintf(out, "  note: the file is locked by a sweep (%s)\n", holder);
+      else if (cs_store_spool_exists(opt->out_path))
+        fprintf(out, "  note: log spools of an unfinished sweep are next to the file; the "
+                "sweep merges them first (rows done without their log then keep it)\n");
     }
     cs_store_close(st, NULL);
     return rc;
@@ -110,9 +143,17 @@ static int prepare(const cs_sweep_options *opt, FILE *out, cs_sweep *sw, cs_swee
    * layout goes through a staged copy renamed over the file once complete (store.h), so no
    * moment of the step leaves a file that has lost rows.  A fully cached sweep writes
    * nothing (a read-only file is fine). */
+  /* a killed sweep's spooled rows first: they are finished rows */
+  cs_sweep_summary earlier;
+  memset(&earlier, 0, sizeof earlier);
+  rc = merge_log(opt->out_path, sw->name, &earlier, err);
+  if (earlier.log_merged || earlier.log_dropped)
+    fprintf(out, "  log: %llu rows of an earlier sweep moved from its spools into the file, %llu "
+            "torn entries dropped (their rows are rerun)\n",
+            (unsigned long long)earlier.log_merged, (unsigned long long)earlier.log_dropped);
   struct stat sb;
   bool fresh = stat(opt->out_path, &sb) != 0 || sb.st_size == 0;
-  if (!fresh) rc = cs_store_open(opt->out_path, CS_STORE_READ, &st, err);
+  if (!rc && !fresh) rc = cs_store_open(opt->out_path, CS_STORE_READ, &st, err);
   if (!rc) rc = cs_sweep_plan_make(sw, st, &popt, plan, err);
   if (rc == CS_EIO && st && strstr(err->msg, "reading /")) {
     char why[700];
@@ -189,6 +230,10 @@ static void report_summary(FILE *out, const cs_sweep_options *opt, const cs_swee
   fprintf(out, "  time: %.3f s to expand, match and lay out %llu jobs (%.1f us/job), %.3f s running\n",
           sum->prep_s, (unsigned long long)plan->jobs,
           plan->jobs ? sum->prep_s / (double)plan->jobs * 1e6 : 0.0, sum->work_s);
+  if (sum->log_merged || sum->log_dropped)
+    fprintf(out, "  log: %llu rows with their records moved from the spools into the file in "
+            "%.3f s%s\n", (unsigned long long)sum->log_merged, sum->merge_s,
+            sum->log_dropped ? " (torn entries dropped: their rows stay to rerun)" : "");
   if (plan->corrupt || plan->pending || plan->relog)
     fprintf(out, "  rerun: %llu pending, %llu corrupt, %llu without log\n",
             (unsigned long long)plan->pending, (unsigned long long)plan->corrupt,
@@ -255,6 +300,7 @@ static int work_phase(const cs_sweep_options *opt, MPI_Comm comm, const cs_sweep
   cs_store *st = NULL;
   if (size > 1 && check_shared(opt->out_path, comm, err)) return CS_EIO;
   int orc = cs_store_open_mpi(opt->out_path, comm, &st, err), worst = 0;
+  if (!orc && !opt->results_only) orc = cs_store_spool_log(st, rank, err);
   MPI_Allreduce(&orc, &worst, 1, MPI_INT, MPI_MIN, comm);
   if (worst) {
     if (!orc) cs_err_set(err, worst, "file '%s': another rank could not open it", opt->out_path);
@@ -357,6 +403,15 @@ int cs_sweep_run(const cs_sweep_options *opt, MPI_Comm comm, cs_sweep_summary *s
       comm = MPI_COMM_SELF;
     }
     rc = work_phase(opt, comm, &sw, &plan, sum, &per_rank, err);
+    /* the rows finished before any failure are in the spools: merge them regardless */
+    cs_err merr;
+    int mrc = rank == 0 ? merge_log(opt->out_path, sw.name, sum, &merr) : CS_OK;
+    if (mrc && !rc) {
+      *err = merr;
+      rc = mrc;
+    } else if (mrc) {
+      fprintf(stderr, "commsweep: %s\n", merr.msg);
+    }
   }
   if (rank == 0) report_summary(out, opt, &sw, &plan, sum, per_rank);
   if (!lazy) rc = share(comm, rc, err);

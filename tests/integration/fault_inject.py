@@ -12,6 +12,8 @@ options:
                          write failing with ENOSPC (strace -e inject=pwrite64:...:when=N)
   --every                N = 1 .. every write of the structural step (default)
   --sample K             K values of N spread evenly over the structural step instead
+  --merge K              also K values of N spread evenly over the writes of the closing
+                         structural step (the merge of the log spools)
   --random K             also K values of N drawn at random over all the sweep's writes
                          (the work phase included), seed --seed (default 1)
   --timed K              also K kill -9 at random moments (0 .. the clean run's wall time)
@@ -77,24 +79,30 @@ def done_rows(path):
 
 
 def count_writes(args, work):
-    """pwrite64 calls of a clean run over BASE: (structural step, total)."""
+    """pwrite64 calls of a clean run over BASE: (structural step, (first, last) write of the
+    merge of the log spools, total)."""
     out = os.path.join(work, "count.h5")
     prepare(args, out)
     trace = os.path.join(work, "count.strace")
-    subprocess.run(["strace", "-f", "-qq", "-o", trace, "-e", "trace=pwrite64,rename",
+    subprocess.run(["strace", "-f", "-qq", "-o", trace, "-e", "trace=pwrite64,rename,openat",
                     *sweep_cmd(args, out, 1)], check=True, stdout=subprocess.DEVNULL,
                    env=TRACED_ENV)
     structural = total = 0
-    renamed = False
+    renames, staged_at = 0, 0
+    merge = (0, 0)
     with open(trace) as f:
         for line in f:
             if "pwrite64(" in line:
                 total += 1
-                structural += not renamed
+                structural += renames == 0
+            elif "openat(" in line and ".staged" in line and "O_CREAT" in line:
+                staged_at = total
             elif "rename(" in line and ".staged" in line:
-                renamed = True
+                renames += 1
+                if renames > 1:
+                    merge = (staged_at + 1, total)
     cleanup(out)
-    return structural, total
+    return structural, merge, total
 
 
 def prepare(args, out):
@@ -103,10 +111,15 @@ def prepare(args, out):
         shutil.copyfile(args.base, out)
 
 
+def spools(out):
+    d, base = os.path.split(os.path.abspath(out))
+    return [os.path.join(d, n) for n in os.listdir(d) if n.startswith(base + ".spool.")]
+
+
 def cleanup(out):
-    for suffix in ("", ".staged", ".lock"):
+    for path in [out + s for s in ("", ".staged", ".lock")] + spools(out):
         try:
-            os.unlink(out + suffix)
+            os.unlink(path)
         except FileNotFoundError:
             pass
 
@@ -173,6 +186,8 @@ def one(args, work, fault, n, base_rows, log):
     for suffix in (".lock", ".staged"):
         if os.path.exists(out + suffix):
             return f"{what}: {out + suffix} left after the rerun"
+    if spools(out):
+        return f"{what}: log spools left after the rerun: {spools(out)}"
     diff = compare(args.clean, out)
     if diff:
         return f"{what}: the rerun differs from a clean run: {diff}"
@@ -189,6 +204,7 @@ def main():
     ap.add_argument("--faults", default="kill,enospc")
     ap.add_argument("--every", action="store_true")
     ap.add_argument("--sample", type=int, default=0)
+    ap.add_argument("--merge", type=int, default=0)
     ap.add_argument("--random", type=int, default=0)
     ap.add_argument("--timed", type=int, default=0)
     ap.add_argument("--seed", type=int, default=1)
@@ -196,7 +212,7 @@ def main():
     ap.add_argument("--work", default=".")
     args = ap.parse_args()
     work = args.work
-    structural, total = count_writes(args, work)
+    structural, merge, total = count_writes(args, work)
     if structural == 0:
         print("no write before the staged file is renamed: nothing to test")
         return 1
@@ -205,6 +221,9 @@ def main():
                      for k in range(args.sample)})
     else:
         ns = list(range(1, structural + 1))
+    if args.merge and merge[1] >= merge[0] > 0:
+        ns += sorted({merge[0] + (merge[1] - merge[0]) * k // max(args.merge - 1, 1)
+                      for k in range(args.merge)})
     rng = random.Random(args.seed)
     extra = sorted(rng.randint(1, total) for _ in range(args.random))
     base_rows = done_rows(args.base) if args.base != "-" else None
@@ -214,7 +233,8 @@ def main():
     clean_s = time.time() - t0
     cleanup(os.path.join(work, "timing.h5"))
     print(f"{args.sweep} over {args.base}: {structural} writes in the structural step, "
-          f"{total} in all; clean run {clean_s:.2f} s")
+          f"writes {merge[0]}..{merge[1]} merge the log spools, {total} in all; "
+          f"clean run {clean_s:.2f} s")
     faults = [f for f in args.faults.split(",") if f]
     runs = [(f, n) for f in faults for n in ns + extra]
     runs += [("timed", rng.uniform(0, clean_s)) for _ in range(args.timed)]

@@ -19,12 +19,13 @@ cp base.h5 clean.h5
 "$CS_BIN" sweep big.json --out clean.h5 --quiet > /dev/null
 "$CS_BIN" sweep big.json --out cleannew.h5 --quiet > /dev/null
 
-# 1. kill and ENOSPC at every write of the structural step of an extension, and at random
+# 1. kill and ENOSPC at every write of the structural step of an extension, at writes spread
+#    over the closing one (the merge of the log spools), and at random
 #    writes of the whole sweep; then the same, sampled, for a sweep that creates the file
 #    (an ASan build starts each process ~10x slower: a sample of the writes there)
-if ldd "$CS_BIN" | grep -q libasan; then every="--sample 4"; else every="--every --random 4"; fi
+if ldd "$CS_BIN" | grep -q libasan; then every="--sample 4 --merge 2"; else every="--every --merge 8 --random 4"; fi
 $PY "$HERE/fault_inject.py" "$CS_BIN" big.json base.h5 clean.h5 $every  # word splitting intended
-$PY "$HERE/fault_inject.py" "$CS_BIN" big.json - cleannew.h5 --sample 4 --random 2
+$PY "$HERE/fault_inject.py" "$CS_BIN" big.json - cleannew.h5 --sample 4 --merge 2 --random 2
 
 # 2. array-valued root attributes (h5py writes lists as arrays): an error, not a crash
 $PY -c "import h5py;f=h5py.File('arr.h5','w');f.attrs['format']=['commsweep']*2000;f.attrs['schema_version']=1"
@@ -50,7 +51,7 @@ EOF
 cp renamed.h5 renamed.before
 for cmd in "show renamed.h5" "sweep small.json --out renamed.h5 --quiet"; do
   rc=0; $CS_BIN $cmd 2> schema.err || rc=$?  # word splitting intended
-  [ $rc = 1 ] && grep -q "column /results.bus_bw_gb_per_s is missing (schema version 3)" schema.err
+  [ $rc = 1 ] && grep -q "column /results.bus_bw_gb_per_s is missing (schema version 4)" schema.err
 done
 cmp renamed.h5 renamed.before
 

@@ -1,0 +1,351 @@
+/* The log spool: while jobs run, each rank appends its finished rows with their transaction
+ * records to its own file, "<path>.spool.<rank>"; a structural step merges the spools into the
+ * compressed /txlog (store.h has why).
+ *
+ * An entry is a head (magic, row, record count, compressed size, key), the finished result row
+ * (checksums filled in) and the records, byte-transposed (byte k of every record together, as
+ * HDF5's shuffle filter does) and deflated.  Entries are written whole at the spool's known end
+ * and a failed write is cut off again, so only a kill can leave a torn entry, and only the last
+ * one: its checksums (row and slice, the same that protect the file) reject it.
+ */
+#define _GNU_SOURCE /* pwritev */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "store_int.h"
+
+#define SPOOL_MAGIC "CSSPOOL1"
+#define SPOOL_LEVEL 1 /* deflate level of the spool: fast; the merge compresses again */
+#define MERGE_ROW_BATCH 256
+
+typedef struct spool_head {
+  char magic[8];
+  uint64_t row;
+  uint64_t n;    /* records */
+  uint64_t zlen; /* bytes of deflated records after the result row */
+  char key[CS_STORE_KEY_LEN];
+} spool_head;
+
+/* ---- naming ---------------------------------------------------------------------------- */
+
+/* Splits path into its directory ("." when none) and file name. */
+static void split_path(const char *path, char *dir, size_t dcap, const char **base) {
+  const char *slash = strrchr(path, '/');
+  *base = slash ? slash + 1 : path;
+  if (!slash) snprintf(dir, dcap, ".");
+  else if (slash == path) snprintf(dir, dcap, "/");
+  else snprintf(dir, dcap, "%.*s", (int)(slash - path), path);
+}
+
+/* True when `name` is "<base>.spool.<digits>". */
+static bool is_spool_of(const char *name, const char *base) {
+  size_t len = strlen(base);
+  if (strncmp(name, base, len) != 0 || strncmp(name + len, ".spool.", 7) != 0) return false;
+  const char *d = name + len + 7;
+  if (!*d) return false;
+  for (; *d; d++)
+    if (*d < '0' || *d > '9') return false;
+  return true;
+}
+
+/* Calls fn(full path, ctx) for each spool file of path; returns how many there are. */
+static size_t each_spool(const char *path, void (*fn)(const char *, void *), void *ctx) {
+  char dir[4096];
+  const char *base;
+  split_path(path, dir, sizeof dir, &base);
+  DIR *d = opendir(dir);
+  if (!d) return 0;
+  size_t count = 0;
+  struct dirent *e;
+  while ((e = readdir(d)))
+    if (is_spool_of(e->d_name, base)) {
+      count++;
+      if (fn) {
+        char full[8192];
+        snprintf(full, sizeof full, "%s/%s", dir, e->d_name);
+        fn(full, ctx);
+      }
+    }
+  closedir(d);
+  return count;
+}
+
+bool cs_store_spool_exists(const char *path) { return each_spool(path, NULL, NULL) > 0; }
+
+static void remove_one(const char *file, void *ctx) {
+  (void)ctx;
+  unlink(file);
+}
+
+void cs_store_spool_remove(const char *path) { each_spool(path, remove_one, NULL); }
+
+/* ---- writing ----------------------------------------------------------------------------- */
+
+int cs_store_spool_log(cs_store *st, int rank, cs_err *err) {
+  if (!st->parallel) return cs_err_set(err, CS_EINTERNAL, "only a parallel store spools its log");
+  char file[sizeof st->final_path + 32];
+  snprintf(file, sizeof file, "%s.spool.%d", st->final_path, rank);
+  st->spool_fd = open(file, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+  if (st->spool_fd < 0)
+    return cs_err_set(err, CS_EIO, "cannot create the log spool '%s': %s", file, strerror(errno));
+  return CS_OK;
+}
+
+/* byte k of record i -> out[k * n + i], and back; in blocks of records that stay in the L1
+ * cache, so each of the `size` planes is written (or read) in runs. */
+#define TRANSPOSE_BLOCK 64
+static void transpose(const unsigned char *in, unsigned char *out, uint64_t n, size_t size,
+                      bool back) {
+  for (uint64_t b = 0; b < n; b += TRANSPOSE_BLOCK) {
+    uint64_t e = n - b < TRANSPOSE_BLOCK ? n : b + TRANSPOSE_BLOCK;
+    for (size_t k = 0; k < size; k++)
+      for (uint64_t i = b; i < e; i++) {
+        if (back) out[i * size + k] = in[k * n + i];
+        else out[k * n + i] = in[i * size + k];
+      }
+  }
+}
+
+int cs_store_spool_put(cs_store *st, uint64_t row, const char key[CS_STORE_KEY_LEN],
+                       const cs_store_result_row *res, const cs_store_txn_row *txns, uint64_t n,
+                       cs_err *err) {
+  size_t raw = (size_t)n * sizeof *txns;
+  uLongf zlen = n ? compressBound(raw) : 0;
+  unsigned char *plane = n ? malloc(raw) : NULL, *z = n ? malloc(zlen) : NULL;
+  if (n && (!plane || !z)) {
+    free(plane);
+    free(z);
+    return cs_err_set(err, CS_ENOMEM, "spooling %llu records: out of memory",
+                      (unsigned long long)n);
+  }
+  int rc = CS_OK;
+  if (n) {
+    transpose((const unsigned char *)txns, plane, n, sizeof *txns, false);
+    if (compress2(z, &zlen, plane, raw, SPOOL_LEVEL) != Z_OK)
+      rc = cs_err_set(err, CS_ENOMEM, "spooling %llu records: deflate failed",
+                      (unsigned long long)n);
+  }
+  spool_head head;
+  memset(&head, 0, sizeof head);
+  memcpy(head.magic, SPOOL_MAGIC, sizeof head.magic);
+  head.row = row;
+  head.n = n;
+  head.zlen = zlen;
+  memcpy(head.key, key, CS_STORE_KEY_LEN);
+  off_t at = rc ? 0 : lseek(st->spool_fd, 0, SEEK_END);
+  struct iovec iov[3] = {{&head, sizeof head}, {(void *)res, sizeof *res}, {z, zlen}};
+  size_t total = sizeof head + sizeof *res + zlen, done = 0;
+  while (!rc && done < total) {
+    /* skip what is written already */
+    struct iovec part[3];
+    int parts = 0;
+    size_t skip = done;
+    for (int i = 0; i < 3; i++) {
+      if (skip >= iov[i].iov_len) {
+        skip -= iov[i].iov_len;
+        continue;
+      }
+      part[parts].iov_base = (char *)iov[i].iov_base + skip;
+      part[parts++].iov_len = iov[i].iov_len - skip;
+      skip = 0;
+    }
+    ssize_t put = pwritev(st->spool_fd, part, parts, at + (off_t)done);
+    if (put < 0 && errno == EINTR) continue;
+    if (put <= 0) {
+      rc = cs_err_set(err, CS_EIO, "writing the log spool of row %llu: %s",
+                      (unsigned long long)row, put < 0 ? strerror(errno) : "nothing written");
+      if (ftruncate(st->spool_fd, at) != 0) { /* a torn entry is rejected by its checksums */
+      }
+    } else {
+      done += (size_t)put;
+    }
+  }
+  free(plane);
+  free(z);
+  return rc;
+}
+
+/* ---- merging ----------------------------------------------------------------------------- */
+
+typedef struct entry {
+  uint64_t offset; /* /txlog offset of the slice: the merge order */
+  uint64_t row;
+  size_t file;     /* index into the open spools */
+  off_t at;        /* of the head */
+} entry;
+
+typedef struct merge_ctx {
+  int *fds;
+  size_t nfds, cap;
+  entry *entries;
+  size_t n, ecap;
+  uint64_t torn;
+  int rc;
+  cs_err *err;
+} merge_ctx;
+
+static int cmp_entry(const void *a, const void *b) {
+  const entry *x = a, *y = b;
+  if (x->offset != y->offset) return x->offset < y->offset ? -1 : 1;
+  return (x->row > y->row) - (x->row < y->row);
+}
+
+static bool read_at(int fd, void *buf, size_t len, off_t at) {
+  for (size_t done = 0; done < len;) {
+    ssize_t got = pread(fd, (char *)buf + done, len - done, at + (off_t)done);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) return false;
+    done += (size_t)got;
+  }
+  return true;
+}
+
+/* Indexes the entries of one spool file; a torn tail ends it. */
+static void scan_one(const char *file, void *vctx) {
+  merge_ctx *c = vctx;
+  if (c->rc) return;
+  int fd = open(file, O_RDONLY | O_CLOEXEC);
+  struct stat sb;
+  if (fd < 0 || fstat(fd, &sb) != 0) {
+    c->rc = cs_err_set(c->err, CS_EIO, "cannot read the log spool '%s': %s", file,
+                       strerror(errno));
+    if (fd >= 0) close(fd);
+    return;
+  }
+  if (c->nfds == c->cap) {
+    size_t cap = c->cap ? 2 * c->cap : 8;
+    int *grown = realloc(c->fds, cap * sizeof *grown);
+    if (!grown) {
+      close(fd);
+      c->rc = cs_err_set(c->err, CS_ENOMEM, "merging the log spools: out of memory");
+      return;
+    }
+    c->fds = grown;
+    c->cap = cap;
+  }
+  c->fds[c->nfds++] = fd;
+  off_t at = 0, size = sb.st_size;
+  const off_t fixed = (off_t)(sizeof(spool_head) + sizeof(cs_store_result_row));
+  while (at < size) {
+    spool_head head;
+    cs_store_result_row res;
+    if (size - at < fixed || !read_at(fd, &head, sizeof head, at) ||
+        memcmp(head.magic, SPOOL_MAGIC, sizeof head.magic) != 0 ||
+        !read_at(fd, &res, sizeof res, at + (off_t)sizeof head) ||
+        head.zlen > (uint64_t)(size - at - fixed)) {
+      c->torn++;
+      break;
+    }
+    if (c->n == c->ecap) {
+      size_t cap = c->ecap ? 2 * c->ecap : 256;
+      entry *grown = realloc(c->entries, cap * sizeof *grown);
+      if (!grown) {
+        c->rc = cs_err_set(c->err, CS_ENOMEM, "merging the log spools: out of memory");
+        return;
+      }
+      c->entries = grown;
+      c->ecap = cap;
+    }
+    c->entries[c->n++] = (entry){res.txlog_offset, head.row, c->nfds - 1, at};
+    at += fixed + (off_t)head.zlen;
+  }
+}
+
+/* Buffers of the merge, grown as needed. */
+typedef struct merge_buf {
+  unsigned char *z, *plane;
+  cs_store_txn_row *recs;
+  size_t zcap, rcap;
+} merge_buf;
+
+static int grow(merge_buf *b, size_t zlen, size_t raw, cs_err *err) {
+  if (zlen > b->zcap) {
+    unsigned char *z = realloc(b->z, zlen);
+    if (!z) return cs_err_set(err, CS_ENOMEM, "merging the log spools: out of memory");
+    b->z = z;
+    b->zcap = zlen;
+  }
+  if (raw > b->rcap) {
+    cs_store_txn_row *recs = realloc(b->recs, raw);
+    if (recs) b->recs = recs;
+    unsigned char *plane = realloc(b->plane, raw);
+    if (plane) b->plane = plane;
+    if (!recs || !plane) return cs_err_set(err, CS_ENOMEM, "merging the log spools: out of memory");
+    b->rcap = raw;
+  }
+  return CS_OK;
+}
+
+/* Reads entry e, checks it against the file and writes it: 1 written, 0 rejected (torn, or
+ * not this file's), or an error code. */
+static int merge_entry(cs_store *st, int fd, const entry *e, merge_buf *b, cs_err *err) {
+  spool_head head;
+  cs_store_result_row res;
+  if (!read_at(fd, &head, sizeof head, e->at) ||
+      !read_at(fd, &res, sizeof res, e->at + (off_t)sizeof head))
+    return 0;
+  uint64_t n = head.n, row = head.row;
+  if (row >= st->rows || n != res.txlog_count || res.txlog_offset > st->txlog_len ||
+      n > st->txlog_len - res.txlog_offset || n > SIZE_MAX / sizeof *b->recs)
+    return 0;
+  size_t raw = (size_t)n * sizeof *b->recs;
+  if (grow(b, head.zlen, raw, err)) return err->code;
+  if (n) {
+    uLongf got = raw;
+    if (!read_at(fd, b->z, head.zlen, e->at + (off_t)(sizeof head + sizeof res)) ||
+        uncompress(b->plane, &got, b->z, head.zlen) != Z_OK || got != raw)
+      return 0;
+    transpose(b->plane, (unsigned char *)b->recs, n, sizeof *b->recs, true);
+  }
+  cs_store_index_row idx;
+  cs_err ierr;
+  if (cs_store_txlog_checksum(row, b->recs, n) != res.txlog_checksum ||
+      cs_store_row_checksum(row, head.key, &res) != res.checksum ||
+      cs_store_read_index(st, row, 1, &idx, &ierr) ||
+      memcmp(idx.key, head.key, CS_STORE_KEY_LEN) != 0 ||
+      (n && (idx.txlog_reserved_offset != res.txlog_offset || idx.txlog_reserved_count != n)))
+    return 0;
+  int rc = cs_store_put_result(st, row, head.key, &res, b->recs, n, err);
+  return rc ? rc : 1;
+}
+
+int cs_store_spool_merge(cs_store *st, const char *path, uint64_t *merged, uint64_t *dropped,
+                         cs_err *err) {
+  *merged = *dropped = 0;
+  if (!st->writable || st->parallel || st->txlog < 0)
+    return cs_err_set(err, CS_EINTERNAL, "merging the log spools into a %s store",
+                      st->parallel ? "parallel" : "read-only");
+  merge_ctx c = {.err = err};
+  each_spool(path, scan_one, &c);
+  int rc = c.rc;
+  *dropped = c.torn;
+  if (!rc) qsort(c.entries, c.n, sizeof *c.entries, cmp_entry);
+  if (!rc) rc = cs_store_batch_rows(st, MERGE_ROW_BATCH, err);
+  merge_buf buf = {0};
+  for (size_t i = 0; i < c.n && !rc; i++) {
+    int got = merge_entry(st, c.fds[c.entries[i].file], &c.entries[i], &buf, err);
+    if (got < 0) rc = got;
+    else if (got) (*merged)++;
+    else (*dropped)++;
+  }
+  uint64_t lost = 0;
+  if (!rc) rc = cs_store_flush_rows(st, &lost, err);
+  cs_err ignore;
+  cs_store_batch_rows(st, 0, &ignore);
+  free(buf.z);
+  free(buf.plane);
+  free(buf.recs);
+  for (size_t i = 0; i < c.nfds; i++) close(c.fds[i]);
+  free(c.fds);
+  free(c.entries);
+  if (rc) return cs_err_prefix(err, "merging the log spools of '%s'", path);
+  return CS_OK;
+}
