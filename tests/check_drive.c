@@ -251,11 +251,27 @@ START_TEST(driven_records_should_backfill_per_table_cr09) {
 }
 END_TEST
 
+/* The end of an advance, by hand: tick(c) = floor(c num / den), so the first cycle of tick t is
+ * ceil(t den / num); past 2^64 both saturate. */
+START_TEST(advance_end_should_be_the_first_cycle_of_the_target_tick_and_saturate) {
+  uint64_t target;
+  ck_assert_uint_eq(cs_engine_advance_end(10, 5, 1, 2, &target), 30); /* 2 cycles a tick */
+  ck_assert_uint_eq(target, 15);
+  ck_assert_uint_eq(cs_engine_advance_end(10, 5, 2, 1, &target), 8); /* 2 ticks a cycle: ceil(7.5) */
+  ck_assert_uint_eq(cs_engine_advance_end(0, 7, 3, 2, &target), 5);  /* ceil(14 / 3) */
+  ck_assert_uint_eq(cs_engine_advance_end(UINT64_MAX - 1, 5, 1, 1, &target), UINT64_MAX);
+  ck_assert_uint_eq(target, UINT64_MAX);
+  ck_assert_uint_eq(cs_engine_advance_end(0, 1ull << 62, 1, 8, &target), UINT64_MAX);
+  ck_assert_uint_eq(target, 1ull << 62);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("drive");
   TCase *tc = tcase_create("loop");
   tcase_add_checked_fixture(tc, setup, teardown);
   tcase_add_test(tc, drive_should_keep_steps_apart);
+  tcase_add_test(tc, advance_end_should_be_the_first_cycle_of_the_target_tick_and_saturate);
   tcase_add_test(tc, drive_should_inject_each_rsp_reversed_in_its_completion_tick);
   tcase_add_test(tc, deadlock_guard_should_name_stuck_requests);
   tcase_add_test(tc, deadlock_guard_should_wait_for_an_engine_that_simulates_nothing);

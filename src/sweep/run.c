@@ -147,10 +147,14 @@ static int prepare(const cs_sweep_options *opt, FILE *out, cs_sweep *sw, cs_swee
   cs_sweep_summary earlier;
   memset(&earlier, 0, sizeof earlier);
   rc = merge_log(opt->out_path, sw->name, &earlier, err);
-  if (earlier.log_merged || earlier.log_dropped)
-    fprintf(out, "  log: %llu rows of an earlier sweep moved from its spools into the file, %llu "
-            "torn entries dropped (their rows are rerun)\n",
-            (unsigned long long)earlier.log_merged, (unsigned long long)earlier.log_dropped);
+  if (earlier.log_merged || earlier.log_dropped) {
+    fprintf(out, "  log: %llu rows of an earlier sweep moved from its spools into the file",
+            (unsigned long long)earlier.log_merged);
+    if (earlier.log_dropped)
+      fprintf(out, ", %llu torn entries dropped (their rows are rerun)",
+              (unsigned long long)earlier.log_dropped);
+    fprintf(out, "\n");
+  }
   struct stat sb;
   bool fresh = stat(opt->out_path, &sb) != 0 || sb.st_size == 0;
   if (!rc && !fresh) rc = cs_store_open(opt->out_path, CS_STORE_READ, &st, err);

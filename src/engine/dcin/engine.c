@@ -431,9 +431,8 @@ static int op_advance(void *engine, uint64_t max_ticks, cs_err *err) {
   int rc = dcin_reuse_flush(s, err);
   if (rc) return rc;
   if (s->comp_n) return 0;
-  uint64_t target = e->now_tick + max_ticks;
-  /* first cycle belonging to tick `target` */
-  uint64_t end = (target * s->tick_den + s->tick_num - 1) / s->tick_num;
+  uint64_t target, end = cs_engine_advance_end(e->now_tick, max_ticks, s->tick_num, s->tick_den,
+                                               &target);
   if (dcin_reuse_playing(s)) { /* a replayed step: its completions at their recorded cycles */
     uint64_t c = dcin_reuse_next(s);
     if (c < end) {

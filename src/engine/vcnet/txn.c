@@ -275,8 +275,8 @@ int vcn_engine_inject(vcn_engine *e, const cs_inject *in, cs_err *err) {
 int vcn_engine_advance(vcn_engine *e, uint64_t max_ticks, cs_err *err) {
   vcn_net *n = e->net;
   if (e->comp_n) return CS_OK;
-  uint64_t target = e->now_tick + max_ticks;
-  uint64_t end = (target * e->tick_den + e->tick_num - 1) / e->tick_num; /* first cycle of tick target */
+  uint64_t target, end = cs_engine_advance_end(e->now_tick, max_ticks, e->tick_num, e->tick_den,
+                                               &target);
   while (n->now < end) {
     vcn_net_skip_idle(n, end);
     if (n->now >= end) break;
