@@ -756,6 +756,25 @@ static void run_job(const cs_job *job, bool reuse, cs_txn_record **rec, uint64_t
   run_job_ctx(job, reuse, NULL, rec, n, st, ist, replayed);
 }
 
+/* Runs the job alone (every step simulated) and with the shared reuse context, checks that both
+ * give the same bits (records, statistics, engine state) and returns the steps the shared run
+ * replayed. */
+static uint64_t run_alone_and_shared(const cs_job *job, cs_dcin_reuse *ctx, size_t k) {
+  cs_txn_record *rec[2];
+  uint64_t n[2], replayed[2];
+  cs_engine_stats st[2];
+  dcin_stats ist[2];
+  run_job_ctx(job, false, NULL, &rec[0], &n[0], &st[0], &ist[0], &replayed[0]);
+  run_job_ctx(job, true, ctx, &rec[1], &n[1], &st[1], &ist[1], &replayed[1]);
+  ck_assert_uint_eq(n[0], n[1]);
+  ck_assert_msg(memcmp(rec[0], rec[1], n[0] * sizeof *rec[0]) == 0, "job %zu: records differ", k);
+  ck_assert_int_eq(memcmp(&st[0], &st[1], sizeof st[0]), 0);
+  ck_assert_int_eq(memcmp(&ist[0], &ist[1], sizeof ist[0]), 0);
+  free(rec[0]);
+  free(rec[1]);
+  return replayed[1];
+}
+
 /* Replayed steps must leave every record, every statistic and the engine state exactly as
  * simulating them does: each job runs with reuse off (every step simulated) and on, and the two
  * runs are compared byte for byte.  The ring collectives repeat their step, so they must replay. */
@@ -819,20 +838,9 @@ START_TEST(shared_reuse_context_should_replay_across_jobs_with_the_same_bits) {
     cs_job job;
     cs_test_job(&job, "dcin", prims[k], 65536, parts, 8);
     if (k == 3) job.adapter.burst_length = 2; /* another configuration */
-    cs_txn_record *rec[2];
-    uint64_t n[2], replayed[2];
-    cs_engine_stats st[2];
-    dcin_stats ist[2];
-    run_job_ctx(&job, false, NULL, &rec[0], &n[0], &st[0], &ist[0], &replayed[0]);
-    run_job_ctx(&job, true, ctx, &rec[1], &n[1], &st[1], &ist[1], &replayed[1]);
-    ck_assert_uint_eq(n[0], n[1]);
-    if (k == 1 || k == 2) ck_assert_uint_eq(replayed[1], 7); /* all N - 1 steps */
-    if (k == 3) ck_assert_uint_lt(replayed[1], 7);            /* its first step is new */
-    ck_assert_msg(memcmp(rec[0], rec[1], n[0] * sizeof *rec[0]) == 0, "job %zu: records differ", k);
-    ck_assert_int_eq(memcmp(&st[0], &st[1], sizeof st[0]), 0);
-    ck_assert_int_eq(memcmp(&ist[0], &ist[1], sizeof ist[0]), 0);
-    free(rec[0]);
-    free(rec[1]);
+    uint64_t replayed = run_alone_and_shared(&job, ctx, k);
+    if (k == 1 || k == 2) ck_assert_uint_eq(replayed, 7); /* all N - 1 steps */
+    if (k == 3) ck_assert_uint_lt(replayed, 7);            /* its first step is new */
   }
   cs_dcin_reuse_free(ctx);
 }
@@ -858,12 +866,7 @@ START_TEST(full_reuse_context_should_drop_its_least_recently_used_steps) {
     cs_job job;
     cs_test_job(&job, "dcin", jobs[k].prim, 65536, parts, 8);
     job.adapter.mst_rd_outstanding = job.adapter.mst_wr_outstanding = jobs[k].outstanding;
-    cs_txn_record *rec[2];
-    uint64_t n[2], replayed[2];
-    cs_engine_stats st[2];
-    dcin_stats ist[2];
-    run_job_ctx(&job, false, NULL, &rec[0], &n[0], &st[0], &ist[0], &replayed[0]);
-    run_job_ctx(&job, true, ctx, &rec[1], &n[1], &st[1], &ist[1], &replayed[1]);
+    uint64_t replayed = run_alone_and_shared(&job, ctx, k);
     size_t bytes;
     uint64_t steps, evicted;
     dcin_reuse_cache_figures(ctx, &bytes, &steps, &evicted);
@@ -871,15 +874,9 @@ START_TEST(full_reuse_context_should_drop_its_least_recently_used_steps) {
       ck_assert_uint_eq(steps, 2);
       dcin_reuse_set_budget(ctx, bytes * 9 / 4);
     }
-    ck_assert_uint_eq(replayed[1], jobs[k].replayed);
+    ck_assert_uint_eq(replayed, jobs[k].replayed);
     ck_assert_uint_le(steps, 4);
     if (k == 2) ck_assert_uint_eq(evicted, 2); /* the first configuration's two steps */
-    ck_assert_uint_eq(n[0], n[1]);
-    ck_assert_msg(memcmp(rec[0], rec[1], n[0] * sizeof *rec[0]) == 0, "job %zu: records differ", k);
-    ck_assert_int_eq(memcmp(&st[0], &st[1], sizeof st[0]), 0);
-    ck_assert_int_eq(memcmp(&ist[0], &ist[1], sizeof ist[0]), 0);
-    free(rec[0]);
-    free(rec[1]);
   }
   cs_dcin_reuse_free(ctx);
 }
