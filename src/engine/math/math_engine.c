@@ -445,6 +445,15 @@ static size_t math_poll(void *engine, cs_completion *out, size_t cap) {
 
 static uint64_t math_now(const void *engine) { return ((const math_engine *)engine)->now; }
 
+/* llround of a record's time in cycles, without the library call: for 0 <= x < 2^63 the
+ * fraction x - trunc(x) is exact (x and its truncation are both doubles, and from 2^53 on x is
+ * an integer), so halves round up exactly as llround rounds them away from zero. */
+static uint64_t cycles_of(double x) {
+  if (!(x >= 0 && x < 9.2e18)) return (uint64_t)llround(x);
+  uint64_t t = (uint64_t)x;
+  return t + (x - (double)t >= 0.5);
+}
+
 static void math_describe(const void *engine, uint64_t id, cs_txn_record *rec) {
   const math_engine *m = engine;
   if (id >= m->n_txns) return;
@@ -456,10 +465,10 @@ static void math_describe(const void *engine, uint64_t id, cs_txn_record *rec) {
   rec->src_channel = rec->dst_channel = (int16_t)t->channel;
   rec->d2d_src_node = rec->d2d_dst_node = -1;
   double f = m->job.adapter.noc_frequency_ghz; /* NoC cycles per ns */
-  rec->req_inject_cycle = (uint64_t)llround(t->req_inject_ns * f);
-  rec->req_complete_cycle = (uint64_t)llround(t->req_done_ns * f);
-  rec->rsp_inject_cycle = (uint64_t)llround(t->rsp_inject_ns * f);
-  rec->rsp_complete_cycle = (uint64_t)llround(t->final_ns * f);
+  rec->req_inject_cycle = cycles_of(t->req_inject_ns * f);
+  rec->req_complete_cycle = cycles_of(t->req_done_ns * f);
+  rec->rsp_inject_cycle = cycles_of(t->rsp_inject_ns * f);
+  rec->rsp_complete_cycle = cycles_of(t->final_ns * f);
   rec->wdata_gen_cycle = t->req.is_read ? 0 : rec->rsp_inject_cycle;
   rec->wdata_complete_cycle = t->req.is_read ? 0 : rec->rsp_complete_cycle;
 }
