@@ -100,7 +100,7 @@ static void plan_file(cs_sweep *sw, bool results_only, cs_sweep_plan *plan) {
   cs_err err;
   cs_store *st = NULL;
   ck_assert_int_eq(cs_store_open(path, CS_STORE_WRITE, &st, &err), 0);
-  ck_assert_int_eq(cs_sweep_plan_make(sw, st, &(cs_sweep_plan_options){results_only, true, false}, plan, &err), 0);
+  ck_assert_int_eq(cs_sweep_plan_make(sw, st, &(cs_sweep_plan_options){results_only, true, false, false}, plan, &err), 0);
   ck_assert_int_eq(cs_store_close(st, &err), 0);
 }
 
