@@ -244,7 +244,7 @@ static void report_summary(FILE *out, const cs_sweep_options *opt, const cs_swee
           sum->prep_s, (unsigned long long)plan->jobs,
           plan->jobs ? sum->prep_s / (double)plan->jobs * 1e6 : 0.0, sum->work_s);
   if (sum->log_merged || sum->log_dropped)
-    fprintf(out, "  log: %llu rows with their records moved from the spools into the file in "
+    fprintf(out, "  log: %llu rows with their logs moved from the spools into the file in "
             "%.3f s%s\n", (unsigned long long)sum->log_merged, sum->merge_s,
             sum->log_dropped ? " (torn entries dropped: their rows stay to rerun)" : "");
   if (plan->corrupt || plan->pending || plan->relog)
