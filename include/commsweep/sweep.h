@@ -155,10 +155,12 @@ int cs_sweep_plan_changes(const cs_sweep *sw, const cs_sweep_plan *plan);
 int cs_sweep_plan_apply_rows(const cs_sweep *sw, cs_store *st, const cs_sweep_plan *plan,
                              cs_err *err);
 
-/* Runs one item and writes its row (and slices, as item->detail says: records, summaries).  A job error is a `failed` row, not an error
+/* Runs one item and writes its row (and slices, as item->detail says: records and per-step
+ * summaries for full, summaries for steps).  A job error is a `failed` row, not an error
  * return; the return is non-zero only when the row could not be written. *failed tells which. */
 struct cs_job_shared;
-/* shared: state the engines keep across this rank's jobs (cs_job_shared_new; may be NULL). */
+/* shared: state the engines keep across this rank's jobs (cs_job_shared_new; may be NULL).
+ * results_only writes no log whatever item->detail says. */
 int cs_sweep_execute(cs_store *st, struct cs_job_shared *shared, const cs_sweep_item *item,
                      const cs_job *job, bool results_only, bool *failed, cs_err *err);
 
