@@ -60,7 +60,7 @@ typedef enum cs_store_status {
     "transactions of the job (from L1 expansion; 0 when it could not be loaded)")                 \
   X(uint64_t, txlog_reserved_offset, , U64, "record", 0, "first /txlog record reserved for the job") \
   X(uint64_t, txlog_reserved_count, , U64, "record", 0,                                           \
-    "records reserved (0: reserved in results-only mode)")                                        \
+    "records reserved (0 when the sweep keeps no records: --txlog steps or none)")                                        \
   X(uint64_t, steplog_reserved_offset, , U64, "summary", 0,                                       \
     "first /steplog summary reserved for the job")                                                \
   X(uint64_t, steplog_reserved_count, , U64, "summary", 0,                                        \

@@ -22,7 +22,7 @@ static const cs_col result_head[] = {
 static const cs_col result_tail[] = {
     {"txlog_offset", offsetof(R, txlog_offset), CS_COL_U64, 8, "record", "first /txlog record of the job", 0},
     {"txlog_count", offsetof(R, txlog_count), CS_COL_U64, 8, "record",
-     "records of the job in /txlog (0 in results-only mode)", 0},
+     "records of the job in /txlog (0 unless its txlog_detail is 2)", 0},
     {"steplog_offset", offsetof(R, steplog_offset), CS_COL_U64, 8, "summary",
      "first /steplog summary of the job", 0},
     {"steplog_count", offsetof(R, steplog_count), CS_COL_U64, 8, "summary",
