@@ -60,7 +60,7 @@ typedef enum cs_store_status {
     "transactions of the job (from L1 expansion; 0 when it could not be loaded)")                 \
   X(uint64_t, txlog_reserved_offset, , U64, "record", 0, "first /txlog record reserved for the job") \
   X(uint64_t, txlog_reserved_count, , U64, "record", 0,                                           \
-    "records reserved (0 when the sweep keeps no records: --txlog steps or none)")                                        \
+    "records reserved (0 when the sweep keeps no records: --txlog steps or none)")                \
   X(uint64_t, steplog_reserved_offset, , U64, "summary", 0,                                       \
     "first /steplog summary reserved for the job")                                                \
   X(uint64_t, steplog_reserved_count, , U64, "summary", 0,                                        \
@@ -199,8 +199,9 @@ int cs_store_read_index(cs_store *st, uint64_t first, uint64_t n, cs_store_index
 /* Verifies the given rows: ok[i] = 1 when rows[i] is done or failed, its slices lie inside
  * /txlog and /steplog and its checksum holds (res and index are indexed by row).  with_log also
  * hashes each slice against txlog_checksum and steplog_checksum, reading /txlog and /steplog in
- * large sequential blocks; without it only the rows are read (a slice is always written before its row, so a torn write never leaves a valid
- * row; with_log catches later damage to the log itself). */
+ * large sequential blocks; without it only the rows are read (a slice is always written before
+ * its row, so a torn write never leaves a valid row; with_log catches later damage to the log
+ * itself). */
 int cs_store_verify_rows(cs_store *st, const uint64_t *rows, size_t n,
                          const cs_store_index_row *index, const cs_store_result_row *res,
                          bool with_log, uint8_t *ok, cs_err *err);

@@ -1,7 +1,7 @@
 /* `commsweep export FILE.h5 --job K --jsonl`: one job's transaction records as JSON lines
  * (CrossRing-log field names, via the back-fill module), its per-step summaries as JSON lines
- * (--steps), or its inputs and EngineResult as one JSON object (--result).  The row's checksum is verified first; a pending, failed or corrupt
- * row is an error, not an empty export. */
+ * (--steps), or its inputs and EngineResult as one JSON object (--result).  The row's checksums
+ * are verified first; a pending, failed or corrupt row is an error, not an empty export. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,7 +21,7 @@ static void usage(FILE *f) {
           "  --job ROW     row of /jobs and /results (as `commsweep show` prints it)\n"
           "  --key HEX     the job's cache key, or a unique prefix of it\n"
           "  --jsonl       the transaction records as JSON lines (default)\n"
-          "  --steps       the per-step summaries (/steplog) as JSON lines, one per algorithm step\n"
+          "  --steps       the per-step summaries (/steplog) as JSON lines, one per step\n"
           "  --result      the job's inputs and EngineResult as one JSON object\n"
           "  -o, --out F   write to F instead of stdout\n");
 }

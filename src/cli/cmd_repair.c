@@ -4,8 +4,8 @@
  * Read from the damaged file, in blocks, each block read again row by row when it fails: /jobs
  * (compressed: one bad byte makes a whole chunk unreadable), /results, and each finished row's
  * /txlog and /steplog slices.  A finished row is kept when its checksum holds with its key and
- * its slices hash to txlog_checksum and steplog_checksum; everything else becomes a pending row that the next sweep reruns.
- * A /jobs row that cannot be read is rebuilt from the sweep file when given: the job whose key
+ * its slices hash to txlog_checksum and steplog_checksum; everything else becomes a pending
+ * row that the next sweep reruns.  A /jobs row that cannot be read is rebuilt from the sweep file when given: the job whose key
  * makes the row's checksum hold is the row's job.  A row whose /jobs row is lost and cannot be
  * rebuilt stays, pending, under an empty key (no sweep matches it again). */
 #include <inttypes.h>

@@ -33,8 +33,8 @@ int cs_cli_schema(int argc, char **argv) {
   if (argc > 1) {
     bool help = !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help");
     fprintf(help ? stdout : stderr,
-            "usage: commsweep schema\n\nPrints the columns of /jobs, /results, /txlog and /steplog as "
-            "Markdown tables.\n");
+            "usage: commsweep schema\n\nPrints the columns of /jobs, /results, /txlog and "
+            "/steplog as Markdown tables.\n");
     return help ? 0 : 2;
   }
   cs_col cols[CS_STORE_MAX_COLUMNS];

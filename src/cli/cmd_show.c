@@ -40,8 +40,8 @@ static void usage(FILE *f) {
           "  --limit N            at most N lines\n"
           "output:\n"
           "  --csv                every column of /jobs and /results, full precision\n"
-          "  --verify             check each row's checksum (reads /txlog, /steplog); corrupt rows show\n"
-          "                       status 'corrupt'\n");
+          "  --verify             check each row's checksums (reads /txlog and /steplog); corrupt rows\n"
+          "                       show status 'corrupt'\n");
 }
 
 static int dtype_bytes(const char *d) {

@@ -1,8 +1,8 @@
 /* One job on one rank: run it (cs_job_run) and write its slices and row: the records when the
- * item's detail is full, the per-step summaries (backfill.h) when it is steps or full.  A job that fails is a
- * `failed` row with its message, cached like a result; a failure that says nothing about the
- * job (out of memory, I/O: cs_err_is_transient) writes nothing, so the row stays pending and the
- * next run tries again.  Only a row that cannot be written is an error. */
+ * item's detail is full, the per-step summaries (backfill.h) when it is steps or full.  A job
+ * that fails is a `failed` row with its message, cached like a result; a failure that says
+ * nothing about the job (out of memory, I/O: cs_err_is_transient) writes nothing, so the row
+ * stays pending and the next run tries again.  Only a row that cannot be written is an error. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

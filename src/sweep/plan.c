@@ -4,8 +4,8 @@
  * An existing row is reused as a result only when its checksum holds and it is done holding at
  * least the log detail asked (none < per-step summaries < every record) or failed; otherwise
  * the job runs again into the same row.  Every job to run gets its /txlog and /steplog slices
- * now, so the file reaches its final size in one structural
- * step and the ranks only ever write raw bytes into places fixed here. */
+ * now, so the file reaches its final size in one structural step and the ranks only ever write
+ * raw bytes into places fixed here. */
 #include <stdlib.h>
 #include <string.h>
 
