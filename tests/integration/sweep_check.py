@@ -29,8 +29,8 @@ def text(v):
 def read_all(path):
     with h5py.File(path, "r") as f:
         assert f.attrs["format"] == "commsweep", "format attribute"
-        assert int(f.attrs["schema_version"]) == 4, "schema version"
-        data = {name: f[name][()] for name in ("jobs", "results", "txlog")}
+        assert int(f.attrs["schema_version"]) == 5, "schema version"
+        data = {name: f[name][()] for name in ("jobs", "results", "txlog", "steplog")}
         for name in data:
             assert "description" in f[name].attrs, f"/{name} has no description"
         units = dict(f["results"].attrs)
