@@ -54,10 +54,13 @@ int cs_job_validate(const cs_job *job, cs_err *err) {
   return CS_OK;
 }
 
-/* One slot per registered engine, created on the engine's first job. */
+/* One slot per registered engine, created on the engine's first job; and the transaction
+ * records of jobs that do not keep them, whose memory passes from one job to the next. */
 #define SHARED_SLOTS 16
 struct cs_job_shared {
   void *slot[SHARED_SLOTS];
+  cs_txn_record *records;
+  size_t cap_records;
 };
 
 cs_job_shared *cs_job_shared_new(void) { return calloc(1, sizeof(cs_job_shared)); }
@@ -67,6 +70,7 @@ void cs_job_shared_free(cs_job_shared *sh) {
   const cs_engine_ops *const *list = cs_engine_list();
   for (int i = 0; list[i] && i < SHARED_SLOTS; i++)
     if (sh->slot[i] && list[i]->shared_free) list[i]->shared_free(sh->slot[i]);
+  free(sh->records);
   free(sh);
 }
 
@@ -78,6 +82,21 @@ static void *shared_of(cs_job_shared *sh, const cs_engine_ops *ops) {
   for (int i = 0; list[i] && i < SHARED_SLOTS; i++)
     if (list[i] == ops) return sh->slot[i] ? sh->slot[i] : (sh->slot[i] = ops->shared_new());
   return NULL;
+}
+
+/* Zeroed room for n records: the shared buffer when the records are not kept, else their own
+ * allocation; NULL when out of memory. */
+static cs_txn_record *records_for(cs_job_shared *sh, bool keep_records, uint64_t n) {
+  if (!n) n = 1;
+  if (!sh || keep_records) return calloc(n, sizeof(cs_txn_record));
+  if (n > sh->cap_records) {
+    cs_txn_record *grown = realloc(sh->records, n * sizeof *grown);
+    if (!grown) return NULL;
+    sh->records = grown;
+    sh->cap_records = n;
+  }
+  memset(sh->records, 0, n * sizeof *sh->records);
+  return sh->records;
 }
 
 int cs_job_run(const cs_job *job, bool keep_records, cs_job_output *out, cs_err *err) {
@@ -93,7 +112,8 @@ int cs_job_run_shared(cs_job_shared *sh, const cs_job *job, bool keep_records,
   const cs_engine_ops *ops = cs_engine_find(job->engine.name);
   cs_plan plan;
   if ((rc = cs_expand(job, &plan, err))) return context(job, err);
-  cs_txn_record *records = calloc(plan.num_txns ? plan.num_txns : 1, sizeof *records);
+  cs_txn_record *records = records_for(sh, keep_records, plan.num_txns);
+  bool own_records = !sh || keep_records;
   if (!records) {
     cs_plan_free(&plan);
     cs_err_set(err, CS_ENOMEM, "out of memory for %llu transaction records",
@@ -118,7 +138,7 @@ int cs_job_run_shared(cs_job_shared *sh, const cs_job *job, bool keep_records,
       records = NULL;
     }
   }
-  free(records);
+  if (own_records) free(records);
   cs_plan_free(&plan);
   if (rc) {
     memset(out, 0, sizeof *out);

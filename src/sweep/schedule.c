@@ -8,9 +8,9 @@
  * the whole list.  Result rows are written in batches (cs_store_batch_rows): a
  * worker writes the rows of a range together when it has run it, rank 0 every ROW_BATCH of its
  * own jobs; a kill loses at most those held rows, which stay pending.  A worker keeps exactly
- * one request outstanding: it posts the receive for its next grant and sends a request (carrying
- * its counters) before it runs the current range, so the next grant is waiting when it
- * finishes.  Rank 0 first answers every worker's opening request,
+ * one request outstanding: it posts the receives for its next grant and sends a request
+ * (carrying its counters) before it runs the current range, and lets that grant move in between
+ * its jobs, so the next grant is waiting when it finishes.  Rank 0 first answers every worker's opening request,
  * then answers requests from the front of the list (guided ranges: about remaining cost /
  * (4 x ranks), at most MAX_BATCH items, at least two while plenty remain) and between answers
  * runs single items from the back, the cheapest, so it is never away long (on up to
@@ -114,9 +114,9 @@ static void idle_pause(void) {
 /* Waits for a request sleeping between tests: a blocking MPI wait polls (and with
  * mpi_yield_when_idle yields) at full speed, burning a core that another rank or another user
  * could run on while this rank has nothing to do. */
-static void wait_sleeping(MPI_Request *req) {
+static void wait_sleeping(MPI_Request *req, MPI_Status *status) {
   for (int done = 0;;) {
-    MPI_Test(req, &done, MPI_STATUS_IGNORE);
+    MPI_Test(req, &done, status);
     if (done) return;
     idle_pause();
   }
@@ -242,24 +242,61 @@ static void dispatch(MPI_Comm comm, int size, dispatcher *d, runner *r,
 /* The largest message of items: a full range with every job at its longest. */
 #define MAX_GRANT_BYTES (MAX_BATCH * (sizeof(cs_sweep_item) + sizeof(uint32_t) + CS_JOB_PACKED_MAX))
 
-/* Receives the items of a granted range (sent right after its header) into a buffer of
- * MAX_GRANT_BYTES. */
-static void receive_items(MPI_Comm comm, const uint64_t grant[2], cs_sweep_buf *into) {
+/* A worker's next grant on its way in: header and items are both received into place as they
+ * arrive.  The items message exceeds MPI's eager size, so it moves only while both sides call
+ * MPI: the worker tests it between its jobs (at most every PROBE_INTERVAL_S, since an idle test
+ * yields the CPU) instead of waiting for it only once its range is done. */
+typedef struct incoming {
+  uint64_t grant[2];
+  MPI_Request head, items;
+  MPI_Status items_status;
+  int items_done;
+  double last_test;
+} incoming;
+
+/* Posts the receives of the next grant; the items go into a buffer of MAX_GRANT_BYTES. */
+static void expect_grant(MPI_Comm comm, incoming *in, cs_sweep_buf *into) {
+  MPI_Irecv(in->grant, 2, MPI_UINT64_T, 0, TAG_GRANT, comm, &in->head);
+  MPI_Irecv(into->data, (int)into->cap, MPI_BYTE, 0, TAG_ITEMS, comm, &in->items);
+  in->items_done = 0;
+  in->last_test = MPI_Wtime();
+}
+
+/* Lets the grant in flight move on, at most every PROBE_INTERVAL_S. */
+static void nudge_grant(incoming *in) {
+  if (!in || MPI_Wtime() - in->last_test < PROBE_INTERVAL_S) return;
+  int head_done = 0;
+  MPI_Test(&in->head, &head_done, MPI_STATUS_IGNORE);
+  if (!in->items_done) MPI_Test(&in->items, &in->items_done, &in->items_status);
+  in->last_test = MPI_Wtime();
+}
+
+/* Waits (sleeping) for the whole grant.  An empty range (stop) comes without items: their
+ * receive is cancelled. */
+static void receive_grant(incoming *in, cs_sweep_buf *into) {
+  wait_sleeping(&in->head, MPI_STATUS_IGNORE);
   into->len = 0;
-  if (grant[1] == grant[0]) return;
-  MPI_Status status;
+  if (in->grant[1] == in->grant[0]) {
+    MPI_Cancel(&in->items);
+    MPI_Wait(&in->items, MPI_STATUS_IGNORE);
+    return;
+  }
+  if (!in->items_done) wait_sleeping(&in->items, &in->items_status);
   int count = 0;
-  MPI_Recv(into->data, (int)into->cap, MPI_BYTE, 0, TAG_ITEMS, comm, &status);
-  MPI_Get_count(&status, MPI_BYTE, &count);
+  MPI_Get_count(&in->items_status, MPI_BYTE, &count);
   into->len = (size_t)count;
 }
 
-static void run_range(runner *r, const cs_sweep_buf *w) {
+/* Runs the items of a received range, letting the next grant move in between. */
+static void run_range(runner *r, const cs_sweep_buf *w, incoming *next) {
   cs_sweep_item it;
   cs_job job;
   cs_err e;
   cs_err_clear(&e);
-  for (size_t at = 0; wire_next(w, &at, &it, &job, &e);) run_item(r, &it, &job);
+  for (size_t at = 0; wire_next(w, &at, &it, &job, &e);) {
+    run_item(r, &it, &job);
+    nudge_grant(next);
+  }
   if (e.code) {
     r->stats->io_errors++;
     if (!r->io_err->code) *r->io_err = e;
@@ -267,23 +304,20 @@ static void run_range(runner *r, const cs_sweep_buf *w) {
 }
 
 static void work(MPI_Comm comm, runner *r, cs_sweep_buf buf[2]) {
-  uint64_t grant[2][2];
-  MPI_Request rr;
+  incoming in[2];
   int cur = 0;
-  MPI_Irecv(grant[cur], 2, MPI_UINT64_T, 0, TAG_GRANT, comm, &rr);
+  expect_grant(comm, &in[cur], &buf[cur]);
   counters c = mine(r);
   MPI_Send(&c, 3, MPI_UINT64_T, 0, TAG_REQ, comm);
-  wait_sleeping(&rr);
-  receive_items(comm, grant[cur], &buf[cur]);
-  while (grant[cur][1] > grant[cur][0]) {
+  receive_grant(&in[cur], &buf[cur]);
+  while (in[cur].grant[1] > in[cur].grant[0]) {
     int nxt = 1 - cur;
-    MPI_Irecv(grant[nxt], 2, MPI_UINT64_T, 0, TAG_GRANT, comm, &rr);
+    expect_grant(comm, &in[nxt], &buf[nxt]);
     c = mine(r);
     MPI_Send(&c, 3, MPI_UINT64_T, 0, TAG_REQ, comm);
-    run_range(r, &buf[cur]);
+    run_range(r, &buf[cur], &in[nxt]);
     flush_rows(r);
-    wait_sleeping(&rr);
-    receive_items(comm, grant[nxt], &buf[nxt]);
+    receive_grant(&in[nxt], &buf[nxt]);
     cur = nxt;
   }
 }
@@ -339,7 +373,7 @@ int cs_sweep_schedule(MPI_Comm comm, cs_store *st, const cs_sweep *sw, const cs_
    * collective close that follows. */
   MPI_Request done = MPI_REQUEST_NULL;
   MPI_Ibarrier(comm, &done);
-  wait_sleeping(&done);
+  wait_sleeping(&done, MPI_STATUS_IGNORE);
   cs_job_shared_free(r.shared);
   free(buf[0].data);
   free(buf[1].data);
