@@ -231,6 +231,29 @@ START_TEST(completions_should_leave_in_tick_then_injection_order) {
 }
 END_TEST
 
+/* A guard too large to reach means "never": an advance of UINT64_MAX ticks from tick 10 still
+ * delivers the completion of the 7-hop request injected then (71 ticks later, as above: tick 81),
+ * and with nothing left the clock stops at UINT64_MAX instead of wrapping below the present. */
+START_TEST(huge_advance_should_saturate_not_wrap) {
+  cs_job job;
+  cs_err err;
+  void *e = NULL;
+  cs_completion done[2];
+  one_die_p2p(&job);
+  ck_assert_int_eq(cs_math_ops.create(&job, &e, &err), CS_OK);
+  ck_assert_int_eq(cs_math_ops.advance(e, 10, &err), CS_OK);
+  cs_inject far = {.request_id = 0, .src_id = 0, .dst_id = 19, .packet_type = CS_PKT_REQ,
+                   .burst_length = 4};
+  ck_assert_int_eq(cs_math_ops.inject(e, &far, &err), CS_OK);
+  ck_assert_int_eq(cs_math_ops.advance(e, UINT64_MAX, &err), CS_OK);
+  ck_assert_uint_eq(cs_math_ops.poll(e, done, 2), 1);
+  ck_assert_uint_eq(done[0].tick, 81);
+  ck_assert_int_eq(cs_math_ops.advance(e, UINT64_MAX, &err), CS_OK);
+  ck_assert_uint_eq(cs_math_ops.now(e), UINT64_MAX);
+  cs_math_ops.destroy(e);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("math");
   TCase *tc = tcase_create("closed_form");
@@ -242,6 +265,7 @@ int main(void) {
   tcase_add_test(tc, invalid_job_should_fail_with_context);
   tcase_add_test(tc, jobs_sharing_buffers_should_give_the_bits_of_each_job_alone);
   tcase_add_test(tc, completions_should_leave_in_tick_then_injection_order);
+  tcase_add_test(tc, huge_advance_should_saturate_not_wrap);
   suite_add_tcase(s, tc);
   return cs_test_run(s);
 }

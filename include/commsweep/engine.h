@@ -98,12 +98,18 @@ typedef struct cs_engine_ops {
   void (*destroy)(void *engine); /* accepts NULL */
 } cs_engine_ops;
 
+/* The tick an advance of max_ticks from tick `now` may reach: now + max_ticks, saturating at
+ * UINT64_MAX (a guard too large to reach means "never"). */
+static inline uint64_t cs_engine_advance_limit(uint64_t now, uint64_t max_ticks) {
+  return max_ticks > UINT64_MAX - now ? UINT64_MAX : now + max_ticks;
+}
+
 /* For an engine whose driver tick of cycle c is floor(c num / den): the tick an advance of
  * max_ticks from tick `now` stops at, into *target, and the first cycle of that tick.  Both
  * saturate at UINT64_MAX (a guard too large to reach means "never"). */
 static inline uint64_t cs_engine_advance_end(uint64_t now, uint64_t max_ticks, uint64_t num,
                                              uint64_t den, uint64_t *target) {
-  *target = max_ticks > UINT64_MAX - now ? UINT64_MAX : now + max_ticks;
+  *target = cs_engine_advance_limit(now, max_ticks);
   if (*target > (UINT64_MAX - num) / den) return UINT64_MAX;
   return (*target * den + num - 1) / num;
 }

@@ -411,7 +411,7 @@ static int math_advance(void *engine, uint64_t max_ticks, cs_err *err) {
     if (rc) return rc;
   }
   if (m->n_ready) return CS_OK;
-  uint64_t limit = m->now + max_ticks, front = 0;
+  uint64_t limit = cs_engine_advance_limit(m->now, max_ticks), front = 0;
   event_queue *q = &m->buf.queue;
   if (q->count && queue_front(q, &front))
     return cs_err_set(err, CS_ENOMEM, "math engine: out of memory");
