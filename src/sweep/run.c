@@ -11,14 +11,18 @@
 
 #include "commsweep/store.h"
 #include "commsweep/sweep.h"
+#include "sweep_int.h"
 
 #define LOAD_ERRORS_SHOWN 5
 
-/* Broadcasts rank 0's code and message; returns the code. */
+/* Broadcasts rank 0's code and message; returns the code.  The other ranks wait here while
+ * rank 0 lays out the file or merges the logs (seconds on large sweeps): they sleep. */
 static int share(MPI_Comm comm, int rc, cs_err *err) {
   int rank;
   MPI_Comm_rank(comm, &rank);
-  MPI_Bcast(&rc, 1, MPI_INT, 0, comm);
+  MPI_Request req;
+  MPI_Ibcast(&rc, 1, MPI_INT, 0, comm, &req);
+  cs_sweep_wait_sleeping(&req, MPI_STATUS_IGNORE);
   if (rc) {
     if (rank != 0) cs_err_clear(err);
     MPI_Bcast(err->msg, (int)sizeof err->msg, MPI_CHAR, 0, comm);

@@ -15,7 +15,7 @@
  * (4 x ranks), at most MAX_BATCH items, at least two while plenty remain) and between answers
  * runs single items from the back, the cheapest, so it is never away long (on up to
  * RANK0_WORKS_UP_TO ranks; beyond, it only dispatches).  An empty range means stop.  A rank
- * with nothing to do sleeps between tests of its request (wait_sleeping, idle_pause).  Which rank
+ * with nothing to do sleeps between tests of its request (cs_sweep_wait_sleeping, idle_pause).  Which rank
  * runs an item never changes what is written: row and slice are fixed in the item.
  */
 #include <signal.h>
@@ -114,7 +114,7 @@ static void idle_pause(void) {
 /* Waits for a request sleeping between tests: a blocking MPI wait polls (and with
  * mpi_yield_when_idle yields) at full speed, burning a core that another rank or another user
  * could run on while this rank has nothing to do. */
-static void wait_sleeping(MPI_Request *req, MPI_Status *status) {
+void cs_sweep_wait_sleeping(MPI_Request *req, MPI_Status *status) {
   for (int done = 0;;) {
     MPI_Test(req, &done, status);
     if (done) return;
@@ -274,14 +274,14 @@ static void nudge_grant(incoming *in) {
 /* Waits (sleeping) for the whole grant.  An empty range (stop) comes without items: their
  * receive is cancelled. */
 static void receive_grant(incoming *in, cs_sweep_buf *into) {
-  wait_sleeping(&in->head, MPI_STATUS_IGNORE);
+  cs_sweep_wait_sleeping(&in->head, MPI_STATUS_IGNORE);
   into->len = 0;
   if (in->grant[1] == in->grant[0]) {
     MPI_Cancel(&in->items);
     MPI_Wait(&in->items, MPI_STATUS_IGNORE);
     return;
   }
-  if (!in->items_done) wait_sleeping(&in->items, &in->items_status);
+  if (!in->items_done) cs_sweep_wait_sleeping(&in->items, &in->items_status);
   int count = 0;
   MPI_Get_count(&in->items_status, MPI_BYTE, &count);
   into->len = (size_t)count;
@@ -373,7 +373,7 @@ int cs_sweep_schedule(MPI_Comm comm, cs_store *st, const cs_sweep *sw, const cs_
    * collective close that follows. */
   MPI_Request done = MPI_REQUEST_NULL;
   MPI_Ibarrier(comm, &done);
-  wait_sleeping(&done, MPI_STATUS_IGNORE);
+  cs_sweep_wait_sleeping(&done, MPI_STATUS_IGNORE);
   cs_job_shared_free(r.shared);
   free(buf[0].data);
   free(buf[1].data);

@@ -70,4 +70,8 @@ typedef struct cs_sweep_buf {
 /* Appends n bytes; CS_ENOMEM when it cannot grow. */
 int cs_sweep_buf_put(cs_sweep_buf *b, const void *p, size_t n);
 
+/* Waits for an MPI request, sleeping 0.2 ms between tests (schedule.c): a blocking MPI call
+ * polls at full speed and burns a core while its rank only waits (e.g. for rank 0's layout). */
+void cs_sweep_wait_sleeping(MPI_Request *req, MPI_Status *status);
+
 #endif
