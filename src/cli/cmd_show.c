@@ -292,6 +292,7 @@ int cs_cli_show(int argc, char **argv) {
       if (!wanted(&f, &jobs[k], s)) continue;
       if (f.limit >= 0 && shown >= f.limit) continue;
       shown++;
+      if (!f.verify) res[k].error[0] = '\0'; /* not read: only a failed row has one */
       if (!f.verify && s != CS_STORE_PENDING && s != CS_STORE_DONE &&
           cs_store_read_results(st, first + k, 1, &res[k], &err)) {
         fprintf(stderr, "commsweep show: %s\n", err.msg);
