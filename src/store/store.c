@@ -610,7 +610,7 @@ static int read_errors(cs_store *st, uint64_t first, uint64_t n, cs_store_result
   io.keep = NULL;
   for (uint64_t k = 0; k < n;) {
     if (out[k].status != CS_STORE_FAILED) {
-      out[k++].error[0] = '\0';
+      memset(out[k++].error, 0, CS_STORE_ERROR_LEN);
       continue;
     }
     uint64_t end = k + 1, last = k;
@@ -620,7 +620,7 @@ static int read_errors(cs_store *st, uint64_t first, uint64_t n, cs_store_result
     }
     if (move_rows(st, &io, first + k, last + 1 - k, out + k, false, err)) return err->code;
     for (uint64_t i = k; i <= last; i++)
-      if (out[i].status != CS_STORE_FAILED) out[i].error[0] = '\0';
+      if (out[i].status != CS_STORE_FAILED) memset(out[i].error, 0, CS_STORE_ERROR_LEN);
     k = last + 1;
   }
   return CS_OK;
