@@ -262,10 +262,11 @@ static hid_t open_dataset(cs_store *st, const char *name, hid_t dapl, cs_err *er
   return d;
 }
 
-/* A serial handle opens all three tables.  A parallel one opens /results only: opening a
- * dataset whose chunks are not all allocated for writing through MPI-IO allocates them (HDF5
- * 1.10 does that on open), which for the compressed /txlog would be a change of structure
- * outside the structural step; the parallel handle spools the log instead. */
+/* A serial handle opens all five datasets.  A parallel one opens /results and /errors only
+ * (both allocated early, written in place): opening a dataset whose chunks are not all
+ * allocated for writing through MPI-IO allocates them (HDF5 1.10 does that on open), which for
+ * the compressed /txlog would be a change of structure outside the structural step; the
+ * parallel handle spools the log instead. */
 static int open_tables(cs_store *st, bool serial, cs_err *err) {
   if (serial && (st->jobs = H5Dopen2(st->file, "jobs", H5P_DEFAULT)) < 0)
     return cs_store_h5_error(err, CS_EINVAL, "opening /jobs");
@@ -545,7 +546,7 @@ static int check_range(const char *what, uint64_t first, uint64_t n, uint64_t le
 /* Rows [first, first + n) of a dataset of `bytes`-byte file rows, moved from or to member
  * bytes [at, at + bytes) of row structs of `stride` bytes, IO_BLOCK rows per H5Dread or H5Dwrite
  * through a buffer of file rows (the memory type is the file type: HDF5 converts nothing).
- * `keep(row struct)` false skips a row of a write (its file row gets zeros) or of a read. */
+ * A write stores zeros for the rows whose struct `keep` (when set) rejects. */
 typedef struct row_io {
   hid_t dset, type;
   size_t bytes, at, stride;
