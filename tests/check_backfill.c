@@ -327,6 +327,77 @@ START_TEST(jsonl_should_hold_every_record_field) {
 }
 END_TEST
 
+/* Per-step summaries of four hand-made records over three steps (step 1 has none), bw_bytes
+ * 32.  Expected values worked out by hand from the records below. */
+START_TEST(step_summaries_should_sum_each_step_by_hand) {
+  cs_txn_record r[4];
+  memset(r, 0, sizeof r);
+  /* step 0: a write die 0 -> 0, ticks 10/14/20/30, burst 4; a read die 0 -> 1, ticks
+   * 5/9/12/40, burst 2, retry 3, rn_rd 1, rn_wdb 2, sn_share 4, d2d_ro 5, d2d_wdb 6, eject 7 */
+  r[0] = (cs_txn_record){.step = 0, .req_inject_tick = 10, .req_complete_tick = 14,
+                         .rsp_inject_tick = 20, .rsp_complete_tick = 30, .burst_length = 4};
+  r[1] = (cs_txn_record){.step = 0, .req_inject_tick = 5, .req_complete_tick = 9,
+                         .rsp_inject_tick = 12, .rsp_complete_tick = 40, .burst_length = 2,
+                         .is_read = 1, .dst_die = 1, .retry_count = 3, .rn_rd_block = 1,
+                         .rn_wdb_block = 2, .sn_share_block = 4, .d2d_ro_block = 5,
+                         .d2d_wdb_block = 6, .eject_retries = 7};
+  /* step 2: two writes, ticks 50/51/60/70 and 52/55/56/90, burst 1, one die 1 -> 0 */
+  r[2] = (cs_txn_record){.step = 2, .req_inject_tick = 50, .req_complete_tick = 51,
+                         .rsp_inject_tick = 60, .rsp_complete_tick = 70, .burst_length = 1};
+  r[3] = (cs_txn_record){.step = 2, .req_inject_tick = 52, .req_complete_tick = 55,
+                         .rsp_inject_tick = 56, .rsp_complete_tick = 90, .burst_length = 1,
+                         .src_die = 1, .sn_ro_block = 8, .rn_wr_block = 9};
+  cs_step_summary out[3];
+  cs_err err;
+  ck_assert_int_eq(cs_backfill_steps(r, 4, 3, 32, out, &err), 0);
+  const cs_step_summary *a = &out[0], *b = &out[1], *c = &out[2];
+  ck_assert_uint_eq(a->step, 0);
+  ck_assert_uint_eq(a->transactions, 2);
+  ck_assert_uint_eq(a->bytes, (4 + 2) * 32);
+  ck_assert_uint_eq(a->reads, 1);
+  ck_assert_uint_eq(a->writes, 1);
+  ck_assert_uint_eq(a->first_req_inject_tick, 5);
+  ck_assert_uint_eq(a->last_rsp_complete_tick, 40);
+  ck_assert_uint_eq(a->span_ticks, 35);
+  ck_assert_uint_eq(a->req_phase_ticks, (14 - 10) + (9 - 5));
+  ck_assert_uint_eq(a->rsp_phase_ticks, (30 - 20) + (40 - 12));
+  ck_assert_uint_eq(a->max_latency_ticks, 40 - 5);
+  ck_assert_uint_eq(a->cross_die_transactions, 1);
+  ck_assert_uint_eq(a->cross_die_bytes, 2 * 32);
+  ck_assert_uint_eq(a->retries, 3);
+  ck_assert_uint_eq(a->eject_retries, 7);
+  ck_assert_uint_eq(a->block_rn, 1 + 2);
+  ck_assert_uint_eq(a->block_sn, 4);
+  ck_assert_uint_eq(a->block_d2d, 5 + 6);
+  /* an empty step: zeros but its number */
+  cs_step_summary empty;
+  memset(&empty, 0, sizeof empty);
+  empty.step = 1;
+  ck_assert(memcmp(b, &empty, sizeof empty) == 0);
+  ck_assert_uint_eq(c->transactions, 2);
+  ck_assert_uint_eq(c->bytes, 64);
+  ck_assert_uint_eq(c->writes, 2);
+  ck_assert_uint_eq(c->first_req_inject_tick, 50);
+  ck_assert_uint_eq(c->last_rsp_complete_tick, 90);
+  ck_assert_uint_eq(c->span_ticks, 40);
+  ck_assert_uint_eq(c->req_phase_ticks, 1 + 3);
+  ck_assert_uint_eq(c->rsp_phase_ticks, 10 + 34);
+  ck_assert_uint_eq(c->max_latency_ticks, 90 - 52);
+  ck_assert_uint_eq(c->cross_die_transactions, 1);
+  ck_assert_uint_eq(c->cross_die_bytes, 32);
+  ck_assert_uint_eq(c->block_rn, 9);
+  ck_assert_uint_eq(c->block_sn, 8);
+  /* the order of the records does not matter */
+  cs_txn_record rev[4] = {r[3], r[2], r[1], r[0]};
+  cs_step_summary out2[3];
+  ck_assert_int_eq(cs_backfill_steps(rev, 4, 3, 32, out2, &err), 0);
+  ck_assert(memcmp(out, out2, sizeof out) == 0);
+  /* a record beyond the job's steps is an internal error naming it */
+  ck_assert_int_eq(cs_backfill_steps(r, 4, 2, 32, out, &err), CS_EINTERNAL);
+  ck_assert_ptr_nonnull(strstr(err.msg, "is of step 2, the job has 2 steps"));
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("backfill");
   TCase *tc = tcase_create("result");
@@ -346,6 +417,7 @@ int main(void) {
   tcase_add_test(tc, jsonl_should_hold_every_record_field);
   tcase_add_test(tc, engine_extra_columns_should_fit_their_slots);
   tcase_add_test(tc, jsonl_should_carry_the_engines_record_columns);
+  tcase_add_test(tc, step_summaries_should_sum_each_step_by_hand);
   suite_add_tcase(s, tc);
   return cs_test_run(s);
 }

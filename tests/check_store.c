@@ -286,6 +286,7 @@ START_TEST(every_byte_of_every_column_round_trips) {
   cs_store *st = NULL;
   ck_assert_int_eq(cs_store_open(path, CS_STORE_WRITE, &st, &err), 0);
   ck_assert_int_eq(cs_store_grow(st, 1, 3, &err), 0);
+  ck_assert_int_eq(cs_store_grow_steplog(st, 2, &err), 0);
   cs_store_job_row job;
   memset(&job, 0, sizeof job);
   cs_col cols[CS_STORE_MAX_COLUMNS];
@@ -295,11 +296,17 @@ START_TEST(every_byte_of_every_column_round_trips) {
   fill_columns(cols, &job, 11);
   job.txlog_reserved_offset = 0;
   job.txlog_reserved_count = 3;
+  job.steplog_reserved_offset = 0;
+  job.steplog_reserved_count = 2;
   ck_assert_int_eq(cs_store_write_jobs(st, 0, 1, &job, &err), 0);
   cs_store_txn_row t[3];
   memset(t, 0, sizeof t);
   cs_store_txn_columns(cols, CS_STORE_MAX_COLUMNS);
   for (unsigned i = 0; i < 3; i++) fill_columns(cols, &t[i], 7 * i + 1);
+  cs_store_step_row steps[2];
+  memset(steps, 0, sizeof steps);
+  cs_store_step_columns(cols, CS_STORE_MAX_COLUMNS);
+  for (unsigned i = 0; i < 2; i++) fill_columns(cols, &steps[i], 11 * i + 2);
   cs_store_result_row r;
   memset(&r, 0, sizeof r);
   size_t ncols = cs_store_result_columns(cols, CS_STORE_MAX_COLUMNS);
@@ -309,17 +316,21 @@ START_TEST(every_byte_of_every_column_round_trips) {
   fill_columns(cols, &r, 13);
   r.status = CS_STORE_FAILED; /* the error of any other row reads as empty */
   r.txlog_offset = 0;
-  ck_assert_int_eq(cs_store_put_result(st, 0, job.key, &r, t, 3, &err), 0);
+  r.steplog_offset = 0;
+  ck_assert_int_eq(cs_store_put_result_steps(st, 0, job.key, &r, t, 3, steps, 2, &err), 0);
   ck_assert_int_eq(cs_store_close(st, &err), 0);
 
   ck_assert_int_eq(cs_store_open(path, CS_STORE_READ, &st, &err), 0);
   cs_store_job_row job2;
   cs_store_result_row r2;
   cs_store_txn_row t2[3];
+  cs_store_step_row steps2[2];
   memset(&job2, 0xee, sizeof job2); /* bytes the file does not fill would show */
   ck_assert_int_eq(cs_store_read_jobs(st, 0, 1, &job2, &err), 0);
   ck_assert_int_eq(cs_store_read_results(st, 0, 1, &r2, &err), 0);
   ck_assert_int_eq(cs_store_read_txlog(st, 0, 3, t2, &err), 0);
+  ck_assert_int_eq(cs_store_read_steplog(st, 0, 2, steps2, &err), 0);
+  ck_assert(cs_store_row_verifies(st, 0, job.key, &r));
   /* without the wide text: those members are left as they were, every other byte as written */
   static const char *const no_json[] = {"job_json", NULL}, *const no_error[] = {"error", NULL};
   cs_store_job_row job3, want_job = job;
@@ -334,6 +345,7 @@ START_TEST(every_byte_of_every_column_round_trips) {
   ck_assert_int_eq(cs_store_close(st, &err), 0);
   ck_assert(memcmp(&job, &job2, offsetof(cs_store_job_row, pad_)) == 0);
   ck_assert(memcmp(t, t2, sizeof t) == 0);
+  ck_assert(memcmp(steps, steps2, sizeof steps) == 0);
   ck_assert(memcmp(&r, &r2, sizeof r) == 0);
   ck_assert(memcmp(&want_job, &job3, offsetof(cs_store_job_row, pad_)) == 0);
   ck_assert(memcmp(&want_r, &r3, sizeof r3) == 0);
@@ -342,6 +354,9 @@ START_TEST(every_byte_of_every_column_round_trips) {
   size_t covered = 0;
   for (const cs_col *c = cs_txn_record_cols; c->name; c++) covered += c->size;
   ck_assert_uint_eq(covered + sizeof t[0].rec.engine_extra, offsetof(cs_txn_record, pad_));
+  covered = 0;
+  for (const cs_col *c = cs_step_summary_cols; c->name; c++) covered += c->size;
+  ck_assert_uint_eq(covered, offsetof(cs_step_summary, pad_));
   cs_col extra[CS_TXN_EXTRA_SLOTS + 1];
   ck_assert_uint_eq(cs_engine_record_columns(NULL, 0, extra, CS_TXN_EXTRA_SLOTS + 1),
                     cs_engine_record_slots());

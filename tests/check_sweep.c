@@ -100,7 +100,7 @@ static void plan_file(cs_sweep *sw, bool results_only, cs_sweep_plan *plan) {
   cs_err err;
   cs_store *st = NULL;
   ck_assert_int_eq(cs_store_open(path, CS_STORE_WRITE, &st, &err), 0);
-  ck_assert_int_eq(cs_sweep_plan_make(sw, st, &(cs_sweep_plan_options){results_only, true, false}, plan, &err), 0);
+  ck_assert_int_eq(cs_sweep_plan_make(sw, st, &(cs_sweep_plan_options){results_only, true, false, false}, plan, &err), 0);
   ck_assert_int_eq(cs_store_close(st, &err), 0);
 }
 
@@ -514,6 +514,67 @@ START_TEST(results_only_rows_are_relogged_by_a_full_run) {
 }
 END_TEST
 
+/* Plans a file with the given detail options (results_only, steps_only). */
+static void plan_detail(cs_sweep *sw, bool results_only, bool steps_only, cs_sweep_plan *plan) {
+  cs_err err;
+  cs_store *st = NULL;
+  ck_assert_int_eq(cs_store_open(path, CS_STORE_WRITE, &st, &err), 0);
+  cs_sweep_plan_options o = {results_only, true, false, steps_only};
+  ck_assert_int_eq(cs_sweep_plan_make(sw, st, &o, plan, &err), 0);
+  ck_assert_int_eq(cs_store_close(st, &err), 0);
+}
+
+/* The three details in order none < steps < full: a row holding less than asked is rerun, one
+ * holding more is reused; steps reserves num_steps summaries and no records. */
+START_TEST(detail_levels_rerun_less_and_reuse_more) {
+  cs_sweep sw;
+  cs_err err;
+  ck_assert_int_eq(parse_matrix("[{\"field\":\"spec.msg_size_bytes\",\"values\":[4096,8192]}]",
+                                &sw, &err),
+                   0);
+  uint64_t steps = sw.jobs[0].num_steps + sw.jobs[1].num_steps;
+  uint64_t txns = sw.jobs[0].num_txns + sw.jobs[1].num_txns;
+  ck_assert_uint_eq(sw.jobs[0].num_steps, 6); /* ring allreduce on 4: 2 (N - 1) */
+  cs_sweep_plan plan;
+  plan_detail(&sw, true, false, &plan); /* none */
+  ck_assert_uint_eq(plan.steplog_after, 0);
+  run_plan(&sw, &plan, false);
+  cs_sweep_plan_free(&plan);
+  plan_detail(&sw, false, true, &plan); /* steps: none is less */
+  ck_assert_uint_eq(plan.relog, 2);
+  ck_assert_uint_eq(plan.steplog_to_write, steps);
+  ck_assert_uint_eq(plan.txlog_to_write, 0);
+  ck_assert_uint_eq(plan.items[0].detail, CS_STORE_LOG_STEPS);
+  run_plan(&sw, &plan, false);
+  cs_sweep_plan_free(&plan);
+  cs_store *st = NULL;
+  cs_store_result_row res[2];
+  ck_assert_int_eq(cs_store_open(path, CS_STORE_READ, &st, &err), 0);
+  ck_assert_int_eq(cs_store_read_results(st, 0, 2, res, &err), 0);
+  ck_assert_uint_eq(res[0].txlog_detail, CS_STORE_LOG_STEPS);
+  ck_assert_uint_eq(res[0].steplog_count + res[1].steplog_count, steps);
+  ck_assert_uint_eq(res[0].txlog_count + res[1].txlog_count, 0);
+  cs_store_close(st, NULL);
+  plan_detail(&sw, false, true, &plan); /* steps again: reused */
+  ck_assert_uint_eq(plan.cached_done, 2);
+  cs_sweep_plan_free(&plan);
+  plan_detail(&sw, false, false, &plan); /* full: steps is less */
+  ck_assert_uint_eq(plan.relog, 2);
+  ck_assert_uint_eq(plan.txlog_to_write, txns);
+  ck_assert_uint_eq(plan.steplog_after, steps); /* the summary slices are kept */
+  run_plan(&sw, &plan, false);
+  cs_sweep_plan_free(&plan);
+  plan_detail(&sw, false, true, &plan); /* steps after full: reused */
+  ck_assert_uint_eq(plan.cached_done, 2);
+  ck_assert_uint_eq(plan.num_items, 0);
+  cs_sweep_plan_free(&plan);
+  plan_detail(&sw, true, false, &plan); /* none after full: reused */
+  ck_assert_uint_eq(plan.cached_done, 2);
+  cs_sweep_plan_free(&plan);
+  cs_sweep_free(&sw);
+}
+END_TEST
+
 static Suite *sweep_suite(void) {
   Suite *s = suite_create("sweep");
   TCase *files = tcase_create("files");
@@ -534,6 +595,7 @@ static Suite *sweep_suite(void) {
   tcase_add_test(plan, rerun_reuses_rows_and_new_values_append);
   tcase_add_test(plan, corrupt_rows_and_logs_are_rerun);
   tcase_add_test(plan, results_only_rows_are_relogged_by_a_full_run);
+  tcase_add_test(plan, detail_levels_rerun_less_and_reuse_more);
   suite_add_tcase(s, plan);
   return s;
 }

@@ -45,4 +45,47 @@ int cs_backfill_write_jsonl(FILE *f, const cs_engine_ops *engine, const cs_txn_r
 size_t cs_backfill_record_json(const cs_engine_ops *engine, const cs_txn_record *rec, char *buf,
                                size_t cap);
 
+/* ---- per-step summaries (src/backfill/steps.c) ------------------------------------------- */
+
+/* One algorithm step of a job, summed over its transaction records: where the job's time goes
+ * step by step without keeping every record.  X(ctype, name, dim, kind, unit, flags, doc), as
+ * the record's table (model.h); the HDF5 columns of /steplog, their attributes, `commsweep
+ * schema` and export follow it.  Ordered so the struct has no implicit padding. */
+#define CS_STEP_SUMMARY_COLUMNS(X)                                                                \
+  X(uint64_t, transactions, , U64, NULL, 0, "transactions of the step")                          \
+  X(uint64_t, bytes, , U64, "B", 0, "bytes moved: sum of burst_length * bw_bytes")                \
+  X(uint64_t, reads, , U64, NULL, 0, "read transactions (is_read 1)")                             \
+  X(uint64_t, writes, , U64, NULL, 0, "write transactions (is_read 0)")                           \
+  X(uint64_t, first_req_inject_tick, , U64, "tick",                                               \
+    0, "earliest req_inject_tick of the step (0 when it has no transactions)")                    \
+  X(uint64_t, last_rsp_complete_tick, , U64, "tick", 0, "latest rsp_complete_tick of the step")  \
+  X(uint64_t, span_ticks, , U64, "tick", 0,                                                       \
+    "last_rsp_complete_tick - first_req_inject_tick (0 when it has no transactions)")             \
+  X(uint64_t, req_phase_ticks, , U64, "tick", 0, "sum of req_complete - req_inject")             \
+  X(uint64_t, rsp_phase_ticks, , U64, "tick", 0, "sum of rsp_complete - rsp_inject")             \
+  X(uint64_t, max_latency_ticks, , U64, "tick", 0,                                                \
+    "largest rsp_complete - req_inject of one transaction")                                       \
+  X(uint64_t, cross_die_transactions, , U64, NULL, 0, "transactions with src_die != dst_die")    \
+  X(uint64_t, cross_die_bytes, , U64, "B", 0, "bytes of the cross-die transactions")              \
+  X(uint64_t, retries, , U64, NULL, 0, "sum of retry_count")                                     \
+  X(uint64_t, eject_retries, , U64, NULL, 0, "sum of eject_retries")                             \
+  X(uint64_t, block_rn, , U64, NULL, 0, "sum of the RN block counters (rn_*_block)")             \
+  X(uint64_t, block_sn, , U64, NULL, 0, "sum of the SN block counters (sn_*_block)")             \
+  X(uint64_t, block_d2d, , U64, NULL, 0, "sum of the D2D block counters (d2d_*_block)")          \
+  X(uint32_t, step, , U32, NULL, 0, "algorithm step, 0 .. num_steps - 1")
+
+typedef struct cs_step_summary {
+  CS_STEP_SUMMARY_COLUMNS(CS_COL_MEMBER)
+  uint32_t pad_; /* explicit, always zero */
+} cs_step_summary;
+
+/* The column table of cs_step_summary (NULL-name terminated). */
+extern const cs_col cs_step_summary_cols[];
+
+/* Sums n records into out[0 .. num_steps - 1] (every step gets a summary, an empty step all
+ * zeros but its number): exact integer sums, independent of the records' order.  bw_bytes is
+ * the adapter's bytes per flit.  A record whose step is num_steps or more is CS_EINTERNAL. */
+int cs_backfill_steps(const cs_txn_record *records, size_t n, uint32_t num_steps, int bw_bytes,
+                      cs_step_summary *out, cs_err *err);
+
 #endif

@@ -10,6 +10,8 @@
  *             place with its row (before it) and covered by its checksum.
  *   /txlog    the transaction records of every job, each job's records contiguous; shuffled
  *             and deflated.  Written only in structural steps.
+ *   /steplog  per-step summaries of the records (backfill.h), one per job and algorithm step,
+ *             each job's contiguous; shuffled, deflated and written as /txlog is.
  *
  * Crash safety rests on one invariant: the file's structure (datasets, extents, chunk index,
  * attributes) changes only in a structural step, which one process performs on a staged copy
@@ -34,6 +36,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "commsweep/backfill.h"
 #include "commsweep/err.h"
 #include "commsweep/model.h"
 
@@ -45,8 +48,9 @@
 
 /* What a row's /txlog slice holds (the row's txlog_detail column), from least to most. */
 typedef enum cs_store_detail {
-  CS_STORE_LOG_NONE = 0, /* no log: results only */
-  CS_STORE_LOG_FULL = 2, /* every transaction record */
+  CS_STORE_LOG_NONE = 0,  /* no log: results only */
+  CS_STORE_LOG_STEPS = 1, /* the per-step summaries (/steplog) */
+  CS_STORE_LOG_FULL = 2,  /* every transaction record, and the per-step summaries */
 } cs_store_detail;
 
 typedef enum cs_store_status {
@@ -63,7 +67,11 @@ typedef enum cs_store_status {
     "transactions of the job (from L1 expansion; 0 when it could not be loaded)")                 \
   X(uint64_t, txlog_reserved_offset, , U64, "record", 0, "first /txlog record reserved for the job") \
   X(uint64_t, txlog_reserved_count, , U64, "record", 0,                                           \
-    "records reserved (0: reserved in results-only mode)")                                        \
+    "records reserved (0 when the sweep keeps no records: --txlog steps or none)")                \
+  X(uint64_t, steplog_reserved_offset, , U64, "summary", 0,                                       \
+    "first /steplog summary reserved for the job")                                                \
+  X(uint64_t, steplog_reserved_count, , U64, "summary", 0,                                        \
+    "summaries reserved (num_steps; 0 when the sweep keeps no log)")                              \
   X(double, driver_cycle_frequency_ghz, , F64, "GHz", 0, "driver tick frequency")                 \
   X(double, ip_frequency_ghz, , F64, "GHz", 0, "IP clock")                                        \
   X(double, noc_frequency_ghz, , F64, "GHz", 0, "NoC clock")                                      \
@@ -100,6 +108,8 @@ typedef struct cs_store_result_row {
   uint64_t checksum;       /* cs_store_row_checksum; 0 while pending */
   uint64_t txlog_checksum; /* XXH64 of the row's /txlog slice (seed: row); 0 when empty */
   uint64_t txlog_offset, txlog_count; /* records written; count 0 in results-only mode */
+  uint64_t steplog_checksum;           /* XXH64 of the row's /steplog slice (seed: row) */
+  uint64_t steplog_offset, steplog_count; /* per-step summaries written (num_steps or 0) */
   cs_result result;
   int8_t status;                  /* cs_store_status */
   uint8_t txlog_detail;           /* cs_store_detail: what the row's slice holds */
@@ -115,11 +125,18 @@ typedef struct cs_store_txn_row {
   cs_txn_record rec;
 } cs_store_txn_row;
 
+/* /steplog: one per-step summary (backfill.h) plus its job's row index. */
+typedef struct cs_store_step_row {
+  uint64_t job;
+  cs_step_summary sum;
+} cs_store_step_row;
+
 /* The columns of each dataset, in file order (NULL-name terminated, into out[cap]); the HDF5
  * compound types, their attributes, docs/hdf5-schema.md and `show --csv` follow them. */
 size_t cs_store_job_columns(cs_col *out, size_t cap);
 size_t cs_store_result_columns(cs_col *out, size_t cap);
 size_t cs_store_txn_columns(cs_col *out, size_t cap);
+size_t cs_store_step_columns(cs_col *out, size_t cap);
 #define CS_STORE_MAX_COLUMNS 96
 /* The string datasets /job_json and /errors as one-column lists (the member of the job or
  * result row that holds each). */
@@ -162,6 +179,7 @@ int cs_store_close(cs_store *st, cs_err *err);
 
 uint64_t cs_store_num_rows(const cs_store *st);
 uint64_t cs_store_txlog_len(const cs_store *st);
+uint64_t cs_store_steplog_len(const cs_store *st);
 
 /* ---- reading ------------------------------------------------------------------------------ */
 
@@ -173,6 +191,8 @@ int cs_store_read_results(cs_store *st, uint64_t first, uint64_t n, cs_store_res
                           cs_err *err);
 int cs_store_read_txlog(cs_store *st, uint64_t offset, uint64_t n, cs_store_txn_row *out,
                         cs_err *err);
+int cs_store_read_steplog(cs_store *st, uint64_t offset, uint64_t n, cs_store_step_row *out,
+                          cs_err *err);
 
 /* Only the /job_json rows, into out[].job_json (the rest of out is left untouched). */
 int cs_store_read_job_json(cs_store *st, uint64_t first, uint64_t n, cs_store_job_row *out,
@@ -189,15 +209,17 @@ int cs_store_read_rows_without(cs_store *st, bool jobs, const char *const *skip,
 typedef struct cs_store_index_row {
   char key[CS_STORE_KEY_LEN];
   uint64_t txlog_reserved_offset, txlog_reserved_count;
+  uint64_t steplog_reserved_offset, steplog_reserved_count;
 } cs_store_index_row;
 int cs_store_read_index(cs_store *st, uint64_t first, uint64_t n, cs_store_index_row *out,
                         cs_err *err);
 
-/* Verifies the given rows: ok[i] = 1 when rows[i] is done or failed, its slice lies inside
- * /txlog and its checksum holds (res and index are indexed by row).  with_log also hashes each
- * slice against txlog_checksum, reading /txlog in large sequential blocks; without it only the
- * rows are read (a slice is always written before its row, so a torn write never leaves a valid
- * row; with_log catches later damage to the log itself). */
+/* Verifies the given rows: ok[i] = 1 when rows[i] is done or failed, its slices lie inside
+ * /txlog and /steplog and its checksum holds (res and index are indexed by row).  with_log also
+ * hashes each slice against txlog_checksum and steplog_checksum, reading /txlog and /steplog in
+ * large sequential blocks; without it only the rows are read (a slice is always written before
+ * its row, so a torn write never leaves a valid row; with_log catches later damage to the log
+ * itself). */
 int cs_store_verify_rows(cs_store *st, const uint64_t *rows, size_t n,
                          const cs_store_index_row *index, const cs_store_result_row *res,
                          bool with_log, uint8_t *ok, cs_err *err);
@@ -207,6 +229,8 @@ int cs_store_verify_rows(cs_store *st, const uint64_t *rows, size_t n,
 /* Extends /jobs and /results to `rows` and /txlog to `txlog_len` (never shrinks).  New result
  * rows read as pending. */
 int cs_store_grow(cs_store *st, uint64_t rows, uint64_t txlog_len, cs_err *err);
+/* Extends /steplog to `len` summaries (never shrinks). */
+int cs_store_grow_steplog(cs_store *st, uint64_t len, cs_err *err);
 /* Writes n consecutive /jobs rows starting at `first`, with their /job_json rows. */
 int cs_store_write_jobs(cs_store *st, uint64_t first, uint64_t n, const cs_store_job_row *rows,
                         cs_err *err);
@@ -229,6 +253,12 @@ int cs_store_flush(cs_store *st, cs_err *err);
 int cs_store_put_result(cs_store *st, uint64_t row, const char key[CS_STORE_KEY_LEN],
                         cs_store_result_row *res, const cs_store_txn_row *txns, uint64_t n,
                         cs_err *err);
+/* As cs_store_put_result, with the row's per-step summaries too (nsteps, may be 0) at
+ * res->steplog_offset: steplog_count and steplog_checksum are filled in, spooled and merged as
+ * the records are. */
+int cs_store_put_result_steps(cs_store *st, uint64_t row, const char key[CS_STORE_KEY_LEN],
+                              cs_store_result_row *res, const cs_store_txn_row *txns, uint64_t n,
+                              const cs_store_step_row *steps, uint64_t nsteps, cs_err *err);
 
 /* Holds back up to cap result rows written by cs_store_put_result and writes them with one
  * H5Dwrite when cap are held, at cs_store_flush_rows and at close (0: write each at once).
@@ -264,6 +294,12 @@ void cs_store_spool_remove(const char *path);
 uint64_t cs_store_xxh64(const void *data, size_t len, uint64_t seed);
 /* The slice hash stored in txlog_checksum (0 for an empty slice). */
 uint64_t cs_store_txlog_checksum(uint64_t row, const cs_store_txn_row *txns, uint64_t n);
+/* The slice hash stored in steplog_checksum (0 for an empty slice). */
+uint64_t cs_store_steplog_checksum(uint64_t row, const cs_store_step_row *steps, uint64_t n);
+/* The whole check of one finished row as `show --verify` and `export` make it: status done or
+ * failed, slices inside the logs, row checksum with key, and both slices hashed. */
+bool cs_store_row_verifies(cs_store *st, uint64_t row, const char key[CS_STORE_KEY_LEN],
+                           const cs_store_result_row *res);
 /* The row checksum: binds the row index, the key and every result byte except checksum and
  * wall_time_s -- txlog_checksum included, so the row vouches for its slice too -- and the error
  * text of a failed row (that of any other row counts as empty). */

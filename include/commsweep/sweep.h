@@ -79,9 +79,12 @@ typedef struct cs_sweep_item {
   uint64_t job;          /* index of the job in the sweep (matrix order) */
   uint64_t row;          /* /results row */
   uint64_t txlog_offset; /* reserved slice */
-  uint64_t txlog_count;  /* records expected (0 in results-only mode) */
+  uint64_t txlog_count;  /* records expected (0 unless the detail is full) */
+  uint64_t steplog_offset; /* reserved /steplog slice */
+  uint64_t steplog_count;  /* per-step summaries expected: num_steps (0 without log) */
   double cost;           /* estimated relative cost, for ordering */
   char key[CS_STORE_KEY_LEN];
+  uint8_t detail;        /* cs_store_detail the row is written with */
 } cs_sweep_item;
 
 enum {
@@ -102,26 +105,32 @@ typedef struct cs_sweep_plan {
   uint64_t retried;         /* failed rows rerun on request (--retry-failed) */
   uint64_t corrupt;         /* rows whose checksum failed: rerun */
   uint64_t pending;         /* rows left pending by an earlier run: rerun */
-  uint64_t relog;           /* done rows without their log (results-only run): rerun */
+  uint64_t relog;           /* done rows holding less log than asked (--txlog): rerun */
   uint64_t load_failed;     /* jobs that failed to load or validate: written in the plan step */
   uint64_t new_rows;        /* rows appended */
   uint64_t file_rows;       /* rows before the sweep */
   uint64_t txlog_before;    /* /txlog records before the sweep */
   uint64_t txlog_after;     /* /txlog records after the structural step */
   uint64_t txlog_to_write;  /* records the misses will write */
+  uint64_t steplog_before, steplog_after, steplog_to_write; /* the same for /steplog */
   size_t num_items;         /* misses to run, costliest first */
   cs_sweep_item *items;
   /* per sweep job, for cs_sweep_plan_apply and reports */
   uint64_t *job_rows;       /* sweep job index -> row */
   uint8_t *action;          /* CS_PLAN_* bits */
   uint64_t *reserved_offset, *reserved_count;
+  uint64_t *step_reserved_offset, *step_reserved_count; /* the /steplog reservations */
 } cs_sweep_plan;
 
 typedef struct cs_sweep_plan_options {
   bool results_only; /* rows need no /txlog slice */
   bool verify_log;   /* also check each reused row's /txlog slice (reads the whole log) */
   bool retry_failed; /* rerun verified failed rows instead of reusing them */
+  bool steps_only;   /* per-step summaries without the records (unless results_only) */
 } cs_sweep_plan_options;
+
+/* The log detail a sweep asks for: none (results_only), steps (steps_only) or full. */
+cs_store_detail cs_sweep_detail(bool results_only, bool steps_only);
 
 /* Matches keys against st (NULL: an empty or absent file) and assigns rows and slices.
  * Reads only. */
@@ -131,8 +140,9 @@ int cs_sweep_plan_make(const cs_sweep *sw, cs_store *st, const cs_sweep_plan_opt
  * that failed to load, clear rows to rerun, note the sweep, flush. */
 int cs_sweep_plan_apply(const cs_sweep *sw, cs_store *st, const cs_sweep_plan *plan, cs_err *err);
 void cs_sweep_plan_free(cs_sweep_plan *plan);
-/* The /jobs row of sweep job j with the given /txlog reservation (what the structural step
- * writes; commsweep repair rebuilds damaged rows with it). */
+/* The /jobs row of sweep job j with the given /txlog reservation and no /steplog one (the
+ * caller sets steplog_reserved_offset/count; the structural step writes it, commsweep repair
+ * rebuilds damaged rows with it). */
 int cs_sweep_job_row(const cs_sweep *sw, const cs_sweep_job *j, uint64_t reserved_offset,
                      uint64_t reserved_count, cs_store_job_row *row); /* CS_ENOMEM */
 /* What applying the plan changes in the file: CS_PLAN_CHANGES_LAYOUT (extents, /jobs rows,
@@ -145,10 +155,12 @@ int cs_sweep_plan_changes(const cs_sweep *sw, const cs_sweep_plan *plan);
 int cs_sweep_plan_apply_rows(const cs_sweep *sw, cs_store *st, const cs_sweep_plan *plan,
                              cs_err *err);
 
-/* Runs one item and writes its row (and slice).  A job error is a `failed` row, not an error
+/* Runs one item and writes its row (and slices, as item->detail says: records and per-step
+ * summaries for full, summaries for steps).  A job error is a `failed` row, not an error
  * return; the return is non-zero only when the row could not be written. *failed tells which. */
 struct cs_job_shared;
-/* shared: state the engines keep across this rank's jobs (cs_job_shared_new; may be NULL). */
+/* shared: state the engines keep across this rank's jobs (cs_job_shared_new; may be NULL).
+ * results_only writes no log whatever item->detail says. */
 int cs_sweep_execute(cs_store *st, struct cs_job_shared *shared, const cs_sweep_item *item,
                      const cs_job *job, bool results_only, bool *failed, cs_err *err);
 
@@ -159,6 +171,7 @@ typedef struct cs_sweep_options {
   const char *out_path;
   bool dry_run;
   bool results_only;
+  bool steps_only;   /* --txlog steps: per-step summaries, no records */
   bool break_lock;
   bool verify_log;   /* also verify the /txlog slices of reused rows */
   bool retry_failed; /* rerun failed rows (a failed row is otherwise a cached result) */

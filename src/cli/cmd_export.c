@@ -1,7 +1,7 @@
 /* `commsweep export FILE.h5 --job K --jsonl`: one job's transaction records as JSON lines
- * (CrossRing-log field names, via the back-fill module), or its inputs and EngineResult as one
- * JSON object (--result).  The row's checksum is verified first; a pending, failed or corrupt
- * row is an error, not an empty export. */
+ * (CrossRing-log field names, via the back-fill module), its per-step summaries as JSON lines
+ * (--steps), or its inputs and EngineResult as one JSON object (--result).  The row's checksums
+ * are verified first; a pending, failed or corrupt row is an error, not an empty export. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,11 +15,13 @@
 
 static void usage(FILE *f) {
   fprintf(f,
-          "usage: commsweep export FILE.h5 (--job ROW | --key HEX) [--jsonl | --result] [-o OUT]\n"
+          "usage: commsweep export FILE.h5 (--job ROW | --key HEX) [--jsonl | --steps | --result] "
+          "[-o OUT]\n"
           "\n"
           "  --job ROW     row of /jobs and /results (as `commsweep show` prints it)\n"
           "  --key HEX     the job's cache key, or a unique prefix of it\n"
           "  --jsonl       the transaction records as JSON lines (default)\n"
+          "  --steps       the per-step summaries (/steplog) as JSON lines, one per step\n"
           "  --result      the job's inputs and EngineResult as one JSON object\n"
           "  -o, --out F   write to F instead of stdout\n");
 }
@@ -64,16 +66,73 @@ static void add_result(cJSON *o, uint64_t row, const cs_store_job_row *j,
   cs_backfill_result_json(&r->result, agg, meta);
   cJSON_AddNumberToObject(meta, "txlog_offset", (double)r->txlog_offset);
   cJSON_AddNumberToObject(meta, "txlog_count", (double)r->txlog_count);
+  cJSON_AddNumberToObject(meta, "steplog_offset", (double)r->steplog_offset);
+  cJSON_AddNumberToObject(meta, "steplog_count", (double)r->steplog_count);
 }
 
-static int export_row(cs_store *st, const char *path, uint64_t row, bool result, FILE *out,
+typedef enum what { RECORDS, STEPS, RESULT } what;
+
+/* The row's per-step summaries, verified against its steplog_checksum, as JSON lines. */
+static int export_steps(cs_store *st, const char *path, uint64_t row,
+                        const cs_store_result_row *res, bool write, FILE *out, cs_err *err) {
+  uint64_t n = res->steplog_count;
+  if (res->steplog_offset > cs_store_steplog_len(st) ||
+      n > cs_store_steplog_len(st) - res->steplog_offset)
+    return cs_err_set(err, CS_ECORRUPT, "job %" PRIu64 ": slice outside /steplog; rerun the sweep",
+                      row);
+  cs_store_step_row *s = calloc(n ? n : 1, sizeof *s);
+  if (!s) return cs_err_set(err, CS_ENOMEM, "%" PRIu64 " step summaries", n);
+  int rc = n ? cs_store_read_steplog(st, res->steplog_offset, n, s, err) : CS_OK;
+  if (!rc && cs_store_steplog_checksum(row, s, n) != res->steplog_checksum)
+    rc = cs_err_set(err, CS_ECORRUPT,
+                    "job %" PRIu64 " is corrupt (checksum mismatch); rerun its sweep to recompute "
+                    "it",
+                    row);
+  if (!rc && write && n == 0 && res->status == CS_STORE_DONE && cs_store_spool_exists(path))
+    rc = cs_err_set(err, CS_ENOTFOUND,
+                    "job %" PRIu64 " has no step summaries in the file yet: they may be in the log "
+                    "spool of the sweep that ran it (%s.spool.*), which that sweep, or the next "
+                    "one over the file, merges into it",
+                    row, path);
+  else if (!rc && write && n == 0 && res->status == CS_STORE_DONE)
+    rc = cs_err_set(err, CS_ENOTFOUND,
+                    "job %" PRIu64 " was run without log (--txlog none); rerun its sweep with "
+                    "--txlog steps or full to summarize its steps",
+                    row);
+  cs_col cols[CS_STORE_MAX_COLUMNS];
+  cs_store_step_columns(cols, CS_STORE_MAX_COLUMNS);
+  char line[4096];
+  for (uint64_t i = 0; !rc && write && i < n; i++) {
+    cs_cols_json_line(cols, &s[i], line, sizeof line);
+    if (fputs(line, out) == EOF || fputc('\n', out) == EOF)
+      rc = cs_err_set(err, CS_EIO, "step summaries: write failed at summary %" PRIu64, i);
+  }
+  free(s);
+  return rc;
+}
+
+static int export_row(cs_store *st, const char *path, uint64_t row, what w, FILE *out,
                       cs_err *err) {
+  bool result = w == RESULT;
   cs_store_job_row job;
   cs_store_result_row res;
   if (cs_store_read_jobs(st, row, 1, &job, err) || cs_store_read_results(st, row, 1, &res, err))
     return err->code;
   if (res.status == CS_STORE_PENDING)
     return cs_err_set(err, CS_ENOTFOUND, "job %" PRIu64 " is pending (not run yet)", row);
+  if (res.status == CS_STORE_FAILED && w == STEPS) {
+    char msg[CS_STORE_ERROR_LEN + 1];
+    TXT(msg, res.error);
+    return cs_err_set(err, CS_ENOTFOUND, "job %" PRIu64 " failed, it has no log: %s", row, msg);
+  }
+  if (cs_store_row_checksum(row, job.key, &res) != res.checksum)
+    return cs_err_set(err, CS_ECORRUPT,
+                      "job %" PRIu64 " is corrupt (checksum mismatch); rerun its sweep to "
+                      "recompute it",
+                      row);
+  /* the summaries are verified in every mode; --steps reads no records */
+  if (export_steps(st, path, row, &res, w == STEPS, out, err)) return err->code;
+  if (w == STEPS) return CS_OK;
   uint64_t n = res.txlog_count;
   if (res.txlog_offset > cs_store_txlog_len(st) || n > cs_store_txlog_len(st) - res.txlog_offset)
     return cs_err_set(err, CS_ECORRUPT, "job %" PRIu64 ": slice outside /txlog; rerun the sweep",
@@ -105,6 +164,13 @@ static int export_row(cs_store *st, const char *path, uint64_t row, bool result,
                     "the sweep that ran it (%s.spool.*), which that sweep, or the next one over "
                     "the file, merges into it",
                     row, path);
+  } else if (!rc && n == 0 && res.result.num_transactions > 0 &&
+             res.txlog_detail == CS_STORE_LOG_STEPS) {
+    rc = cs_err_set(err, CS_ENOTFOUND,
+                    "job %" PRIu64 " was run with --txlog steps: it has per-step summaries "
+                    "(export --steps) but no records; rerun its sweep with --txlog full to log "
+                    "them",
+                    row);
   } else if (!rc && n == 0 && res.result.num_transactions > 0) {
     rc = cs_err_set(err, CS_ENOTFOUND,
                     "job %" PRIu64 " was run in results-only mode; rerun its sweep without "
@@ -124,15 +190,16 @@ static int export_row(cs_store *st, const char *path, uint64_t row, bool result,
 int cs_cli_export(int argc, char **argv) {
   const char *path = NULL, *key = NULL, *out_path = NULL;
   long long job = -1;
-  bool result = false;
+  what w = RECORDS;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     bool has_value = i + 1 < argc;
     if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
       usage(stdout);
       return 0;
-    } else if (!strcmp(a, "--jsonl")) result = false;
-    else if (!strcmp(a, "--result")) result = true;
+    } else if (!strcmp(a, "--jsonl")) w = RECORDS;
+    else if (!strcmp(a, "--steps")) w = STEPS;
+    else if (!strcmp(a, "--result")) w = RESULT;
     else if (!strcmp(a, "--job") && has_value) {
       char *end;
       job = strtoll(argv[++i], &end, 10);
@@ -170,7 +237,7 @@ int cs_cli_export(int argc, char **argv) {
   cs_cli_out o;
   memset(&o, 0, sizeof o);
   if (!rc && out_path) rc = cs_cli_out_open(&o, out_path, path, &err);
-  if (!rc) rc = export_row(st, path, row, result, out_path ? o.f : stdout, &err);
+  if (!rc) rc = export_row(st, path, row, w, out_path ? o.f : stdout, &err);
   if (out_path) {
     cs_err cerr;
     int crc = cs_cli_out_close(&o, rc == CS_OK, &cerr);

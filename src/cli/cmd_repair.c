@@ -3,9 +3,10 @@
  *
  * Read from the damaged file, in blocks, each block read again row by row when it fails: /jobs
  * and /job_json (compressed: one bad byte makes a whole chunk unreadable), /results with
- * /errors, and each finished row's /txlog slice.  A finished row is kept when its checksum holds with its key and its slice
- * hashes to txlog_checksum; everything else becomes a pending row that the next sweep reruns.
- * A /jobs row that cannot be read is rebuilt from the sweep file when given: the job whose key
+ * /errors, and each finished row's /txlog and /steplog slices.  A finished row is kept when its
+ * checksum holds with its key and its slices hash to txlog_checksum and steplog_checksum;
+ * everything else becomes a pending row that the next sweep reruns.  A /jobs row that cannot
+ * be read is rebuilt from the sweep file when given: the job whose key
  * makes the row's checksum hold is the row's job.  A row whose /jobs row is lost and cannot be
  * rebuilt stays, pending, under an empty key (no sweep matches it again).  A /job_json row that
  * cannot be read is rebuilt from the sweep file too (the job of the row's key), else left
@@ -106,6 +107,7 @@ static int rebuild(cs_store *old, cs_store *st, const cs_sweep *sweeps, size_t n
   uint64_t slice_cap = 0;
   int rc = jobs && res ? CS_OK : cs_err_set(err, CS_ENOMEM, "out of memory");
   if (!rc && st) rc = cs_store_grow(st, rows, log_len, err);
+  if (!rc && st) rc = cs_store_grow_steplog(st, cs_store_steplog_len(old), err);
   for (uint64_t first = 0; !rc && first < rows; first += BLOCK) {
     uint64_t n = rows - first < BLOCK ? rows - first : BLOCK;
     read_block(old, JOB_ROWS, first, n, jobs, jok);
@@ -122,6 +124,8 @@ static int rebuild(cs_store *old, cs_store *st, const cs_sweep *sweeps, size_t n
         const cs_sweep_job *j = finished ? identify(sweeps, nsweeps, row, r, &owner) : NULL;
         if (j && !cs_sweep_job_row(owner, j, r->txlog_count ? r->txlog_offset : 0,
                                    r->txlog_count, &jobs[k])) {
+          jobs[k].steplog_reserved_offset = r->steplog_count ? r->steplog_offset : 0;
+          jobs[k].steplog_reserved_count = r->steplog_count;
           jok[k] = json_ok[k] = 1;
           t->jobs_rebuilt++;
         }
@@ -155,16 +159,29 @@ static int rebuild(cs_store *old, cs_store *st, const cs_sweep *sweeps, size_t n
         keep = false;
       if (keep && cs_store_txlog_checksum(row, slice, r->txlog_count) != r->txlog_checksum)
         keep = false;
+      cs_store_step_row *steps = NULL;
+      if (keep && r->steplog_count) {
+        steps = malloc(r->steplog_count * sizeof *steps);
+        keep = steps && !cs_store_read_steplog(old, r->steplog_offset, r->steplog_count, steps,
+                                               &rerr);
+      }
+      if (keep && cs_store_steplog_checksum(row, steps, r->steplog_count) != r->steplog_checksum)
+        keep = false;
       if (keep) t->kept++;
       else if (finished) t->corrupt++;
       else t->pending++;
-      if (!st) continue;
+      if (!st) {
+        free(steps);
+        continue;
+      }
       if (!jok[k]) memset(&jobs[k], 0, sizeof jobs[k]); /* lost: pending under an empty key */
       if (keep) {
         char key[CS_STORE_KEY_LEN];
         memcpy(key, jobs[k].key, CS_STORE_KEY_LEN);
-        rc = cs_store_put_result(st, row, key, r, slice, r->txlog_count, err);
+        rc = cs_store_put_result_steps(st, row, key, r, slice, r->txlog_count, steps,
+                                       r->steplog_count, err);
       }
+      free(steps);
     }
     if (!rc && st) rc = cs_store_write_jobs(st, first, n, jobs, err);
   }

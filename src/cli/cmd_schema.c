@@ -1,6 +1,6 @@
-/* `commsweep schema`: the columns of /jobs, /job_json, /results, /errors and /txlog as Markdown
- * tables, from the same column lists that build the file's HDF5 types (docs/hdf5-schema.md
- * quotes this output, and a test keeps the two equal). */
+/* `commsweep schema`: the columns of /jobs, /job_json, /results, /errors, /txlog and /steplog as
+ * Markdown tables, from the same column lists that build the file's HDF5 types
+ * (docs/hdf5-schema.md quotes this output, and a test keeps the two equal). */
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -33,8 +33,8 @@ int cs_cli_schema(int argc, char **argv) {
   if (argc > 1) {
     bool help = !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help");
     fprintf(help ? stdout : stderr,
-            "usage: commsweep schema\n\nPrints the columns of /jobs, /job_json, /results, /errors "
-            "and /txlog as Markdown tables.\n");
+            "usage: commsweep schema\n\nPrints the columns of /jobs, /job_json, /results, /errors, "
+            "/txlog and /steplog as Markdown tables.\n");
     return help ? 0 : 2;
   }
   cs_col cols[CS_STORE_MAX_COLUMNS];
@@ -52,5 +52,8 @@ int cs_cli_schema(int argc, char **argv) {
   printf("\n");
   cs_store_txn_columns(cols, CS_STORE_MAX_COLUMNS);
   table("/txlog", cols);
+  printf("\n");
+  cs_store_step_columns(cols, CS_STORE_MAX_COLUMNS);
+  table("/steplog", cols);
   return 0;
 }

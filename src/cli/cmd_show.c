@@ -40,8 +40,8 @@ static void usage(FILE *f) {
           "  --limit N            at most N lines\n"
           "output:\n"
           "  --csv                every column of /jobs and /results, full precision\n"
-          "  --verify             check each row's checksum (reads /txlog); corrupt rows show\n"
-          "                       status 'corrupt'\n");
+          "  --verify             check each row's checksums (reads /txlog and /steplog); corrupt rows\n"
+          "                       show status 'corrupt'\n");
 }
 
 static int dtype_bytes(const char *d) {
@@ -169,20 +169,10 @@ static void table_row(uint64_t row, const cs_store_job_row *j, const cs_store_re
            error[0] ? ": " : "", error);
 }
 
-/* The row's checksum holds (reads its /txlog slice). */
+/* The row's checksum holds (reads its /txlog and /steplog slices). */
 static bool row_ok(cs_store *st, uint64_t row, const cs_store_job_row *j,
                    const cs_store_result_row *r) {
-  if (r->status != CS_STORE_DONE && r->status != CS_STORE_FAILED) return false;
-  uint64_t n = r->txlog_count;
-  if (r->txlog_offset > cs_store_txlog_len(st) || n > cs_store_txlog_len(st) - r->txlog_offset)
-    return false;
-  cs_store_txn_row *t = n ? malloc(n * sizeof *t) : NULL;
-  cs_err err;
-  bool ok = (!n || (t && !cs_store_read_txlog(st, r->txlog_offset, n, t, &err))) &&
-            cs_store_row_checksum(row, j->key, r) == r->checksum &&
-            cs_store_txlog_checksum(row, t, n) == r->txlog_checksum;
-  free(t);
-  return ok;
+  return cs_store_row_verifies(st, row, j->key, r);
 }
 
 static bool takes_value(const char *opt) {

@@ -25,9 +25,13 @@ static void usage(FILE *f) {
           "options:\n"
           "  -o, --out FILE.h5     output file, also the cache (created when absent)\n"
           "  -n, --dry-run         print job count, cache hits and log size; run nothing\n"
-          "      --txlog DETAIL    what each row's transaction log holds: full (every record,\n"
-          "                        the default) or none (results only); a row holding less than\n"
-          "                        asked is rerun to fill it\n"
+          "      --txlog DETAIL    what each row's transaction log holds: full (every record in\n"
+          "                        /txlog and one summary per algorithm step in /steplog, the\n"
+          "                        default), steps (the per-step summaries alone: transactions,\n"
+          "                        bytes, span, phase ticks, latency, cross-die traffic and\n"
+          "                        back-pressure of each step) or none (results only); a row\n"
+          "                        holding less than asked is rerun to fill it, one holding more\n"
+          "                        is reused; the detail is not part of the cache key\n"
           "  -r, --results-only    same as --txlog none\n"
           "  -p, --progress SEC    seconds between progress lines on stderr (default 1; 0: off)\n"
           "  -q, --quiet           same as --progress 0\n"
@@ -56,10 +60,11 @@ static int parse(int argc, char **argv, cs_sweep_options *o, bool *help) {
     else if (!strcmp(a, "-r") || !strcmp(a, "--results-only")) o->results_only = true;
     else if (!strcmp(a, "--txlog") && i + 1 < argc) {
       const char *detail = argv[++i];
-      if (!strcmp(detail, "full") || !strcmp(detail, "none")) {
+      if (!strcmp(detail, "full") || !strcmp(detail, "steps") || !strcmp(detail, "none")) {
         o->results_only = !strcmp(detail, "none");
+        o->steps_only = !strcmp(detail, "steps");
       } else {
-        fprintf(stderr, "commsweep sweep: --txlog wants full or none, got '%s'\n", detail);
+        fprintf(stderr, "commsweep sweep: --txlog wants full, steps or none, got '%s'\n", detail);
         return 2;
       }
     }

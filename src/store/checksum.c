@@ -82,3 +82,7 @@ uint64_t cs_store_row_checksum(uint64_t row, const char key[CS_STORE_KEY_LEN],
   uint64_t h = cs_store_xxh64(&bound, sizeof bound, CS_STORE_SCHEMA_VERSION);
   return h ? h : 1; /* 0 is reserved for pending rows */
 }
+
+uint64_t cs_store_steplog_checksum(uint64_t row, const cs_store_step_row *steps, uint64_t n) {
+  return n ? cs_store_xxh64(steps, n * sizeof *steps, row) : 0;
+}

@@ -23,11 +23,18 @@ static const cs_col result_head[] = {
 static const cs_col result_tail[] = {
     {"txlog_offset", offsetof(R, txlog_offset), CS_COL_U64, 8, "record", "first /txlog record of the job", 0},
     {"txlog_count", offsetof(R, txlog_count), CS_COL_U64, 8, "record",
-     "records of the job in /txlog (0 in results-only mode)", 0},
+     "records of the job in /txlog (0 unless its txlog_detail is 2)", 0},
+    {"steplog_offset", offsetof(R, steplog_offset), CS_COL_U64, 8, "summary",
+     "first /steplog summary of the job", 0},
+    {"steplog_count", offsetof(R, steplog_count), CS_COL_U64, 8, "summary",
+     "per-step summaries of the job in /steplog (num_steps; 0 without log)", 0},
     {"txlog_detail", offsetof(R, txlog_detail), CS_COL_U8, 1, NULL,
-     "what the job's /txlog slice holds: 0 no log (results only), 2 every record", 0},
+     "what the row's log holds: 0 nothing (results only), 1 per-step summaries (/steplog), "
+     "2 every record (/txlog) and the summaries", 0},
     {"txlog_checksum", offsetof(R, txlog_checksum), CS_COL_U64, 8, NULL,
      "XXH64 of the job's /txlog slice (seed: row); 0 when empty", 0},
+    {"steplog_checksum", offsetof(R, steplog_checksum), CS_COL_U64, 8, NULL,
+     "XXH64 of the job's /steplog slice (seed: row); 0 when empty", 0},
     {"checksum", offsetof(R, checksum), CS_COL_U64, 8, NULL,
      "XXH64 over row index, key and every other column but wall_time_s", 0},
     {NULL, 0, 0, 0, NULL, NULL, 0}};
@@ -89,13 +96,24 @@ size_t cs_store_txn_columns(cs_col *out, size_t cap) {
   return n;
 }
 
+size_t cs_store_step_columns(cs_col *out, size_t cap) {
+  static const cs_col job[] = {
+      {"job", 0, CS_COL_U64, 8, NULL, "row of /jobs and /results the summary belongs to", 0},
+      {NULL, 0, 0, 0, NULL, NULL, 0}};
+  size_t n = 0;
+  append(out, &n, cap, job, 0);
+  append(out, &n, cap, cs_step_summary_cols, offsetof(cs_store_step_row, sum));
+  return n;
+}
+
 /* Padding is explicit in every row struct, so the bytes the checksum covers are all defined. */
-_Static_assert(sizeof(cs_store_result_row) == 1360, "result row layout changed");
+_Static_assert(sizeof(cs_store_result_row) == 1384, "result row layout changed");
 _Static_assert(sizeof(cs_store_txn_row) == 208, "txlog row layout changed");
-_Static_assert(sizeof(cs_store_job_row) == 4680, "job row layout changed");
+_Static_assert(sizeof(cs_store_step_row) == 152, "steplog row layout changed");
+_Static_assert(sizeof(cs_store_job_row) == 4696, "job row layout changed");
 /* the text that lives in /job_json and /errors comes last: the bytes before it are the table row */
-_Static_assert(offsetof(cs_store_job_row, job_json) == 580, "job row layout changed");
-_Static_assert(offsetof(cs_store_result_row, error) == 336, "result row layout changed");
+_Static_assert(offsetof(cs_store_job_row, job_json) == 596, "job row layout changed");
+_Static_assert(offsetof(cs_store_result_row, error) == 360, "result row layout changed");
 
 static hid_t status_type(void) {
   hid_t t = H5Tenum_create(H5T_NATIVE_INT8);

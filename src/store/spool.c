@@ -2,9 +2,10 @@
  * records to its own file, "<path>.spool.<rank>"; a structural step merges the spools into the
  * compressed /txlog (store.h has why).
  *
- * An entry is a head (magic, row, record count, compressed size, key), the finished result row
- * (checksums filled in) and the records, byte-transposed (byte k of every record together, as
- * HDF5's shuffle filter does) and deflated.  Entries are written whole at the spool's known end
+ * An entry is a head (magic, row, record and summary counts, compressed sizes, key), the
+ * finished result row (checksums filled in), the records and then the per-step summaries, each
+ * byte-transposed (byte k of every record together, as HDF5's shuffle filter does) and
+ * deflated.  Entries are written whole at the spool's known end
  * and a failed write is cut off again, so only a kill can leave a torn entry, and only the last
  * one: its checksums (row and slice, the same that protect the file) reject it.
  */
@@ -22,7 +23,7 @@
 
 #include "store_int.h"
 
-#define SPOOL_MAGIC "CSSPOOL1"
+#define SPOOL_MAGIC "CSSPOOL2"
 #define SPOOL_LEVEL 1 /* deflate level of the spool: fast; the merge compresses again */
 #define MERGE_ROW_BATCH 256
 
@@ -31,6 +32,8 @@ typedef struct spool_head {
   uint64_t row;
   uint64_t n;    /* records */
   uint64_t zlen; /* bytes of deflated records after the result row */
+  uint64_t nsteps; /* per-step summaries */
+  uint64_t zsteps; /* bytes of deflated summaries after the records */
   char key[CS_STORE_KEY_LEN];
 } spool_head;
 
@@ -114,41 +117,57 @@ static void transpose(const unsigned char *in, unsigned char *out, uint64_t n, s
   }
 }
 
+/* n rows of `size` bytes, transposed and deflated into a new buffer *z of *zlen bytes (none
+ * when n is 0). */
+static int deflate_rows(const void *rows, uint64_t n, size_t size, unsigned char **z,
+                        uLongf *zlen, cs_err *err) {
+  *z = NULL;
+  *zlen = 0;
+  if (!n) return CS_OK;
+  size_t raw = (size_t)n * size;
+  uLongf cap = compressBound(raw);
+  unsigned char *plane = malloc(raw), *out = malloc(cap);
+  int rc = CS_OK;
+  if (!plane || !out) rc = cs_err_set(err, CS_ENOMEM, "spooling %llu rows of %zu B: out of memory",
+                                      (unsigned long long)n, size);
+  if (!rc) transpose(rows, plane, n, size, false);
+  if (!rc && compress2(out, &cap, plane, raw, SPOOL_LEVEL) != Z_OK)
+    rc = cs_err_set(err, CS_ENOMEM, "spooling %llu rows: deflate failed", (unsigned long long)n);
+  free(plane);
+  if (rc) {
+    free(out);
+    return rc;
+  }
+  *z = out;
+  *zlen = cap;
+  return CS_OK;
+}
+
 int cs_store_spool_put(cs_store *st, uint64_t row, const char key[CS_STORE_KEY_LEN],
                        const cs_store_result_row *res, const cs_store_txn_row *txns, uint64_t n,
-                       cs_err *err) {
-  size_t raw = (size_t)n * sizeof *txns;
-  uLongf zlen = n ? compressBound(raw) : 0;
-  unsigned char *plane = n ? malloc(raw) : NULL, *z = n ? malloc(zlen) : NULL;
-  if (n && (!plane || !z)) {
-    free(plane);
-    free(z);
-    return cs_err_set(err, CS_ENOMEM, "spooling %llu records: out of memory",
-                      (unsigned long long)n);
-  }
-  int rc = CS_OK;
-  if (n) {
-    transpose((const unsigned char *)txns, plane, n, sizeof *txns, false);
-    if (compress2(z, &zlen, plane, raw, SPOOL_LEVEL) != Z_OK)
-      rc = cs_err_set(err, CS_ENOMEM, "spooling %llu records: deflate failed",
-                      (unsigned long long)n);
-  }
+                       const cs_store_step_row *steps, uint64_t nsteps, cs_err *err) {
+  unsigned char *z = NULL, *zs = NULL;
+  uLongf zlen = 0, zslen = 0;
+  int rc = deflate_rows(txns, n, sizeof *txns, &z, &zlen, err);
+  if (!rc) rc = deflate_rows(steps, nsteps, sizeof *steps, &zs, &zslen, err);
   spool_head head;
   memset(&head, 0, sizeof head);
   memcpy(head.magic, SPOOL_MAGIC, sizeof head.magic);
   head.row = row;
   head.n = n;
   head.zlen = zlen;
+  head.nsteps = nsteps;
+  head.zsteps = zslen;
   memcpy(head.key, key, CS_STORE_KEY_LEN);
   off_t at = rc ? 0 : lseek(st->spool_fd, 0, SEEK_END);
-  struct iovec iov[3] = {{&head, sizeof head}, {(void *)res, sizeof *res}, {z, zlen}};
-  size_t total = sizeof head + sizeof *res + zlen, done = 0;
+  struct iovec iov[4] = {{&head, sizeof head}, {(void *)res, sizeof *res}, {z, zlen}, {zs, zslen}};
+  size_t total = sizeof head + sizeof *res + zlen + zslen, done = 0;
   while (!rc && done < total) {
     /* skip what is written already */
-    struct iovec part[3];
+    struct iovec part[4];
     int parts = 0;
     size_t skip = done;
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < 4; i++) {
       if (skip >= iov[i].iov_len) {
         skip -= iov[i].iov_len;
         continue;
@@ -168,15 +187,16 @@ int cs_store_spool_put(cs_store *st, uint64_t row, const char key[CS_STORE_KEY_L
       done += (size_t)put;
     }
   }
-  free(plane);
   free(z);
+  free(zs);
   return rc;
 }
 
 /* ---- merging ----------------------------------------------------------------------------- */
 
 typedef struct entry {
-  uint64_t offset; /* /txlog offset of the slice: the merge order */
+  uint64_t offset; /* /txlog offset of the slice, then the /steplog one: the merge order */
+  uint64_t step_offset;
   uint64_t row;
   size_t file;     /* index into the open spools */
   off_t at;        /* of the head */
@@ -195,6 +215,7 @@ typedef struct merge_ctx {
 static int cmp_entry(const void *a, const void *b) {
   const entry *x = a, *y = b;
   if (x->offset != y->offset) return x->offset < y->offset ? -1 : 1;
+  if (x->step_offset != y->step_offset) return x->step_offset < y->step_offset ? -1 : 1;
   return (x->row > y->row) - (x->row < y->row);
 }
 
@@ -240,7 +261,8 @@ static void scan_one(const char *file, void *vctx) {
     if (size - at < fixed || !read_at(fd, &head, sizeof head, at) ||
         memcmp(head.magic, SPOOL_MAGIC, sizeof head.magic) != 0 ||
         !read_at(fd, &res, sizeof res, at + (off_t)sizeof head) ||
-        head.zlen > (uint64_t)(size - at - fixed)) {
+        head.zlen > (uint64_t)(size - at - fixed) ||
+        head.zsteps > (uint64_t)(size - at - fixed) - head.zlen) {
       c->torn++;
       break;
     }
@@ -254,73 +276,87 @@ static void scan_one(const char *file, void *vctx) {
       c->entries = grown;
       c->ecap = cap;
     }
-    c->entries[c->n++] = (entry){res.txlog_offset, head.row, c->nfds - 1, at};
-    at += fixed + (off_t)head.zlen;
+    c->entries[c->n++] = (entry){res.txlog_offset, res.steplog_offset, head.row, c->nfds - 1, at};
+    at += fixed + (off_t)head.zlen + (off_t)head.zsteps;
   }
 }
 
-/* Buffers of the merge, grown as needed. */
+/* A buffer of the merge, grown as needed. */
 typedef struct merge_buf {
-  unsigned char *z, *plane;
-  cs_store_txn_row *recs;
-  size_t zcap, rcap;
+  void *p;
+  size_t cap;
 } merge_buf;
 
-static int grow(merge_buf *b, size_t zlen, size_t raw, cs_err *err) {
-  if (zlen > b->zcap) {
-    unsigned char *z = realloc(b->z, zlen);
-    if (!z) return cs_err_set(err, CS_ENOMEM, "merging the log spools: out of memory");
-    b->z = z;
-    b->zcap = zlen;
-  }
-  if (raw > b->rcap) {
-    cs_store_txn_row *recs = realloc(b->recs, raw);
-    if (recs) b->recs = recs;
-    unsigned char *plane = realloc(b->plane, raw);
-    if (plane) b->plane = plane;
-    if (!recs || !plane) return cs_err_set(err, CS_ENOMEM, "merging the log spools: out of memory");
-    b->rcap = raw;
-  }
+static bool grow(merge_buf *b, size_t len) {
+  if (len <= b->cap) return true;
+  void *p = realloc(b->p, len);
+  if (!p) return false;
+  b->p = p;
+  b->cap = len;
+  return true;
+}
+
+typedef struct merge_bufs {
+  merge_buf z, plane, recs, steps;
+} merge_bufs;
+
+/* Reads zlen deflated bytes at `at` and inflates them into n rows of `size` bytes in *out:
+ * CS_OK, CS_ECORRUPT (torn or damaged) or CS_ENOMEM. */
+static int inflate_rows(int fd, off_t at, uint64_t zlen, uint64_t n, size_t size, merge_bufs *b,
+                        merge_buf *out) {
+  if (!n) return zlen ? CS_ECORRUPT : CS_OK;
+  if (n > SIZE_MAX / size) return CS_ECORRUPT;
+  size_t raw = (size_t)n * size;
+  if (!grow(&b->z, zlen) || !grow(&b->plane, raw) || !grow(out, raw)) return CS_ENOMEM;
+  uLongf got = raw;
+  if (!read_at(fd, b->z.p, zlen, at) || uncompress(b->plane.p, &got, b->z.p, zlen) != Z_OK ||
+      got != raw)
+    return CS_ECORRUPT;
+  transpose(b->plane.p, out->p, n, size, true);
   return CS_OK;
 }
 
 /* Reads entry e, checks it against the file and writes it: 1 written, 0 rejected (torn, or
  * not this file's), or an error code. */
-static int merge_entry(cs_store *st, int fd, const entry *e, merge_buf *b, cs_err *err) {
+static int merge_entry(cs_store *st, int fd, const entry *e, merge_bufs *b, cs_err *err) {
   spool_head head;
   cs_store_result_row res;
   if (!read_at(fd, &head, sizeof head, e->at) ||
       !read_at(fd, &res, sizeof res, e->at + (off_t)sizeof head))
     return 0;
-  uint64_t n = head.n, row = head.row;
+  uint64_t n = head.n, ns = head.nsteps, row = head.row;
   if (row >= st->rows || n != res.txlog_count || res.txlog_offset > st->txlog_len ||
-      n > st->txlog_len - res.txlog_offset || n > SIZE_MAX / sizeof *b->recs)
+      n > st->txlog_len - res.txlog_offset || ns != res.steplog_count ||
+      res.steplog_offset > st->steplog_len || ns > st->steplog_len - res.steplog_offset)
     return 0;
-  size_t raw = (size_t)n * sizeof *b->recs;
-  if (grow(b, head.zlen, raw, err)) return err->code;
-  if (n) {
-    uLongf got = raw;
-    if (!read_at(fd, b->z, head.zlen, e->at + (off_t)(sizeof head + sizeof res)) ||
-        uncompress(b->plane, &got, b->z, head.zlen) != Z_OK || got != raw)
-      return 0;
-    transpose(b->plane, (unsigned char *)b->recs, n, sizeof *b->recs, true);
-  }
+  off_t at = e->at + (off_t)(sizeof head + sizeof res);
+  int got = inflate_rows(fd, at, head.zlen, n, sizeof(cs_store_txn_row), b, &b->recs);
+  if (!got)
+    got = inflate_rows(fd, at + (off_t)head.zlen, head.zsteps, ns, sizeof(cs_store_step_row), b,
+                       &b->steps);
+  if (got == CS_ENOMEM) return cs_err_set(err, CS_ENOMEM, "merging the log spools: out of memory");
+  if (got) return 0;
+  const cs_store_txn_row *recs = b->recs.p;
+  const cs_store_step_row *steps = b->steps.p;
   cs_store_index_row idx;
   cs_err ierr;
-  if (cs_store_txlog_checksum(row, b->recs, n) != res.txlog_checksum ||
+  if (cs_store_txlog_checksum(row, recs, n) != res.txlog_checksum ||
+      cs_store_steplog_checksum(row, steps, ns) != res.steplog_checksum ||
       cs_store_row_checksum(row, head.key, &res) != res.checksum ||
       cs_store_read_index(st, row, 1, &idx, &ierr) ||
       memcmp(idx.key, head.key, CS_STORE_KEY_LEN) != 0 ||
-      (n && (idx.txlog_reserved_offset != res.txlog_offset || idx.txlog_reserved_count != n)))
+      (n && (idx.txlog_reserved_offset != res.txlog_offset || idx.txlog_reserved_count != n)) ||
+      (ns && (idx.steplog_reserved_offset != res.steplog_offset ||
+              idx.steplog_reserved_count != ns)))
     return 0;
-  int rc = cs_store_put_result(st, row, head.key, &res, b->recs, n, err);
+  int rc = cs_store_put_result_steps(st, row, head.key, &res, recs, n, steps, ns, err);
   return rc ? rc : 1;
 }
 
 int cs_store_spool_merge(cs_store *st, const char *path, uint64_t *merged, uint64_t *dropped,
                          cs_err *err) {
   *merged = *dropped = 0;
-  if (!st->writable || st->parallel || st->txlog < 0)
+  if (!st->writable || st->parallel || st->txlog < 0 || st->steplog < 0)
     return cs_err_set(err, CS_EINTERNAL, "merging the log spools into a %s store",
                       st->parallel ? "parallel" : "read-only");
   merge_ctx c = {.err = err};
@@ -329,7 +365,7 @@ int cs_store_spool_merge(cs_store *st, const char *path, uint64_t *merged, uint6
   *dropped = c.torn;
   if (!rc) qsort(c.entries, c.n, sizeof *c.entries, cmp_entry);
   if (!rc) rc = cs_store_batch_rows(st, MERGE_ROW_BATCH, err);
-  merge_buf buf = {0};
+  merge_bufs buf = {{0}, {0}, {0}, {0}};
   for (size_t i = 0; i < c.n && !rc; i++) {
     int got = merge_entry(st, c.fds[c.entries[i].file], &c.entries[i], &buf, err);
     if (got < 0) rc = got;
@@ -340,9 +376,10 @@ int cs_store_spool_merge(cs_store *st, const char *path, uint64_t *merged, uint6
   if (!rc) rc = cs_store_flush_rows(st, &lost, err);
   cs_err ignore;
   cs_store_batch_rows(st, 0, &ignore);
-  free(buf.z);
-  free(buf.plane);
-  free(buf.recs);
+  free(buf.z.p);
+  free(buf.plane.p);
+  free(buf.recs.p);
+  free(buf.steps.p);
   for (size_t i = 0; i < c.nfds; i++) close(c.fds[i]);
   free(c.fds);
   free(c.entries);

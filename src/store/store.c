@@ -39,6 +39,8 @@
 /* The chunk cache of /txlog: slices are written through it (partial chunks), so it holds
  * enough chunks that each is compressed once, when complete or evicted. */
 #define TXLOG_CACHE_BYTES (64u << 20)
+/* summaries; 0.6 MiB before compression, stored as /txlog is */
+#define STEPLOG_CHUNK 4096
 
 static void utc_now(char *buf, size_t cap) {
   time_t t = time(NULL);
@@ -50,7 +52,8 @@ static void utc_now(char *buf, size_t cap) {
 static cs_store *store_new(void) {
   cs_store *st = calloc(1, sizeof *st);
   if (!st) return NULL;
-  st->file = st->jobs = st->results = st->txlog = st->job_json = st->errors = H5I_INVALID_HID;
+  st->file = st->jobs = st->results = st->txlog = st->steplog = H5I_INVALID_HID;
+  st->job_json = st->errors = H5I_INVALID_HID;
   st->spool_fd = -1;
   cs_col cols[CS_STORE_MAX_COLUMNS];
   cs_store_job_columns(cols, CS_STORE_MAX_COLUMNS);
@@ -61,6 +64,8 @@ static cs_store *store_new(void) {
   st->t_error = cs_store_text_type(CS_STORE_ERROR_LEN);
   cs_store_txn_columns(cols, CS_STORE_MAX_COLUMNS);
   st->t_txn = cs_store_type_create(cols, sizeof(cs_store_txn_row));
+  cs_store_step_columns(cols, CS_STORE_MAX_COLUMNS);
+  st->t_step = cs_store_type_create(cols, sizeof(cs_store_step_row));
   st->dxpl = H5P_DEFAULT;
   return st;
 }
@@ -68,11 +73,11 @@ static cs_store *store_new(void) {
 static void store_free(cs_store *st) {
   free(st->batch);
   free(st->batch_at);
-  hid_t dsets[] = {st->jobs, st->results, st->txlog, st->job_json, st->errors};
-  for (int i = 0; i < 5; i++)
+  hid_t dsets[] = {st->jobs, st->results, st->txlog, st->steplog, st->job_json, st->errors};
+  for (int i = 0; i < 6; i++)
     if (dsets[i] >= 0) H5Dclose(dsets[i]);
-  hid_t types[] = {st->t_job, st->t_result, st->t_txn, st->t_json, st->t_error};
-  for (int i = 0; i < 5; i++)
+  hid_t types[] = {st->t_job, st->t_result, st->t_txn, st->t_step, st->t_json, st->t_error};
+  for (int i = 0; i < 6; i++)
     if (types[i] >= 0) H5Tclose(types[i]);
   if (st->dxpl != H5P_DEFAULT) H5Pclose(st->dxpl);
   if (st->file >= 0) H5Fclose(st->file);
@@ -114,6 +119,22 @@ static hid_t create_table(hid_t file, const char *name, hid_t type, hsize_t chun
   H5Pclose(dcpl);
   H5Sclose(space);
   return d;
+}
+
+/* /steplog: per-step summaries, stored and written as /txlog is (shuffled, deflated, chunks
+ * allocated when written, serial handles only). */
+static int create_steplog(cs_store *st, cs_err *err) {
+  static const cs_store_step_row empty_step;
+  st->steplog = create_table(st->file, "steplog", st->t_step, STEPLOG_CHUNK, TXLOG_DEFLATE, true,
+                             false, &empty_step);
+  if (st->steplog < 0) return cs_store_h5_error(err, CS_EIO, "creating /steplog");
+  cs_col cols[CS_STORE_MAX_COLUMNS];
+  cs_store_step_columns(cols, CS_STORE_MAX_COLUMNS);
+  return cs_store_type_describe(st->steplog, cols,
+                                "per-step summaries of the transaction records; job j owns rows "
+                                "[steplog_offset, steplog_offset + steplog_count) of /results "
+                                "row j, one per algorithm step",
+                                err);
 }
 
 static int create_layout(cs_store *st, cs_err *err) {
@@ -164,7 +185,8 @@ static int create_layout(cs_store *st, cs_err *err) {
       cs_store_type_describe(st->txlog, txn_cols,
                              "transaction records; job j owns rows [txlog_offset, "
                              "txlog_offset + txlog_count) of /results row j",
-                             err))
+                             err) ||
+      create_steplog(st, err))
     return err->code;
   if (H5Fflush(st->file, H5F_SCOPE_GLOBAL) < 0)
     return cs_store_h5_error(err, CS_EIO, "flushing the new file");
@@ -262,7 +284,7 @@ static hid_t open_dataset(cs_store *st, const char *name, hid_t dapl, cs_err *er
   return d;
 }
 
-/* A serial handle opens all five datasets.  A parallel one opens /results and /errors only
+/* A serial handle opens every dataset.  A parallel one opens /results and /errors only
  * (both allocated early, written in place): opening a dataset whose chunks are not all
  * allocated for writing through MPI-IO allocates them (HDF5 1.10 does that on open), which for
  * the compressed /txlog would be a change of structure outside the structural step; the
@@ -282,11 +304,17 @@ static int open_tables(cs_store *st, bool serial, cs_err *err) {
     H5Pclose(dapl);
     return cs_store_h5_error(err, CS_EINVAL, "opening /txlog");
   }
+  if (serial && (st->steplog = H5Dopen2(st->file, "steplog", dapl)) < 0) {
+    H5Pclose(dapl);
+    return cs_store_h5_error(err, CS_EINVAL, "opening /steplog");
+  }
   H5Pclose(dapl);
   if ((serial && check_columns(st->jobs, "jobs", st->t_job, err)) ||
       check_columns(st->results, "results", st->t_result, err) ||
-      (serial && check_columns(st->txlog, "txlog", st->t_txn, err)))
+      (serial && check_columns(st->txlog, "txlog", st->t_txn, err)) ||
+      (serial && check_columns(st->steplog, "steplog", st->t_step, err)))
     return err->code;
+  st->steplog_len = serial ? extent_of(st->steplog) : UINT64_MAX; /* checked by the merge */
   st->rows = extent_of(st->results);
   st->txlog_len = serial ? extent_of(st->txlog) : UINT64_MAX; /* checked by the merge */
   hid_t beside[] = {serial ? st->jobs : -1, serial ? st->job_json : -1, st->errors};
@@ -516,6 +544,7 @@ int cs_store_close(cs_store *st, cs_err *err) {
 
 uint64_t cs_store_num_rows(const cs_store *st) { return st->rows; }
 uint64_t cs_store_txlog_len(const cs_store *st) { return st->txlog_len; }
+uint64_t cs_store_steplog_len(const cs_store *st) { return st->steplog_len; }
 
 /* Reads or writes n elements of a 1-D dataset starting at first. */
 static herr_t slab_io(cs_store *st, hid_t dset, hid_t type, uint64_t first, uint64_t n, void *buf,
@@ -672,6 +701,16 @@ int cs_store_read_txlog(cs_store *st, uint64_t offset, uint64_t n, cs_store_txn_
   return CS_OK;
 }
 
+int cs_store_read_steplog(cs_store *st, uint64_t offset, uint64_t n, cs_store_step_row *out,
+                          cs_err *err) {
+  if (check_range("/steplog summaries", offset, n, st->steplog_len, err)) return err->code;
+  memset(out, 0, n * sizeof *out);
+  if (slab_io(st, st->steplog, st->t_step, offset, n, out, false) < 0)
+    return cs_store_h5_error(err, CS_EIO, "reading /steplog summaries %llu..%llu",
+                             (unsigned long long)offset, (unsigned long long)(offset + n - 1));
+  return CS_OK;
+}
+
 /* Reads rows [first, first + n) of dset into out (rows of row_size bytes) through a memory type
  * of the given columns only; the others stay zero. */
 static int read_columns(cs_store *st, hid_t dset, const char *what, const cs_col *cols,
@@ -698,6 +737,10 @@ int cs_store_read_index(cs_store *st, uint64_t first, uint64_t n, cs_store_index
        0, NULL, "", 0},
       {"txlog_reserved_count", offsetof(cs_store_index_row, txlog_reserved_count), CS_COL_U64, 0,
        NULL, "", 0},
+      {"steplog_reserved_offset", offsetof(cs_store_index_row, steplog_reserved_offset),
+       CS_COL_U64, 0, NULL, "", 0},
+      {"steplog_reserved_count", offsetof(cs_store_index_row, steplog_reserved_count),
+       CS_COL_U64, 0, NULL, "", 0},
       {NULL, 0, 0, 0, NULL, NULL, 0}};
   return read_columns(st, st->jobs, "/jobs keys", cols, sizeof(cs_store_index_row), first, n, out,
                       err);
@@ -726,6 +769,18 @@ int cs_store_grow(cs_store *st, uint64_t rows, uint64_t txlog_len, cs_err *err) 
       return cs_store_h5_error(err, CS_EIO, "extending /txlog to %llu records",
                                (unsigned long long)txlog_len);
     st->txlog_len = txlog_len;
+  }
+  return CS_OK;
+}
+
+int cs_store_grow_steplog(cs_store *st, uint64_t len, cs_err *err) {
+  if (need_structural(st, err)) return err->code;
+  if (len > st->steplog_len) {
+    hsize_t dim = len;
+    if (H5Dset_extent(st->steplog, &dim) < 0)
+      return cs_store_h5_error(err, CS_EIO, "extending /steplog to %llu summaries",
+                               (unsigned long long)len);
+    st->steplog_len = len;
   }
   return CS_OK;
 }
@@ -789,27 +844,42 @@ int cs_store_flush(cs_store *st, cs_err *err) {
 int cs_store_put_result(cs_store *st, uint64_t row, const char key[CS_STORE_KEY_LEN],
                         cs_store_result_row *res, const cs_store_txn_row *txns, uint64_t n,
                         cs_err *err) {
+  return cs_store_put_result_steps(st, row, key, res, txns, n, NULL, 0, err);
+}
+
+int cs_store_put_result_steps(cs_store *st, uint64_t row, const char key[CS_STORE_KEY_LEN],
+                              cs_store_result_row *res, const cs_store_txn_row *txns, uint64_t n,
+                              const cs_store_step_row *steps, uint64_t nsteps, cs_err *err) {
   if (!st->writable) return cs_err_set(err, CS_EINTERNAL, "writing a row of a read-only store");
   if (check_range("/results row", row, 1, st->rows, err) ||
-      check_range("/txlog slice", res->txlog_offset, n, st->txlog_len, err))
+      check_range("/txlog slice", res->txlog_offset, n, st->txlog_len, err) ||
+      check_range("/steplog slice", res->steplog_offset, nsteps, st->steplog_len, err))
     return err->code;
   res->txlog_count = n;
   res->txlog_checksum = cs_store_txlog_checksum(row, txns, n);
+  res->steplog_count = nsteps;
+  res->steplog_checksum = cs_store_steplog_checksum(row, steps, nsteps);
   res->checksum = cs_store_row_checksum(row, key, res);
   if (st->spool_fd >= 0) {
-    /* the row with its log goes to the spool; the file gets the row without it */
-    if (cs_store_spool_put(st, row, key, res, txns, n, err)) return err->code;
+    /* the row with its logs goes to the spool; the file gets the row without them */
+    if (cs_store_spool_put(st, row, key, res, txns, n, steps, nsteps, err)) return err->code;
     res->txlog_count = res->txlog_checksum = 0;
+    res->steplog_count = res->steplog_checksum = 0;
     res->txlog_detail = CS_STORE_LOG_NONE;
     res->checksum = cs_store_row_checksum(row, key, res);
-    n = 0;
-  } else if (n && st->txlog < 0) {
+    n = nsteps = 0;
+  } else if ((n && st->txlog < 0) || (nsteps && st->steplog < 0)) {
     return cs_err_set(err, CS_EINTERNAL, "a parallel store writes the log through its spool");
   }
   if (n && slab_io(st, st->txlog, st->t_txn, res->txlog_offset, n, (void *)txns, true) < 0)
     return cs_store_h5_error(err, CS_EIO, "writing /txlog records %llu..%llu",
                              (unsigned long long)res->txlog_offset,
                              (unsigned long long)(res->txlog_offset + n));
+  if (nsteps &&
+      slab_io(st, st->steplog, st->t_step, res->steplog_offset, nsteps, (void *)steps, true) < 0)
+    return cs_store_h5_error(err, CS_EIO, "writing /steplog summaries %llu..%llu",
+                             (unsigned long long)res->steplog_offset,
+                             (unsigned long long)(res->steplog_offset + nsteps));
   if (st->batch_cap) {
     st->batch[st->batch_n] = *res;
     st->batch_at[st->batch_n++] = row;

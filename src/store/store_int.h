@@ -20,10 +20,11 @@ int cs_store_attr_int(hid_t obj, const char *name, long long value, cs_err *err)
 int cs_store_attr_read_text(hid_t obj, const char *name, char *buf, size_t cap, cs_err *err);
 int cs_store_attr_read_int(hid_t obj, const char *name, long long *out, cs_err *err);
 
-/* Spooling: appends the finished row (checksums filled in) and its n records to the spool. */
+/* Spooling: appends the finished row (checksums filled in), its n records and its nsteps
+ * per-step summaries to the spool. */
 int cs_store_spool_put(cs_store *st, uint64_t row, const char key[CS_STORE_KEY_LEN],
                        const cs_store_result_row *res, const cs_store_txn_row *txns, uint64_t n,
-                       cs_err *err);
+                       const cs_store_step_row *steps, uint64_t nsteps, cs_err *err);
 
 /* Sets err from the innermost HDF5 error on the stack, prefixed by the formatted context. */
 int cs_store_h5_error(cs_err *err, int code, const char *fmt, ...)
@@ -36,6 +37,8 @@ struct cs_store {
   hid_t jobs, results, txlog; /* jobs is H5I_INVALID_HID in a parallel store */
   hid_t job_json, errors;     /* the text of each row (job_json not open in a parallel store) */
   hid_t t_job, t_result, t_txn, t_json, t_error;
+  hid_t steplog, t_step;      /* /steplog (serial stores only) and its type */
+  uint64_t steplog_len;
   hid_t dxpl;                 /* independent MPI-IO in a parallel store, else H5P_DEFAULT */
   bool parallel, writable;
   bool staged;                /* CS_STORE_STAGE: a private copy, renamed over final_path */

@@ -40,10 +40,12 @@ static int write_new_rows(const cs_sweep *sw, cs_store *st, const cs_sweep_plan 
   for (size_t i = 0; i < sw->num_jobs && !rc; i++) {
     if (!(p->action[i] & CS_PLAN_NEW_ROW)) continue;
     if (cs_sweep_job_row(sw, &sw->jobs[i], p->reserved_offset[i], p->reserved_count[i],
-                         &block[fill++])) {
+                         &block[fill])) {
       rc = cs_err_set(err, CS_ENOMEM, "writing /jobs: out of memory");
       break;
     }
+    block[fill].steplog_reserved_offset = p->step_reserved_offset[i];
+    block[fill++].steplog_reserved_count = p->step_reserved_count[i];
     if (fill == JOB_BLOCK) {
       rc = cs_store_write_jobs(st, first, fill, block, err);
       first += fill;
@@ -61,6 +63,8 @@ static int reslice(cs_store *st, const cs_sweep_plan *p, size_t i, cs_err *err) 
   if (cs_store_read_rows_without(st, true, no_json, p->job_rows[i], 1, &row, err)) return err->code;
   row.txlog_reserved_offset = p->reserved_offset[i];
   row.txlog_reserved_count = p->reserved_count[i];
+  row.steplog_reserved_offset = p->step_reserved_offset[i];
+  row.steplog_reserved_count = p->step_reserved_count[i];
   return cs_store_write_jobs_without_json(st, p->job_rows[i], 1, &row, err);
 }
 
@@ -89,7 +93,8 @@ static int apply_rows(const cs_sweep *sw, cs_store *st, const cs_sweep_plan *p, 
 
 int cs_sweep_plan_changes(const cs_sweep *sw, const cs_sweep_plan *p) {
   int changes = 0;
-  if (p->new_rows || p->txlog_after > p->txlog_before) changes |= CS_PLAN_CHANGES_LAYOUT;
+  if (p->new_rows || p->txlog_after > p->txlog_before || p->steplog_after > p->steplog_before)
+    changes |= CS_PLAN_CHANGES_LAYOUT;
   for (size_t i = 0; i < sw->num_jobs; i++) {
     if (p->action[i] & CS_PLAN_RESLICE) changes |= CS_PLAN_CHANGES_LAYOUT;
     if (p->action[i] & (CS_PLAN_CLEAR | CS_PLAN_FAIL_NOW)) changes |= CS_PLAN_CHANGES_ROWS;
@@ -105,7 +110,7 @@ int cs_sweep_plan_apply_rows(const cs_sweep *sw, cs_store *st, const cs_sweep_pl
 
 int cs_sweep_plan_apply(const cs_sweep *sw, cs_store *st, const cs_sweep_plan *p, cs_err *err) {
   if (cs_store_grow(st, p->file_rows + p->new_rows, p->txlog_after, err) ||
-      write_new_rows(sw, st, p, err))
+      cs_store_grow_steplog(st, p->steplog_after, err) || write_new_rows(sw, st, p, err))
     return cs_err_prefix(err, "structural step");
   for (size_t i = 0; i < sw->num_jobs; i++)
     if ((p->action[i] & CS_PLAN_RESLICE) && reslice(st, p, i, err))

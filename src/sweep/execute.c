@@ -1,11 +1,13 @@
-/* One job on one rank: run it (cs_job_run) and write its slice and row.  A job that fails is a
- * `failed` row with its message, cached like a result; a failure that says nothing about the
- * job (out of memory, I/O: cs_err_is_transient) writes nothing, so the row stays pending and the
- * next run tries again.  Only a row that cannot be written is an error. */
+/* One job on one rank: run it (cs_job_run) and write its slices and row: the records when the
+ * item's detail is full, the per-step summaries (backfill.h) when it is steps or full.  A job
+ * that fails is a `failed` row with its message, cached like a result; a failure that says
+ * nothing about the job (out of memory, I/O: cs_err_is_transient) writes nothing, so the row
+ * stays pending and the next run tries again.  Only a row that cannot be written is an error. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "commsweep/backfill.h"
 #include "commsweep/job.h"
 #include "commsweep/sweep.h"
 
@@ -18,20 +20,40 @@ int cs_sweep_execute(cs_store *st, cs_job_shared *shared, const cs_sweep_item *i
   cs_store_result_row row;
   memset(&row, 0, sizeof row);
   row.txlog_offset = item->txlog_offset;
+  row.steplog_offset = item->steplog_offset;
+  cs_store_detail detail = results_only ? CS_STORE_LOG_NONE : (cs_store_detail)item->detail;
+  bool full = detail == CS_STORE_LOG_FULL, records = detail != CS_STORE_LOG_NONE;
   cs_store_txn_row *txns = NULL;
-  uint64_t n = 0;
-  int rc = cs_job_run_shared(shared, job, !results_only, &out, &jerr);
+  cs_store_step_row *steps = NULL;
+  uint64_t n = 0, nsteps = 0;
+  int rc = cs_job_run_shared(shared, job, records, &out, &jerr);
   /* Test hook: COMMSWEEP_TEST_ENOMEM_ROW=N fails row N as if memory ran out. */
   const char *hook = getenv("COMMSWEEP_TEST_ENOMEM_ROW");
   if (!rc && hook && strtoull(hook, NULL, 10) == item->row) {
     cs_job_output_free(&out);
     rc = cs_err_set(&jerr, CS_ENOMEM, "out of memory (injected by COMMSWEEP_TEST_ENOMEM_ROW)");
   }
-  if (!rc && !results_only && out.num_records != item->txlog_count)
+  if (!rc && full && out.num_records != item->txlog_count)
     rc = cs_err_set(&jerr, CS_EINTERNAL,
                     "the job produced %llu transaction records, L1 expansion counted %llu",
                     (unsigned long long)out.num_records, (unsigned long long)item->txlog_count);
-  if (!rc && !results_only && out.num_records) {
+  if (!rc && records && item->steplog_count) {
+    cs_step_summary *sums = calloc(item->steplog_count, sizeof *sums);
+    steps = calloc(item->steplog_count, sizeof *steps);
+    if (!sums || !steps)
+      rc = cs_err_set(&jerr, CS_ENOMEM, "%llu step summaries: out of memory",
+                      (unsigned long long)item->steplog_count);
+    else
+      rc = cs_backfill_steps(out.records, (size_t)out.num_records, (uint32_t)item->steplog_count,
+                             job->adapter.bw_bytes, sums, &jerr);
+    for (uint64_t t = 0; !rc && t < item->steplog_count; t++) {
+      steps[t].job = item->row;
+      steps[t].sum = sums[t];
+    }
+    nsteps = rc ? 0 : item->steplog_count;
+    free(sums);
+  }
+  if (!rc && full && out.num_records) {
     txns = calloc(out.num_records, sizeof *txns);
     if (!txns) rc = cs_err_set(&jerr, CS_ENOMEM, "%llu transaction records: out of memory",
                                (unsigned long long)out.num_records);
@@ -44,9 +66,9 @@ int cs_sweep_execute(cs_store *st, cs_job_shared *shared, const cs_sweep_item *i
   if (!rc) {
     row.result = out.result;
     row.status = CS_STORE_DONE;
-    row.txlog_detail = results_only ? CS_STORE_LOG_NONE : CS_STORE_LOG_FULL;
+    row.txlog_detail = (uint8_t)detail;
   } else {
-    n = 0;
+    n = nsteps = 0;
     row.status = CS_STORE_FAILED;
     cs_store_set_text(row.result.engine, sizeof row.result.engine, job->engine.name);
     cs_store_set_text(row.error, sizeof row.error, jerr.msg[0] ? jerr.msg : cs_strerror(rc));
@@ -57,10 +79,12 @@ int cs_sweep_execute(cs_store *st, cs_job_shared *shared, const cs_sweep_item *i
     fprintf(stderr, "commsweep: job row %llu not stored, the next run retries it: %s\n",
             (unsigned long long)item->row, jerr.msg);
     free(txns);
+    free(steps);
     return CS_OK;
   }
-  int wrc = cs_store_put_result(st, item->row, item->key, &row, txns, n, err);
+  int wrc = cs_store_put_result_steps(st, item->row, item->key, &row, txns, n, steps, nsteps, err);
   free(txns);
+  free(steps);
   if (wrc) return cs_err_prefix(err, "job row %llu", (unsigned long long)item->row);
   return CS_OK;
 }

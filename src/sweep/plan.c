@@ -1,10 +1,11 @@
 /* The cache lookup and the layout of a sweep in the file (rank 0, before any job runs).
  *
  * Every job of the sweep gets a row: the row already holding its key, or a new one appended.
- * An existing row is reused as a result only when its checksum holds and it is done (with its
- * log, unless results-only) or failed; otherwise the job runs again into the same row.  Every
- * job to run gets its /txlog slice now, so the file reaches its final size in one structural
- * step and the ranks only ever write raw bytes into places fixed here. */
+ * An existing row is reused as a result only when its checksum holds and it is done holding at
+ * least the log detail asked (none < per-step summaries < every record) or failed; otherwise
+ * the job runs again into the same row.  Every job to run gets its /txlog and /steplog slices
+ * now, so the file reaches its final size in one structural step and the ranks only ever write
+ * raw bytes into places fixed here. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,8 +25,13 @@ static int alloc_plan(cs_sweep_plan *p, size_t n) {
   p->action = calloc(m, sizeof *p->action);
   p->reserved_offset = calloc(m, sizeof *p->reserved_offset);
   p->reserved_count = calloc(m, sizeof *p->reserved_count);
+  p->step_reserved_offset = calloc(m, sizeof *p->step_reserved_offset);
+  p->step_reserved_count = calloc(m, sizeof *p->step_reserved_count);
   p->items = calloc(m, sizeof *p->items);
-  return p->job_rows && p->action && p->reserved_offset && p->reserved_count && p->items ? 0 : -1;
+  return p->job_rows && p->action && p->reserved_offset && p->reserved_count &&
+                 p->step_reserved_offset && p->step_reserved_count && p->items
+             ? 0
+             : -1;
 }
 
 void cs_sweep_plan_free(cs_sweep_plan *p) {
@@ -34,14 +40,28 @@ void cs_sweep_plan_free(cs_sweep_plan *p) {
   free(p->action);
   free(p->reserved_offset);
   free(p->reserved_count);
+  free(p->step_reserved_offset);
+  free(p->step_reserved_count);
   free(p->items);
   memset(p, 0, sizeof *p);
+}
+
+cs_store_detail cs_sweep_detail(bool results_only, bool steps_only) {
+  return results_only ? CS_STORE_LOG_NONE : steps_only ? CS_STORE_LOG_STEPS : CS_STORE_LOG_FULL;
+}
+
+/* The done row holds at least the detail asked, complete: every record and/or every step. */
+static bool holds_detail(const cs_sweep_job *j, const cs_store_result_row *r,
+                         cs_store_detail want) {
+  if (r->txlog_detail < want) return false;
+  if (want >= CS_STORE_LOG_STEPS && r->steplog_count != j->num_steps) return false;
+  return want < CS_STORE_LOG_FULL || r->txlog_count == j->num_txns;
 }
 
 /* Decides reuse or rerun for job j whose key is at existing row `row` (verified: ok). */
 static void judge_existing(const cs_sweep_job *j, const cs_store_result_row *r, bool ok,
                            const cs_sweep_plan_options *o, cs_sweep_plan *p, size_t idx) {
-  bool results_only = o->results_only;
+  cs_store_detail want = cs_sweep_detail(o->results_only, o->steps_only);
   bool finished = r->status == CS_STORE_DONE || r->status == CS_STORE_FAILED;
   if (ok && r->status == CS_STORE_FAILED && o->retry_failed) {
     p->retried++;
@@ -49,8 +69,7 @@ static void judge_existing(const cs_sweep_job *j, const cs_store_result_row *r, 
   } else if (ok && r->status == CS_STORE_FAILED) {
     p->cached_failed++;
     p->action[idx] = CS_PLAN_HIT;
-  } else if (ok && (results_only || j->load_code ||
-                    (r->txlog_detail == CS_STORE_LOG_FULL && r->txlog_count == j->num_txns))) {
+  } else if (ok && (j->load_code || holds_detail(j, r, want))) {
     p->cached_done++;
     p->action[idx] = CS_PLAN_HIT;
   } else if (ok) {
@@ -65,13 +84,15 @@ static void judge_existing(const cs_sweep_job *j, const cs_store_result_row *r, 
 
 int cs_sweep_plan_make(const cs_sweep *sw, cs_store *st, const cs_sweep_plan_options *o,
                        cs_sweep_plan *p, cs_err *err) {
-  bool results_only = o->results_only, verify_log = o->verify_log;
+  bool verify_log = o->verify_log;
+  cs_store_detail detail = cs_sweep_detail(o->results_only, o->steps_only);
   memset(p, 0, sizeof *p);
   size_t n = sw->num_jobs;
   uint64_t file_rows = st ? cs_store_num_rows(st) : 0;
   p->jobs = n;
   p->file_rows = file_rows;
   p->txlog_before = p->txlog_after = st ? cs_store_txlog_len(st) : 0;
+  p->steplog_before = p->steplog_after = st ? cs_store_steplog_len(st) : 0;
   cs_store_index_row *index = calloc(file_rows + n + 1, sizeof *index);
   cs_store_result_row *res = calloc(file_rows + 1, sizeof *res);
   uint64_t *check_rows = calloc(n + 1, sizeof *check_rows);
@@ -123,7 +144,8 @@ int cs_sweep_plan_make(const cs_sweep *sw, cs_store *st, const cs_sweep_plan_opt
     const cs_sweep_job *j = &sw->jobs[i];
     uint64_t row = p->job_rows[i];
     if (p->action[i] & (CS_PLAN_HIT | CS_PLAN_DUP)) continue;
-    uint64_t needed = j->load_code || results_only ? 0 : j->num_txns;
+    uint64_t needed = j->load_code || detail < CS_STORE_LOG_FULL ? 0 : j->num_txns;
+    uint64_t steps = j->load_code || detail < CS_STORE_LOG_STEPS ? 0 : j->num_steps;
     bool fresh = p->action[i] & CS_PLAN_NEW_ROW;
     if (!fresh && index[row].txlog_reserved_count == needed &&
         index[row].txlog_reserved_offset + needed <= p->txlog_before) {
@@ -134,6 +156,15 @@ int cs_sweep_plan_make(const cs_sweep *sw, cs_store *st, const cs_sweep_plan_opt
       if (!fresh) p->action[i] |= CS_PLAN_RESLICE;
     }
     p->reserved_count[i] = needed;
+    if (!fresh && index[row].steplog_reserved_count == steps &&
+        index[row].steplog_reserved_offset + steps <= p->steplog_before) {
+      p->step_reserved_offset[i] = index[row].steplog_reserved_offset;
+    } else {
+      p->step_reserved_offset[i] = steps ? p->steplog_after : 0;
+      p->steplog_after += steps;
+      if (!fresh) p->action[i] |= CS_PLAN_RESLICE;
+    }
+    p->step_reserved_count[i] = steps;
     if (j->load_code) {
       p->action[i] |= CS_PLAN_FAIL_NOW;
       p->load_failed++;
@@ -145,9 +176,13 @@ int cs_sweep_plan_make(const cs_sweep *sw, cs_store *st, const cs_sweep_plan_opt
     it->row = row;
     it->txlog_offset = p->reserved_offset[i];
     it->txlog_count = needed;
+    it->steplog_offset = p->step_reserved_offset[i];
+    it->steplog_count = steps;
+    it->detail = (uint8_t)detail;
     it->cost = j->cost;
     memcpy(it->key, j->key, CS_STORE_KEY_LEN);
     p->txlog_to_write += needed;
+    p->steplog_to_write += steps;
   }
   qsort(p->items, p->num_items, sizeof *p->items, cmp_cost);
 out:

@@ -63,14 +63,22 @@ static void report_plan(FILE *out, const cs_sweep_options *opt, const cs_sweep *
           (unsigned long long)p->corrupt, (unsigned long long)p->relog,
           (unsigned long long)p->load_failed);
   uint64_t rec = sizeof(cs_store_txn_row), row = sizeof(cs_store_result_row);
-  if (opt->results_only)
+  cs_store_detail detail = cs_sweep_detail(opt->results_only, opt->steps_only);
+  if (detail == CS_STORE_LOG_NONE)
     fprintf(out, "  transaction log: none (results-only)\n");
+  else if (detail == CS_STORE_LOG_STEPS)
+    fprintf(out, "  transaction log: per-step summaries only (--txlog steps)\n");
   else
     fprintf(out, "  transaction log: %llu records to write, %.2f MiB before compression (%llu "
             "B per record; stored shuffled and deflated); file log %.2f MiB -> %.2f MiB before "
             "compression\n",
             (unsigned long long)p->txlog_to_write, mib(p->txlog_to_write * rec),
             (unsigned long long)rec, mib(p->txlog_before * rec), mib(p->txlog_after * rec));
+  if (detail != CS_STORE_LOG_NONE)
+    fprintf(out, "  step summaries: %llu to write, %.2f MiB before compression (%zu B each; "
+            "stored shuffled and deflated)\n",
+            (unsigned long long)p->steplog_to_write,
+            mib(p->steplog_to_write * sizeof(cs_store_step_row)), sizeof(cs_store_step_row));
   fprintf(out, "  result rows: %llu new x %llu B\n", (unsigned long long)p->new_rows,
           (unsigned long long)row);
 }
@@ -107,7 +115,8 @@ static int merge_log(const char *path, const char *sweep_name, cs_sweep_summary 
 /* rank 0: load, match, structural step (or the dry-run report). */
 static int prepare(const cs_sweep_options *opt, FILE *out, cs_sweep *sw, cs_sweep_plan *plan,
                    bool *locked, cs_err *err) {
-  const cs_sweep_plan_options popt = {opt->results_only, opt->verify_log, opt->retry_failed};
+  const cs_sweep_plan_options popt = {opt->results_only, opt->verify_log, opt->retry_failed,
+                                      opt->steps_only};
   if (!sw->jobs && cs_sweep_load(opt->sweep_path, sw, err)) return err->code;
   cs_store *st = NULL;
   int rc;
@@ -235,7 +244,7 @@ static void report_summary(FILE *out, const cs_sweep_options *opt, const cs_swee
           sum->prep_s, (unsigned long long)plan->jobs,
           plan->jobs ? sum->prep_s / (double)plan->jobs * 1e6 : 0.0, sum->work_s);
   if (sum->log_merged || sum->log_dropped)
-    fprintf(out, "  log: %llu rows with their records moved from the spools into the file in "
+    fprintf(out, "  log: %llu rows with their logs moved from the spools into the file in "
             "%.3f s%s\n", (unsigned long long)sum->log_merged, sum->merge_s,
             sum->log_dropped ? " (torn entries dropped: their rows stay to rerun)" : "");
   if (plan->corrupt || plan->pending || plan->relog)
@@ -253,9 +262,9 @@ static void report_summary(FILE *out, const cs_sweep_options *opt, const cs_swee
     fprintf(out, "\n");
   }
   report_load_errors(out, sw, plan);
-  fprintf(out, "  file: %llu rows, %llu txlog records\n",
+  fprintf(out, "  file: %llu rows, %llu txlog records, %llu step summaries\n",
           (unsigned long long)(plan->file_rows + plan->new_rows),
-          (unsigned long long)plan->txlog_after);
+          (unsigned long long)plan->txlog_after, (unsigned long long)plan->steplog_after);
   fflush(out);
 }
 
@@ -304,7 +313,8 @@ static int work_phase(const cs_sweep_options *opt, MPI_Comm comm, const cs_sweep
   cs_store *st = NULL;
   if (size > 1 && check_shared(opt->out_path, comm, err)) return CS_EIO;
   int orc = cs_store_open_mpi(opt->out_path, comm, &st, err), worst = 0;
-  if (!orc && !opt->results_only) orc = cs_store_spool_log(st, rank, err);
+  if (!orc && cs_sweep_detail(opt->results_only, opt->steps_only) != CS_STORE_LOG_NONE)
+    orc = cs_store_spool_log(st, rank, err);
   MPI_Allreduce(&orc, &worst, 1, MPI_INT, MPI_MIN, comm);
   if (worst) {
     if (!orc) cs_err_set(err, worst, "file '%s': another rank could not open it", opt->out_path);
@@ -426,6 +436,7 @@ done:
     sum->plan_counts.job_rows = NULL;
     sum->plan_counts.action = NULL;
     sum->plan_counts.reserved_offset = sum->plan_counts.reserved_count = NULL;
+    sum->plan_counts.step_reserved_offset = sum->plan_counts.step_reserved_count = NULL;
     if (locked) cs_store_unlock(opt->out_path);
   }
   struct timespec ts1;

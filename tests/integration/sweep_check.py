@@ -30,7 +30,8 @@ def read_all(path):
     with h5py.File(path, "r") as f:
         assert f.attrs["format"] == "commsweep", "format attribute"
         assert int(f.attrs["schema_version"]) == 5, "schema version"
-        data = {name: f[name][()] for name in ("jobs", "job_json", "results", "errors", "txlog")}
+        data = {name: f[name][()] for name in ("jobs", "job_json", "results", "errors", "txlog",
+                                               "steplog")}
         for name in data:
             assert "description" in f[name].attrs, f"/{name} has no description"
         units = dict(f["results"].attrs)

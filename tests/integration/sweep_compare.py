@@ -3,10 +3,10 @@
 
 usage: sweep_compare.py A.h5 B.h5 [C.h5 ...]
 
-Every dataset (/jobs, /job_json, /results, /errors, /txlog) must have the same shape and dtype,
-and every column must be byte-identical, except /results.wall_time_s (host time, not deterministic).  Rows are
-compared by index: the row layout is fixed by the sweep, not by the ranks.  Exits 1 with the
-first difference named.
+Every dataset (/jobs, /job_json, /results, /errors, /txlog, /steplog) must have the same shape
+and dtype, and every column must be byte-identical, except /results.wall_time_s (host time, not
+deterministic).  Rows are compared by index: the row layout is fixed by the sweep, not by the
+ranks.  Exits 1 with the first difference named.
 """
 import sys
 
@@ -25,7 +25,7 @@ def columns(ds):
 
 def compare(a_path, b_path):
     with h5py.File(a_path, "r") as a, h5py.File(b_path, "r") as b:
-        for name in ("jobs", "job_json", "results", "errors", "txlog"):
+        for name in ("jobs", "job_json", "results", "errors", "txlog", "steplog"):
             da, db = a[name], b[name]
             if da.shape != db.shape:
                 return f"/{name}: shape {da.shape} vs {db.shape}"

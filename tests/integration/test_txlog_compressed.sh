@@ -120,7 +120,7 @@ expect d4.txt "ran 0 (0 failed) .*cached 4 "
 "$CS_BIN" sweep detail.json --out clean.h5 --quiet > /dev/null
 $PY "$HERE/sweep_compare.py" clean.h5 detail.h5
 rc=0; "$CS_BIN" sweep detail.json --out detail.h5 --txlog some 2> bad.err || rc=$?
-[ $rc = 2 ] && grep -q -- "--txlog wants full or none, got 'some'" bad.err
+[ $rc = 2 ] && grep -q -- "--txlog wants full, steps or none, got 'some'" bad.err
 
 # 3. a kill after the 3rd row: the file shows 3 rows done without their log, the spool holds
 #    them with it; a torn last spool entry is dropped and only its row runs again
