@@ -63,12 +63,12 @@ def load(path, topology=None, engine=None):
     with h5py.File(path, "r") as f:
         if f.attrs.get("format") != "commsweep":
             sys.exit(f"{path}: not a commsweep file")
-        jobs, res = f["jobs"][()], f["results"][()]
+        jobs, res, job_json = f["jobs"][()], f["results"][()], f["job_json"][()]
     done = res["status"] == 1
     t = {c: (text(jobs[c]) if jobs.dtype[c].kind == "S" else jobs[c]) for c in JOB_COLS}
     t.update({c: res[c] for c in RES_COLS})
     t["row"] = np.arange(len(jobs))
-    t["network"] = np.array([network_of(j) for j in text(jobs["job_json"])])
+    t["network"] = np.array([network_of(j) for j in text(job_json)])
     keep = done.copy()
     if topology:
         keep &= (t["topology"] == topology) | (t["network"] == topology)

@@ -138,9 +138,15 @@ START_TEST(rows_round_trip_and_checksums_verify) {
     t[0].rec.rsp_complete_tick ^= 1;
     ck_assert_uint_ne(cs_store_txlog_checksum(i, t, i + 1), res[i].txlog_checksum);
     t[0].rec.rsp_complete_tick ^= 1;
+    /* the error text counts in a failed row, where it means something; any other row's error
+     * reads as empty whatever /errors holds */
     res[i].error[500] = 'x';
-    ck_assert_uint_ne(cs_store_row_checksum(i, jobs[i].key, &res[i]), res[i].checksum);
+    ck_assert_uint_eq(cs_store_row_checksum(i, jobs[i].key, &res[i]), res[i].checksum);
+    res[i].status = CS_STORE_FAILED;
+    uint64_t failed = cs_store_row_checksum(i, jobs[i].key, &res[i]);
     res[i].error[500] = 0;
+    ck_assert_uint_ne(cs_store_row_checksum(i, jobs[i].key, &res[i]), failed);
+    res[i].status = CS_STORE_DONE;
     res[i].txlog_checksum ^= 4;
     ck_assert_uint_ne(cs_store_row_checksum(i, jobs[i].key, &res[i]), res[i].checksum);
     res[i].txlog_checksum ^= 4;
@@ -272,8 +278,9 @@ static void fill_columns(const cs_col *cols, void *row, unsigned seed) {
 }
 
 /* The store round trip: a record and a result row with every column filled (the engines' extra
- * columns included) come back byte for byte, through the HDF5 compound types the column tables
- * generate.  A column missing from a type, or mapped to the wrong place, fails here. */
+ * columns included, and the text of /job_json and /errors) come back byte for byte, through the
+ * HDF5 types the column tables generate.  A column missing from a type, or mapped to the wrong
+ * place, fails here. */
 START_TEST(every_byte_of_every_column_round_trips) {
   cs_err err;
   cs_store *st = NULL;
@@ -285,6 +292,8 @@ START_TEST(every_byte_of_every_column_round_trips) {
   cs_col cols[CS_STORE_MAX_COLUMNS];
   cs_store_job_columns(cols, CS_STORE_MAX_COLUMNS);
   fill_columns(cols, &job, 3);
+  cs_store_job_json_columns(cols, CS_STORE_MAX_COLUMNS);
+  fill_columns(cols, &job, 11);
   job.txlog_reserved_offset = 0;
   job.txlog_reserved_count = 3;
   job.steplog_reserved_offset = 0;
@@ -303,6 +312,9 @@ START_TEST(every_byte_of_every_column_round_trips) {
   size_t ncols = cs_store_result_columns(cols, CS_STORE_MAX_COLUMNS);
   ck_assert_uint_ge(ncols, cs_cols_count(cs_result_cols) + 4);
   fill_columns(cols, &r, 5);
+  cs_store_error_columns(cols, CS_STORE_MAX_COLUMNS);
+  fill_columns(cols, &r, 13);
+  r.status = CS_STORE_FAILED; /* the error of any other row reads as empty */
   r.txlog_offset = 0;
   r.steplog_offset = 0;
   ck_assert_int_eq(cs_store_put_result_steps(st, 0, job.key, &r, t, 3, steps, 2, &err), 0);
@@ -319,14 +331,14 @@ START_TEST(every_byte_of_every_column_round_trips) {
   ck_assert_int_eq(cs_store_read_txlog(st, 0, 3, t2, &err), 0);
   ck_assert_int_eq(cs_store_read_steplog(st, 0, 2, steps2, &err), 0);
   ck_assert(cs_store_row_verifies(st, 0, job.key, &r));
-  /* without the wide text columns: those read as zero, every other byte as written */
+  /* without the wide text: those members are left as they were, every other byte as written */
   static const char *const no_json[] = {"job_json", NULL}, *const no_error[] = {"error", NULL};
   cs_store_job_row job3, want_job = job;
   cs_store_result_row r3, want_r = r;
   memset(&job3, 0xee, sizeof job3);
   memset(&r3, 0xee, sizeof r3);
-  memset(want_job.job_json, 0, sizeof want_job.job_json);
-  memset(want_r.error, 0, sizeof want_r.error);
+  memset(want_job.job_json, 0xee, sizeof want_job.job_json);
+  memset(want_r.error, 0xee, sizeof want_r.error);
   ck_assert_int_eq(cs_store_read_rows_without(st, true, no_json, 0, 1, &job3, &err), 0);
   ck_assert_int_eq(cs_store_read_rows_without(st, false, no_error, 0, 1, &r3, &err), 0);
   ck_assert_int_eq(cs_store_read_rows_without(st, false, no_error, 0, 2, &r3, &err), CS_EINVAL);

@@ -1,9 +1,13 @@
 /* The sweep store: one HDF5 file that is both the output data set and the cache.
  *
- *   /jobs     one row per job: cache key, the job's inputs as columns and as canonical JSON, and
- *             the /txlog slice reserved for it.  Written only in the structural step.
- *   /results  one row per job, same index as /jobs: status, EngineResult columns, error message,
- *             the slice of /txlog actually written, and two checksums (row, slice).
+ *   /jobs     one row per job: cache key, the job's inputs as columns, and the /txlog slice
+ *             reserved for it.  Written only in the structural step.
+ *   /job_json one string per job, same index: the job's canonical JSON (deflated, written with
+ *             /jobs).
+ *   /results  one row per job, same index as /jobs: status, EngineResult columns, the slice of
+ *             /txlog actually written, and two checksums (row, slice).
+ *   /errors   one string per job, same index: the error message of a failed row, written in
+ *             place with its row (before it) and covered by its checksum.
  *   /txlog    the transaction records of every job, each job's records contiguous; shuffled
  *             and deflated.  Written only in structural steps.
  *   /steplog  per-step summaries of the records (backfill.h), one per job and algorithm step,
@@ -18,9 +22,12 @@
  * fails its checksum, and the spooled logs reach /txlog in the structural step that ends the
  * sweep (or begins the next one).  A row is spooled first, written to the file last.
  *
- * The row structs below are both the in-memory and the on-disk layout (the HDF5 compound types
- * map them field for field, so no conversion runs on the write path).  Build rows on zeroed
- * memory: the checksum covers every byte of the row except `checksum` and `wall_time_s`.
+ * The row structs below are the in-memory rows; the bytes before their last member (job_json,
+ * error) are the on-disk rows of /jobs and /results (the HDF5 compound types map them field for
+ * field, so no conversion runs), and that last member is the row of /job_json or /errors.  The
+ * wide text lives in datasets of its own so that reading the tables (show, the cache lookup)
+ * moves neither.  Build rows on zeroed memory: the checksum covers every byte of the row except
+ * `checksum` and `wall_time_s` (and `error` unless the row failed).
  */
 #ifndef COMMSWEEP_STORE_H
 #define COMMSWEEP_STORE_H
@@ -87,12 +94,11 @@ typedef enum cs_store_status {
   X(char, topology, [CS_NAME_MAX], STR, NULL, 0, "die topology")                                  \
   X(char, dcin_layout, [CS_NAME_MAX], STR, NULL, 0, "multi-die layout")                           \
   X(char, engine, [16], STR, NULL, 0, "engine (cs_engine_names)")                                 \
-  X(char, participants, [CS_STORE_PARTS_LEN], STR, NULL, 0, "logical GDMA ids, comma separated")  \
-  X(char, job_json, [CS_STORE_JSON_LEN], STR, NULL, 0,                                            \
-    "canonical JSON of the job's inputs: {adapter, engine, spec}")
+  X(char, participants, [CS_STORE_PARTS_LEN], STR, NULL, 0, "logical GDMA ids, comma separated")
 
 typedef struct cs_store_job_row {
   CS_STORE_JOB_COLUMNS(CS_COL_MEMBER)
+  char job_json[CS_STORE_JSON_LEN]; /* the row of /job_json, not a /jobs column */
   char pad_[4]; /* explicit, always zero */
 } cs_store_job_row;
 
@@ -107,8 +113,9 @@ typedef struct cs_store_result_row {
   cs_result result;
   int8_t status;                  /* cs_store_status */
   uint8_t txlog_detail;           /* cs_store_detail: what the row's slice holds */
-  char error[CS_STORE_ERROR_LEN]; /* empty unless failed */
   char pad_[6];                   /* explicit, always zero */
+  char error[CS_STORE_ERROR_LEN]; /* the row of /errors, not a /results column; empty unless
+                                   * failed (reads as empty then) */
 } cs_store_result_row;
 
 /* /txlog: one transaction record (model.h, with the engines' extra columns) plus its job's row
@@ -131,6 +138,10 @@ size_t cs_store_result_columns(cs_col *out, size_t cap);
 size_t cs_store_txn_columns(cs_col *out, size_t cap);
 size_t cs_store_step_columns(cs_col *out, size_t cap);
 #define CS_STORE_MAX_COLUMNS 96
+/* The string datasets /job_json and /errors as one-column lists (the member of the job or
+ * result row that holds each). */
+size_t cs_store_job_json_columns(cs_col *out, size_t cap);
+size_t cs_store_error_columns(cs_col *out, size_t cap);
 
 typedef struct cs_store cs_store;
 
@@ -172,6 +183,8 @@ uint64_t cs_store_steplog_len(const cs_store *st);
 
 /* ---- reading ------------------------------------------------------------------------------ */
 
+/* Whole rows: /jobs with /job_json; /results with the /errors text of its failed rows (the
+ * error of any other row reads as empty). */
 int cs_store_read_jobs(cs_store *st, uint64_t first, uint64_t n, cs_store_job_row *out,
                        cs_err *err);
 int cs_store_read_results(cs_store *st, uint64_t first, uint64_t n, cs_store_result_row *out,
@@ -181,9 +194,14 @@ int cs_store_read_txlog(cs_store *st, uint64_t offset, uint64_t n, cs_store_txn_
 int cs_store_read_steplog(cs_store *st, uint64_t offset, uint64_t n, cs_store_step_row *out,
                           cs_err *err);
 
+/* Only the /job_json rows, into out[].job_json (the rest of out is left untouched). */
+int cs_store_read_job_json(cs_store *st, uint64_t first, uint64_t n, cs_store_job_row *out,
+                           cs_err *err);
+
 /* Rows of /jobs (jobs = true, into cs_store_job_row) or /results (into cs_store_result_row)
- * without the columns named in skip (NULL-terminated), which stay zero: reading a table without
- * its wide text columns (job_json, error) moves a fraction of the bytes. */
+ * without the text of /job_json or /errors when skip (NULL-terminated) names "job_json" or
+ * "error": those members of out are then left untouched, and only the table is read (a
+ * fraction of the bytes). */
 int cs_store_read_rows_without(cs_store *st, bool jobs, const char *const *skip, uint64_t first,
                                uint64_t n, void *out, cs_err *err);
 
@@ -213,10 +231,13 @@ int cs_store_verify_rows(cs_store *st, const uint64_t *rows, size_t n,
 int cs_store_grow(cs_store *st, uint64_t rows, uint64_t txlog_len, cs_err *err);
 /* Extends /steplog to `len` summaries (never shrinks). */
 int cs_store_grow_steplog(cs_store *st, uint64_t len, cs_err *err);
-/* Writes n consecutive /jobs rows starting at `first`. */
+/* Writes n consecutive /jobs rows starting at `first`, with their /job_json rows. */
 int cs_store_write_jobs(cs_store *st, uint64_t first, uint64_t n, const cs_store_job_row *rows,
                         cs_err *err);
-/* Resets a result row to pending (all zero). */
+/* The same without /job_json (rows[].job_json is ignored; the stored JSON stays). */
+int cs_store_write_jobs_without_json(cs_store *st, uint64_t first, uint64_t n,
+                                     const cs_store_job_row *rows, cs_err *err);
+/* Resets a result row to pending (all zero, its /errors row too). */
 int cs_store_clear_result(cs_store *st, uint64_t row, cs_err *err);
 /* Records the sweep on the file: attributes last_sweep, last_sweep_utc, sweeps (count). */
 int cs_store_note_sweep(cs_store *st, const char *sweep_name, cs_err *err);
@@ -280,7 +301,8 @@ uint64_t cs_store_steplog_checksum(uint64_t row, const cs_store_step_row *steps,
 bool cs_store_row_verifies(cs_store *st, uint64_t row, const char key[CS_STORE_KEY_LEN],
                            const cs_store_result_row *res);
 /* The row checksum: binds the row index, the key and every result byte except checksum and
- * wall_time_s -- txlog_checksum included, so the row vouches for its slice too. */
+ * wall_time_s -- txlog_checksum included, so the row vouches for its slice too -- and the error
+ * text of a failed row (that of any other row counts as empty). */
 uint64_t cs_store_row_checksum(uint64_t row, const char key[CS_STORE_KEY_LEN],
                                const cs_store_result_row *res);
 

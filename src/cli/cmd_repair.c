@@ -2,13 +2,17 @@
  * that keeps every row that verifies, and replaces the file with it by one rename.
  *
  * Read from the damaged file, in blocks, each block read again row by row when it fails: /jobs
- * (compressed: one bad byte makes a whole chunk unreadable), /results, and each finished row's
- * /txlog and /steplog slices.  A finished row is kept when its checksum holds with its key and
- * its slices hash to txlog_checksum and steplog_checksum; everything else becomes a pending
- * row that the next sweep reruns.  A /jobs row that cannot be read is rebuilt from the sweep file when given: the job whose key
+ * and /job_json (compressed: one bad byte makes a whole chunk unreadable), /results with
+ * /errors, and each finished row's /txlog and /steplog slices.  A finished row is kept when its
+ * checksum holds with its key and its slices hash to txlog_checksum and steplog_checksum;
+ * everything else becomes a pending row that the next sweep reruns.  A /jobs row that cannot
+ * be read is rebuilt from the sweep file when given: the job whose key
  * makes the row's checksum hold is the row's job.  A row whose /jobs row is lost and cannot be
- * rebuilt stays, pending, under an empty key (no sweep matches it again). */
+ * rebuilt stays, pending, under an empty key (no sweep matches it again).  A /job_json row that
+ * cannot be read is rebuilt from the sweep file too (the job of the row's key), else left
+ * empty: the row itself is intact. */
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,28 +37,49 @@ static void usage(FILE *f) {
 }
 
 typedef struct tally {
-  uint64_t kept, pending, corrupt, jobs_lost, jobs_rebuilt, results_lost;
+  uint64_t kept, pending, corrupt, jobs_lost, jobs_rebuilt, results_lost, json_lost, json_rebuilt;
 } tally;
 
-/* Reads rows [first, first + n) of /jobs (or /results), row by row after a failed block;
- * ok[k] = 0 for each row that cannot be read. */
-static void read_block(cs_store *st, bool jobs, uint64_t first, uint64_t n, void *out,
+typedef enum part { JOB_ROWS, JOB_JSON, RESULT_ROWS } part;
+
+static int read_part(cs_store *st, part what, uint64_t first, uint64_t n, void *out, cs_err *err) {
+  static const char *const no_json[] = {"job_json", NULL};
+  switch (what) {
+    case JOB_ROWS: return cs_store_read_rows_without(st, true, no_json, first, n, out, err);
+    case JOB_JSON: return cs_store_read_job_json(st, first, n, out, err);
+    default: return cs_store_read_results(st, first, n, out, err);
+  }
+}
+
+/* Reads rows [first, first + n) of /jobs, /job_json (into the job rows' job_json) or /results,
+ * row by row after a failed block; ok[k] = 0 for each row that cannot be read (its part of
+ * the row is zeroed). */
+static void read_block(cs_store *st, part what, uint64_t first, uint64_t n, void *out,
                        uint8_t *ok) {
   cs_err err;
-  size_t size = jobs ? sizeof(cs_store_job_row) : sizeof(cs_store_result_row);
-  int rc = jobs ? cs_store_read_jobs(st, first, n, out, &err)
-                : cs_store_read_results(st, first, n, out, &err);
+  size_t size = what == RESULT_ROWS ? sizeof(cs_store_result_row) : sizeof(cs_store_job_row);
   memset(ok, 1, n);
-  if (!rc) return;
+  if (!read_part(st, what, first, n, out, &err)) return;
   for (uint64_t k = 0; k < n; k++) {
-    void *row = (char *)out + k * size;
-    rc = jobs ? cs_store_read_jobs(st, first + k, 1, row, &err)
-              : cs_store_read_results(st, first + k, 1, row, &err);
-    if (rc) {
-      memset(row, 0, size);
-      ok[k] = 0;
-    }
+    char *row = (char *)out + k * size;
+    if (!read_part(st, what, first + k, 1, row, &err)) continue;
+    ok[k] = 0;
+    if (what == JOB_JSON) memset(((cs_store_job_row *)row)->job_json, 0, CS_STORE_JSON_LEN);
+    else if (what == JOB_ROWS) memset(row, 0, offsetof(cs_store_job_row, job_json));
+    else memset(row, 0, size);
   }
+}
+
+/* The job of `key` in the sweep files, or NULL. */
+static const cs_sweep_job *by_key(const cs_sweep *sweeps, size_t nsweeps, const char *key,
+                                  const cs_sweep **owner) {
+  for (size_t s = 0; s < nsweeps; s++)
+    for (size_t i = 0; i < sweeps[s].num_jobs; i++)
+      if (!memcmp(sweeps[s].jobs[i].key, key, CS_STORE_KEY_LEN)) {
+        *owner = &sweeps[s];
+        return &sweeps[s].jobs[i];
+      }
+  return NULL;
 }
 
 /* The sweep job whose key makes `res`'s checksum hold at `row`, or NULL. */
@@ -77,7 +102,7 @@ static int rebuild(cs_store *old, cs_store *st, const cs_sweep *sweeps, size_t n
   uint64_t rows = cs_store_num_rows(old), log_len = cs_store_txlog_len(old);
   cs_store_job_row *jobs = malloc(BLOCK * sizeof *jobs);
   cs_store_result_row *res = malloc(BLOCK * sizeof *res);
-  uint8_t jok[BLOCK], rok[BLOCK];
+  uint8_t jok[BLOCK], json_ok[BLOCK], rok[BLOCK];
   cs_store_txn_row *slice = NULL;
   uint64_t slice_cap = 0;
   int rc = jobs && res ? CS_OK : cs_err_set(err, CS_ENOMEM, "out of memory");
@@ -85,8 +110,9 @@ static int rebuild(cs_store *old, cs_store *st, const cs_sweep *sweeps, size_t n
   if (!rc && st) rc = cs_store_grow_steplog(st, cs_store_steplog_len(old), err);
   for (uint64_t first = 0; !rc && first < rows; first += BLOCK) {
     uint64_t n = rows - first < BLOCK ? rows - first : BLOCK;
-    read_block(old, true, first, n, jobs, jok);
-    read_block(old, false, first, n, res, rok);
+    read_block(old, JOB_ROWS, first, n, jobs, jok);
+    read_block(old, JOB_JSON, first, n, jobs, json_ok);
+    read_block(old, RESULT_ROWS, first, n, res, rok);
     for (uint64_t k = 0; k < n && !rc; k++) {
       uint64_t row = first + k;
       cs_store_result_row *r = &res[k];
@@ -100,9 +126,20 @@ static int rebuild(cs_store *old, cs_store *st, const cs_sweep *sweeps, size_t n
                                    r->txlog_count, &jobs[k])) {
           jobs[k].steplog_reserved_offset = r->steplog_count ? r->steplog_offset : 0;
           jobs[k].steplog_reserved_count = r->steplog_count;
-          jok[k] = 1;
+          jok[k] = json_ok[k] = 1;
           t->jobs_rebuilt++;
         }
+      }
+      if (jok[k] && !json_ok[k]) {
+        t->json_lost++;
+        const cs_sweep *owner = NULL;
+        const cs_sweep_job *j = by_key(sweeps, nsweeps, jobs[k].key, &owner);
+        cs_store_job_row *again = j ? malloc(sizeof *again) : NULL;
+        if (again && !cs_sweep_job_row(owner, j, 0, 0, again)) {
+          memcpy(jobs[k].job_json, again->job_json, CS_STORE_JSON_LEN);
+          t->json_rebuilt++;
+        }
+        free(again);
       }
       bool in_log = r->txlog_offset <= log_len && r->txlog_count <= log_len - r->txlog_offset;
       bool keep = finished && jok[k] && in_log &&
@@ -209,5 +246,8 @@ int cs_cli_repair(int argc, char **argv) {
          t.corrupt, t.pending, t.jobs_lost, t.jobs_rebuilt, nsweeps ? "" : " (none given)");
   if (t.results_lost)
     printf("  %" PRIu64 " /results rows could not be read\n", t.results_lost);
+  if (t.json_lost)
+    printf("  /job_json rows: %" PRIu64 " unreadable, %" PRIu64 " rebuilt from the sweep file, "
+           "the others left empty\n", t.json_lost, t.json_rebuilt);
   return 0;
 }

@@ -1,6 +1,6 @@
-/* `commsweep schema`: the columns of /jobs, /results, /txlog and /steplog as Markdown tables,
- * from the same column lists that build the file's HDF5 types (docs/hdf5-schema.md quotes this
- * output, and a test keeps the two equal). */
+/* `commsweep schema`: the columns of /jobs, /job_json, /results, /errors, /txlog and /steplog as
+ * Markdown tables, from the same column lists that build the file's HDF5 types
+ * (docs/hdf5-schema.md quotes this output, and a test keeps the two equal). */
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -33,16 +33,22 @@ int cs_cli_schema(int argc, char **argv) {
   if (argc > 1) {
     bool help = !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help");
     fprintf(help ? stdout : stderr,
-            "usage: commsweep schema\n\nPrints the columns of /jobs, /results, /txlog and "
-            "/steplog as Markdown tables.\n");
+            "usage: commsweep schema\n\nPrints the columns of /jobs, /job_json, /results, /errors, "
+            "/txlog and /steplog as Markdown tables.\n");
     return help ? 0 : 2;
   }
   cs_col cols[CS_STORE_MAX_COLUMNS];
   cs_store_job_columns(cols, CS_STORE_MAX_COLUMNS);
   table("/jobs", cols);
   printf("\n");
+  cs_store_job_json_columns(cols, CS_STORE_MAX_COLUMNS);
+  table("/job_json", cols);
+  printf("\n");
   cs_store_result_columns(cols, CS_STORE_MAX_COLUMNS);
   table("/results", cols);
+  printf("\n");
+  cs_store_error_columns(cols, CS_STORE_MAX_COLUMNS);
+  table("/errors", cols);
   printf("\n");
   cs_store_txn_columns(cols, CS_STORE_MAX_COLUMNS);
   table("/txlog", cols);

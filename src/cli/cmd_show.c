@@ -76,8 +76,8 @@ static double algbw(const cs_store_job_row *j, const cs_store_result_row *r) {
 }
 
 /* The --csv columns, from the store's column lists: the row number, every /jobs column but the
- * canonical JSON and the slice reservation, the status as text, every /results column but the
- * bookkeeping ones (the engine is a /jobs column already), the derived algbw, the error. */
+ * slice reservation, the status as text, every /results column but the bookkeeping ones (the
+ * engine is a /jobs column already), the derived algbw, the error (of failed rows: /errors). */
 typedef struct csv_cols {
   cs_col job[CS_STORE_MAX_COLUMNS], result[CS_STORE_MAX_COLUMNS];
 } csv_cols;
@@ -93,9 +93,8 @@ static void keep_columns(cs_col *cols, const char *const *drop) {
 }
 
 static void csv_columns(csv_cols *c) {
-  static const char *const job_drop[] = {"job_json", "txlog_reserved_offset",
-                                         "txlog_reserved_count", NULL};
-  static const char *const result_drop[] = {"status", "engine", "error", "txlog_checksum", NULL};
+  static const char *const job_drop[] = {"txlog_reserved_offset", "txlog_reserved_count", NULL};
+  static const char *const result_drop[] = {"status", "engine", "txlog_checksum", NULL};
   cs_store_job_columns(c->job, CS_STORE_MAX_COLUMNS);
   cs_store_result_columns(c->result, CS_STORE_MAX_COLUMNS);
   keep_columns(c->job, job_drop);
@@ -264,8 +263,8 @@ int cs_cli_show(int argc, char **argv) {
   long shown = 0;
   for (uint64_t first = 0; !rc && first < rows; first += BLOCK) {
     uint64_t n = rows - first < BLOCK ? rows - first : BLOCK;
-    /* Without the wide text columns nothing here prints (job_json) or that only failed rows
-     * have (error, read for those alone); --verify needs whole rows, as the checksum does. */
+    /* The tables only: /job_json is never printed, /errors only for the failed rows shown
+     * (read for those alone); --verify reads whole rows, whose checksum covers the errors. */
     static const char *const no_json[] = {"job_json", NULL}, *const no_error[] = {"error", NULL};
     if (cs_store_read_rows_without(st, true, no_json, first, n, jobs, &err) ||
         cs_store_read_rows_without(st, false, f.verify ? NULL : no_error, first, n, res, &err)) {
@@ -282,6 +281,7 @@ int cs_cli_show(int argc, char **argv) {
       if (!wanted(&f, &jobs[k], s)) continue;
       if (f.limit >= 0 && shown >= f.limit) continue;
       shown++;
+      if (!f.verify) res[k].error[0] = '\0'; /* not read: only a failed row has one */
       if (!f.verify && s != CS_STORE_PENDING && s != CS_STORE_DONE &&
           cs_store_read_results(st, first + k, 1, &res[k], &err)) {
         fprintf(stderr, "commsweep show: %s\n", err.msg);

@@ -78,6 +78,7 @@ uint64_t cs_store_row_checksum(uint64_t row, const char key[CS_STORE_KEY_LEN],
   bound.res = *res;
   bound.res.checksum = 0;
   bound.res.result.wall_time_s = 0;
+  if (bound.res.status != CS_STORE_FAILED) memset(bound.res.error, 0, sizeof bound.res.error);
   uint64_t h = cs_store_xxh64(&bound, sizeof bound, CS_STORE_SCHEMA_VERSION);
   return h ? h : 1; /* 0 is reserved for pending rows */
 }

@@ -1,4 +1,5 @@
-/* The file's schema: the column lists of /jobs, /results and /txlog, built from the one table of
+/* The file's schema: the column lists of /jobs, /results and /txlog (and of the string datasets
+ * /job_json and /errors), built from the one table of
  * each record (model.h: transaction record and EngineResult, with the engines' extra columns;
  * store.h: job row) plus the store's own bookkeeping columns.  The HDF5 compound types and the
  * unit/description attributes follow these lists; the memory layout of each row struct *is*
@@ -30,7 +31,6 @@ static const cs_col result_tail[] = {
     {"txlog_detail", offsetof(R, txlog_detail), CS_COL_U8, 1, NULL,
      "what the row's log holds: 0 nothing (results only), 1 per-step summaries (/steplog), "
      "2 every record (/txlog) and the summaries", 0},
-    {"error", offsetof(R, error), CS_COL_STR, CS_STORE_ERROR_LEN, NULL, "error message of a failed job", 0},
     {"txlog_checksum", offsetof(R, txlog_checksum), CS_COL_U64, 8, NULL,
      "XXH64 of the job's /txlog slice (seed: row); 0 when empty", 0},
     {"steplog_checksum", offsetof(R, steplog_checksum), CS_COL_U64, 8, NULL,
@@ -64,6 +64,27 @@ size_t cs_store_result_columns(cs_col *out, size_t cap) {
   return n;
 }
 
+static const cs_col job_json_col[] = {
+    {"job_json", offsetof(cs_store_job_row, job_json), CS_COL_STR, CS_STORE_JSON_LEN, NULL,
+     "canonical JSON of the job's inputs: {adapter, engine, spec}", 0},
+    {NULL, 0, 0, 0, NULL, NULL, 0}};
+static const cs_col error_col[] = {
+    {"error", offsetof(cs_store_result_row, error), CS_COL_STR, CS_STORE_ERROR_LEN, NULL,
+     "error message of a failed job (empty in every other row)", 0},
+    {NULL, 0, 0, 0, NULL, NULL, 0}};
+
+size_t cs_store_job_json_columns(cs_col *out, size_t cap) {
+  size_t n = 0;
+  append(out, &n, cap, job_json_col, 0);
+  return n;
+}
+
+size_t cs_store_error_columns(cs_col *out, size_t cap) {
+  size_t n = 0;
+  append(out, &n, cap, error_col, 0);
+  return n;
+}
+
 size_t cs_store_txn_columns(cs_col *out, size_t cap) {
   static const cs_col job[] = {
       {"job", 0, CS_COL_U64, 8, NULL, "row of /jobs and /results the record belongs to", 0},
@@ -90,6 +111,9 @@ _Static_assert(sizeof(cs_store_result_row) == 1384, "result row layout changed")
 _Static_assert(sizeof(cs_store_txn_row) == 208, "txlog row layout changed");
 _Static_assert(sizeof(cs_store_step_row) == 152, "steplog row layout changed");
 _Static_assert(sizeof(cs_store_job_row) == 4696, "job row layout changed");
+/* the text that lives in /job_json and /errors comes last: the bytes before it are the table row */
+_Static_assert(offsetof(cs_store_job_row, job_json) == 596, "job row layout changed");
+_Static_assert(offsetof(cs_store_result_row, error) == 360, "result row layout changed");
 
 static hid_t status_type(void) {
   hid_t t = H5Tenum_create(H5T_NATIVE_INT8);
@@ -118,6 +142,11 @@ static hid_t member_type(const cs_col *c) {
     }
   }
   return H5I_INVALID_HID;
+}
+
+hid_t cs_store_text_type(size_t size) {
+  const cs_col c = {"text", 0, CS_COL_STR, size, NULL, "", 0};
+  return member_type(&c);
 }
 
 hid_t cs_store_type_create(const cs_col *cols, size_t struct_size) {

@@ -20,8 +20,16 @@
 #include "commsweep/model.h"
 #include "store_int.h"
 
-#define JOBS_CHUNK 64      /* rows; /jobs is deflated, written only in the structural step */
-#define RESULTS_CHUNK 256  /* rows; ~300 KiB */
+/* The tables hold only narrow columns, so that a filter over every row (show, the cache lookup)
+ * reads few bytes; the wide text of each row is in /job_json and /errors.  Chunks of a few
+ * hundred KiB: few chunks to visit at a million rows, each inflated (or read) whole. */
+#define JOBS_CHUNK 512     /* rows of 580 B; deflated, written only in structural steps */
+#define JOB_JSON_CHUNK 64  /* strings of 4 KiB; deflated, written with /jobs */
+#define RESULTS_CHUNK 1024 /* rows of 336 B */
+#define ERRORS_CHUNK 256   /* strings of 1 KiB, written in place like /results */
+#define JOB_ROW_BYTES offsetof(cs_store_job_row, job_json)
+#define RESULT_ROW_BYTES offsetof(cs_store_result_row, error)
+#define IO_BLOCK 4096 /* rows moved between the row structs and the file rows at a time */
 /* records; 1.4 MiB before compression.  /txlog is shuffled and deflated: the high bytes of
  * every integer column are mostly zero and its values repeat, so a record takes ~3 B of its
  * 176 (docs/hdf5-schema.md, "Size").  Larger chunks compress a little better but make every
@@ -45,12 +53,15 @@ static cs_store *store_new(void) {
   cs_store *st = calloc(1, sizeof *st);
   if (!st) return NULL;
   st->file = st->jobs = st->results = st->txlog = st->steplog = H5I_INVALID_HID;
+  st->job_json = st->errors = H5I_INVALID_HID;
   st->spool_fd = -1;
   cs_col cols[CS_STORE_MAX_COLUMNS];
   cs_store_job_columns(cols, CS_STORE_MAX_COLUMNS);
-  st->t_job = cs_store_type_create(cols, sizeof(cs_store_job_row));
+  st->t_job = cs_store_type_create(cols, JOB_ROW_BYTES);
   cs_store_result_columns(cols, CS_STORE_MAX_COLUMNS);
-  st->t_result = cs_store_type_create(cols, sizeof(cs_store_result_row));
+  st->t_result = cs_store_type_create(cols, RESULT_ROW_BYTES);
+  st->t_json = cs_store_text_type(CS_STORE_JSON_LEN);
+  st->t_error = cs_store_text_type(CS_STORE_ERROR_LEN);
   cs_store_txn_columns(cols, CS_STORE_MAX_COLUMNS);
   st->t_txn = cs_store_type_create(cols, sizeof(cs_store_txn_row));
   cs_store_step_columns(cols, CS_STORE_MAX_COLUMNS);
@@ -62,11 +73,11 @@ static cs_store *store_new(void) {
 static void store_free(cs_store *st) {
   free(st->batch);
   free(st->batch_at);
-  hid_t dsets[] = {st->jobs, st->results, st->txlog, st->steplog};
-  for (int i = 0; i < 4; i++)
+  hid_t dsets[] = {st->jobs, st->results, st->txlog, st->steplog, st->job_json, st->errors};
+  for (int i = 0; i < 6; i++)
     if (dsets[i] >= 0) H5Dclose(dsets[i]);
-  hid_t types[] = {st->t_job, st->t_result, st->t_txn, st->t_step};
-  for (int i = 0; i < 4; i++)
+  hid_t types[] = {st->t_job, st->t_result, st->t_txn, st->t_step, st->t_json, st->t_error};
+  for (int i = 0; i < 6; i++)
     if (types[i] >= 0) H5Tclose(types[i]);
   if (st->dxpl != H5P_DEFAULT) H5Pclose(st->dxpl);
   if (st->file >= 0) H5Fclose(st->file);
@@ -130,19 +141,26 @@ static int create_layout(cs_store *st, cs_err *err) {
   static const cs_store_result_row pending; /* all zero: status pending */
   static const cs_store_job_row empty_job;
   static const cs_store_txn_row empty_txn; /* the unwritten records of a chunk: zeros */
+  static const char no_text[CS_STORE_JSON_LEN]; /* empty strings, the fill of both text sets */
   st->jobs = create_table(st->file, "jobs", st->t_job, JOBS_CHUNK, 1, false, false, &empty_job);
+  st->job_json = create_table(st->file, "job_json", st->t_json, JOB_JSON_CHUNK, 1, false, false,
+                              no_text);
   st->results = create_table(st->file, "results", st->t_result, RESULTS_CHUNK, 0, false, true,
                              &pending);
+  st->errors = create_table(st->file, "errors", st->t_error, ERRORS_CHUNK, 0, false, true,
+                            no_text);
   /* chunks are allocated when written (only serial handles write /txlog): space reserved for
    * jobs not yet run takes none */
   st->txlog = create_table(st->file, "txlog", st->t_txn, TXLOG_CHUNK, TXLOG_DEFLATE, true, false,
                            &empty_txn);
-  if (st->jobs < 0 || st->results < 0 || st->txlog < 0)
+  if (st->jobs < 0 || st->results < 0 || st->txlog < 0 || st->job_json < 0 || st->errors < 0)
     return cs_store_h5_error(err, CS_EIO, "creating datasets");
   char now[32];
   utc_now(now, sizeof now);
   cs_col job_cols[CS_STORE_MAX_COLUMNS], result_cols[CS_STORE_MAX_COLUMNS],
-      txn_cols[CS_STORE_MAX_COLUMNS];
+      txn_cols[CS_STORE_MAX_COLUMNS], json_col[2], error_col[2];
+  cs_store_job_json_columns(json_col, 2);
+  cs_store_error_columns(error_col, 2);
   cs_store_job_columns(job_cols, CS_STORE_MAX_COLUMNS);
   cs_store_result_columns(result_cols, CS_STORE_MAX_COLUMNS);
   cs_store_txn_columns(txn_cols, CS_STORE_MAX_COLUMNS);
@@ -151,11 +169,15 @@ static int create_layout(cs_store *st, cs_err *err) {
       cs_store_attr_text(st->file, "adapter_version", CS_ADAPTER_VERSION, err) ||
       cs_store_attr_text(st->file, "created_utc", now, err) ||
       cs_store_attr_text(st->file, "description",
-                         "commsweep sweep results: /jobs (inputs), /results (EngineResult, one "
-                         "row per job, same index as /jobs), /txlog (transaction records); see "
+                         "commsweep sweep results: /jobs (inputs), /job_json (their canonical "
+                         "JSON), /results (EngineResult), /errors (error of a failed job), one "
+                         "row per job in each, same index; /txlog (transaction records); see "
                          "docs/hdf5-schema.md",
                          err) ||
       cs_store_type_describe(st->jobs, job_cols, "one row per job: cache key and inputs", err) ||
+      cs_store_type_describe(st->job_json, json_col, "one string per job (row i of /jobs)", err) ||
+      cs_store_type_describe(st->errors, error_col,
+                             "one string per job (row i of /results): why it failed", err) ||
       cs_store_type_describe(st->results, result_cols,
                              "one row per job (row i describes /jobs row i): status and "
                              "EngineResult",
@@ -240,15 +262,43 @@ static int check_columns(hid_t dset, const char *name, hid_t want, cs_err *err) 
   return rc;
 }
 
-/* A serial handle opens all three tables.  A parallel one opens /results only: opening a
- * dataset whose chunks are not all allocated for writing through MPI-IO allocates them (HDF5
- * 1.10 does that on open), which for the compressed /txlog would be a change of structure
- * outside the structural step; the parallel handle spools the log instead. */
+/* A one-column string dataset has the expected string size. */
+static int check_text(hid_t dset, const char *name, size_t size, cs_err *err) {
+  hid_t have = H5Dget_type(dset);
+  if (have < 0) return cs_store_h5_error(err, CS_EINVAL, "reading the type of /%s", name);
+  H5T_class_t c = H5Tget_class(have);
+  size_t hs = H5Tget_size(have);
+  bool variable = c == H5T_STRING && H5Tis_variable_str(have) > 0;
+  H5Tclose(have);
+  if (c != H5T_STRING || variable || hs != size)
+    return cs_err_set(err, CS_EINVAL, "/%s is %s of %zu bytes, schema version %d has string of "
+                      "%zu bytes", name, class_name(c), hs, CS_STORE_SCHEMA_VERSION, size);
+  return CS_OK;
+}
+
+/* Opens a dataset that schema version CS_STORE_SCHEMA_VERSION has. */
+static hid_t open_dataset(cs_store *st, const char *name, hid_t dapl, cs_err *err) {
+  hid_t d = H5Lexists(st->file, name, H5P_DEFAULT) > 0 ? H5Dopen2(st->file, name, dapl) : -1;
+  if (d < 0) cs_store_h5_error(err, CS_EINVAL, "opening /%s (schema version %d has it)", name,
+                               CS_STORE_SCHEMA_VERSION);
+  return d;
+}
+
+/* A serial handle opens every dataset.  A parallel one opens /results and /errors only
+ * (both allocated early, written in place): opening a dataset whose chunks are not all
+ * allocated for writing through MPI-IO allocates them (HDF5 1.10 does that on open), which for
+ * the compressed /txlog would be a change of structure outside the structural step; the
+ * parallel handle spools the log instead. */
 static int open_tables(cs_store *st, bool serial, cs_err *err) {
   if (serial && (st->jobs = H5Dopen2(st->file, "jobs", H5P_DEFAULT)) < 0)
     return cs_store_h5_error(err, CS_EINVAL, "opening /jobs");
   if ((st->results = H5Dopen2(st->file, "results", H5P_DEFAULT)) < 0)
     return cs_store_h5_error(err, CS_EINVAL, "opening /results");
+  if ((serial && (st->job_json = open_dataset(st, "job_json", H5P_DEFAULT, err)) < 0) ||
+      (st->errors = open_dataset(st, "errors", H5P_DEFAULT, err)) < 0 ||
+      (serial && check_text(st->job_json, "job_json", CS_STORE_JSON_LEN, err)) ||
+      check_text(st->errors, "errors", CS_STORE_ERROR_LEN, err))
+    return err->code;
   hid_t dapl = txlog_access();
   if (serial && (st->txlog = H5Dopen2(st->file, "txlog", dapl)) < 0) {
     H5Pclose(dapl);
@@ -267,9 +317,12 @@ static int open_tables(cs_store *st, bool serial, cs_err *err) {
   st->steplog_len = serial ? extent_of(st->steplog) : UINT64_MAX; /* checked by the merge */
   st->rows = extent_of(st->results);
   st->txlog_len = serial ? extent_of(st->txlog) : UINT64_MAX; /* checked by the merge */
-  if (serial && extent_of(st->jobs) != st->rows)
-    return cs_err_set(err, CS_ECORRUPT, "/jobs has %llu rows but /results has %llu",
-                      (unsigned long long)extent_of(st->jobs), (unsigned long long)st->rows);
+  hid_t beside[] = {serial ? st->jobs : -1, serial ? st->job_json : -1, st->errors};
+  const char *names[] = {"jobs", "job_json", "errors"};
+  for (int i = 0; i < 3; i++)
+    if (beside[i] >= 0 && extent_of(beside[i]) != st->rows)
+      return cs_err_set(err, CS_ECORRUPT, "/%s has %llu rows but /results has %llu", names[i],
+                        (unsigned long long)extent_of(beside[i]), (unsigned long long)st->rows);
   return CS_OK;
 }
 
@@ -519,25 +572,123 @@ static int check_range(const char *what, uint64_t first, uint64_t n, uint64_t le
   return CS_OK;
 }
 
+/* Rows [first, first + n) of a dataset of `bytes`-byte file rows, moved from or to member
+ * bytes [at, at + bytes) of row structs of `stride` bytes, IO_BLOCK rows per H5Dread or H5Dwrite
+ * through a buffer of file rows (the memory type is the file type: HDF5 converts nothing).
+ * A write stores zeros for the rows whose struct `keep` (when set) rejects. */
+typedef struct row_io {
+  hid_t dset, type;
+  size_t bytes, at, stride;
+  const char *what;
+  bool (*keep)(const void *row);
+} row_io;
+
+static int move_rows(cs_store *st, const row_io *io, uint64_t first, uint64_t n, void *rows,
+                     bool write, cs_err *err) {
+  if (n == 0) return CS_OK;
+  size_t block = n < IO_BLOCK ? (size_t)n : IO_BLOCK;
+  unsigned char *buf = malloc(block * io->bytes);
+  if (!buf) return cs_err_set(err, CS_ENOMEM, "%s %s: out of memory", write ? "writing" : "reading",
+                              io->what);
+  int rc = CS_OK;
+  for (uint64_t done = 0; done < n && !rc; done += block) {
+    size_t k = n - done < block ? (size_t)(n - done) : block;
+    unsigned char *row = (unsigned char *)rows + done * io->stride + io->at;
+    for (size_t i = 0; write && i < k; i++) {
+      bool kept = !io->keep || io->keep(row + i * io->stride - io->at);
+      if (kept) memcpy(buf + i * io->bytes, row + i * io->stride, io->bytes);
+      else memset(buf + i * io->bytes, 0, io->bytes);
+    }
+    if (slab_io(st, io->dset, io->type, first + done, k, buf, write) < 0) {
+      rc = cs_store_h5_error(err, CS_EIO, "%s %s rows %llu..%llu", write ? "writing" : "reading",
+                             io->what, (unsigned long long)(first + done),
+                             (unsigned long long)(first + done + k - 1));
+      break;
+    }
+    for (size_t i = 0; !write && i < k; i++)
+      memcpy(row + i * io->stride, buf + i * io->bytes, io->bytes);
+  }
+  free(buf);
+  return rc;
+}
+
+static row_io jobs_io(const cs_store *st) {
+  return (row_io){st->jobs, st->t_job, JOB_ROW_BYTES, 0, sizeof(cs_store_job_row), "/jobs", NULL};
+}
+static row_io json_io(const cs_store *st) {
+  return (row_io){st->job_json, st->t_json, CS_STORE_JSON_LEN, JOB_ROW_BYTES,
+                  sizeof(cs_store_job_row), "/job_json", NULL};
+}
+static row_io results_io(const cs_store *st) {
+  return (row_io){st->results, st->t_result, RESULT_ROW_BYTES, 0, sizeof(cs_store_result_row),
+                  "/results", NULL};
+}
+static bool failed_row(const void *row) {
+  return ((const cs_store_result_row *)row)->status == CS_STORE_FAILED;
+}
+static row_io errors_io(const cs_store *st) {
+  return (row_io){st->errors, st->t_error, CS_STORE_ERROR_LEN, RESULT_ROW_BYTES,
+                  sizeof(cs_store_result_row), "/errors", failed_row};
+}
+
+/* The /errors text of the failed rows among out[0..n) (rows first..), read in runs of nearby
+ * failed rows; every other row's error reads as empty. */
+#define ERROR_RUN_GAP 32 /* rows between two failed rows read along rather than in two reads */
+static int read_errors(cs_store *st, uint64_t first, uint64_t n, cs_store_result_row *out,
+                       cs_err *err) {
+  row_io io = errors_io(st);
+  io.keep = NULL;
+  for (uint64_t k = 0; k < n;) {
+    if (out[k].status != CS_STORE_FAILED) {
+      memset(out[k++].error, 0, CS_STORE_ERROR_LEN);
+      continue;
+    }
+    uint64_t end = k + 1, last = k;
+    while (end < n && end - last <= ERROR_RUN_GAP) {
+      if (out[end].status == CS_STORE_FAILED) last = end;
+      end++;
+    }
+    if (move_rows(st, &io, first + k, last + 1 - k, out + k, false, err)) return err->code;
+    for (uint64_t i = k; i <= last; i++)
+      if (out[i].status != CS_STORE_FAILED) memset(out[i].error, 0, CS_STORE_ERROR_LEN);
+    k = last + 1;
+  }
+  return CS_OK;
+}
+
+static bool skips(const char *const *skip, const char *name) {
+  for (; skip && *skip; skip++)
+    if (!strcmp(*skip, name)) return true;
+  return false;
+}
+
+int cs_store_read_rows_without(cs_store *st, bool jobs, const char *const *skip, uint64_t first,
+                               uint64_t n, void *out, cs_err *err) {
+  if (jobs && st->jobs < 0) return cs_err_set(err, CS_EINVAL, "/jobs is not open in a parallel store");
+  if (check_range(jobs ? "/jobs rows" : "/results rows", first, n, st->rows, err)) return err->code;
+  row_io table = jobs ? jobs_io(st) : results_io(st);
+  if (move_rows(st, &table, first, n, out, false, err)) return err->code;
+  if (jobs && !skips(skip, "job_json")) return cs_store_read_job_json(st, first, n, out, err);
+  if (!jobs && !skips(skip, "error")) return read_errors(st, first, n, out, err);
+  return CS_OK;
+}
+
+int cs_store_read_job_json(cs_store *st, uint64_t first, uint64_t n, cs_store_job_row *out,
+                           cs_err *err) {
+  if (st->job_json < 0) return cs_err_set(err, CS_EINVAL, "/job_json is not open in a parallel store");
+  if (check_range("/job_json rows", first, n, st->rows, err)) return err->code;
+  row_io io = json_io(st);
+  return move_rows(st, &io, first, n, out, false, err);
+}
+
 int cs_store_read_jobs(cs_store *st, uint64_t first, uint64_t n, cs_store_job_row *out,
                        cs_err *err) {
-  if (st->jobs < 0) return cs_err_set(err, CS_EINVAL, "/jobs is not open in a parallel store");
-  if (check_range("/jobs rows", first, n, st->rows, err)) return err->code;
-  memset(out, 0, n * sizeof *out);
-  if (slab_io(st, st->jobs, st->t_job, first, n, out, false) < 0)
-    return cs_store_h5_error(err, CS_EIO, "reading /jobs rows %llu..%llu", (unsigned long long)first,
-                             (unsigned long long)(first + n - 1));
-  return CS_OK;
+  return cs_store_read_rows_without(st, true, NULL, first, n, out, err);
 }
 
 int cs_store_read_results(cs_store *st, uint64_t first, uint64_t n, cs_store_result_row *out,
                           cs_err *err) {
-  if (check_range("/results rows", first, n, st->rows, err)) return err->code;
-  memset(out, 0, n * sizeof *out);
-  if (slab_io(st, st->results, st->t_result, first, n, out, false) < 0)
-    return cs_store_h5_error(err, CS_EIO, "reading /results rows %llu..%llu", (unsigned long long)first,
-                             (unsigned long long)(first + n - 1));
-  return CS_OK;
+  return cs_store_read_rows_without(st, false, NULL, first, n, out, err);
 }
 
 int cs_store_read_txlog(cs_store *st, uint64_t offset, uint64_t n, cs_store_txn_row *out,
@@ -578,23 +729,6 @@ static int read_columns(cs_store *st, hid_t dset, const char *what, const cs_col
   return CS_OK;
 }
 
-int cs_store_read_rows_without(cs_store *st, bool jobs, const char *const *skip, uint64_t first,
-                               uint64_t n, void *out, cs_err *err) {
-  cs_col cols[CS_STORE_MAX_COLUMNS];
-  size_t kept = 0;
-  if (jobs) cs_store_job_columns(cols, CS_STORE_MAX_COLUMNS);
-  else cs_store_result_columns(cols, CS_STORE_MAX_COLUMNS);
-  for (size_t i = 0; cols[i].name; i++) {
-    bool skipped = false;
-    for (const char *const *k = skip; k && *k && !skipped; k++) skipped = !strcmp(*k, cols[i].name);
-    if (!skipped) cols[kept++] = cols[i];
-  }
-  cols[kept] = (cs_col){NULL, 0, 0, 0, NULL, NULL, 0};
-  return read_columns(st, jobs ? st->jobs : st->results, jobs ? "/jobs rows" : "/results rows",
-                      cols, jobs ? sizeof(cs_store_job_row) : sizeof(cs_store_result_row), first,
-                      n, out, err);
-}
-
 int cs_store_read_index(cs_store *st, uint64_t first, uint64_t n, cs_store_index_row *out,
                         cs_err *err) {
   static const cs_col cols[] = {
@@ -623,8 +757,9 @@ int cs_store_grow(cs_store *st, uint64_t rows, uint64_t txlog_len, cs_err *err) 
   if (need_structural(st, err)) return err->code;
   if (rows > st->rows) {
     hsize_t dim = rows;
-    if (H5Dset_extent(st->jobs, &dim) < 0 || H5Dset_extent(st->results, &dim) < 0)
-      return cs_store_h5_error(err, CS_EIO, "extending /jobs and /results to %llu rows",
+    if (H5Dset_extent(st->jobs, &dim) < 0 || H5Dset_extent(st->job_json, &dim) < 0 ||
+        H5Dset_extent(st->results, &dim) < 0 || H5Dset_extent(st->errors, &dim) < 0)
+      return cs_store_h5_error(err, CS_EIO, "extending the tables to %llu rows",
                                (unsigned long long)rows);
     st->rows = rows;
   }
@@ -650,12 +785,30 @@ int cs_store_grow_steplog(cs_store *st, uint64_t len, cs_err *err) {
   return CS_OK;
 }
 
-int cs_store_write_jobs(cs_store *st, uint64_t first, uint64_t n, const cs_store_job_row *rows,
-                        cs_err *err) {
+int cs_store_write_jobs_without_json(cs_store *st, uint64_t first, uint64_t n,
+                                     const cs_store_job_row *rows, cs_err *err) {
   if (need_structural(st, err) || check_range("/jobs rows", first, n, st->rows, err))
     return err->code;
-  if (slab_io(st, st->jobs, st->t_job, first, n, (void *)rows, true) < 0)
-    return cs_store_h5_error(err, CS_EIO, "writing /jobs rows %llu..", (unsigned long long)first);
+  row_io io = jobs_io(st);
+  return move_rows(st, &io, first, n, (void *)rows, true, err);
+}
+
+int cs_store_write_jobs(cs_store *st, uint64_t first, uint64_t n, const cs_store_job_row *rows,
+                        cs_err *err) {
+  row_io io = json_io(st);
+  if (cs_store_write_jobs_without_json(st, first, n, rows, err)) return err->code;
+  return move_rows(st, &io, first, n, (void *)rows, true, err);
+}
+
+/* Result rows [first, first + n): the /errors rows first (the error of a failed row, empty for
+ * any other), then the rows, whose checksums vouch for both: a kill between the two leaves the
+ * old row, which the new error does not match if it failed. */
+static int write_result_rows(cs_store *st, uint64_t first, uint64_t n,
+                             const cs_store_result_row *rows, cs_err *err) {
+  row_io errors = errors_io(st), results = results_io(st);
+  if (move_rows(st, &errors, first, n, (void *)rows, true, err) ||
+      move_rows(st, &results, first, n, (void *)rows, true, err))
+    return err->code;
   return CS_OK;
 }
 
@@ -663,8 +816,8 @@ int cs_store_clear_result(cs_store *st, uint64_t row, cs_err *err) {
   static const cs_store_result_row pending;
   if (need_structural(st, err) || check_range("/results row", row, 1, st->rows, err))
     return err->code;
-  if (slab_io(st, st->results, st->t_result, row, 1, (void *)&pending, true) < 0)
-    return cs_store_h5_error(err, CS_EIO, "clearing /results row %llu", (unsigned long long)row);
+  if (write_result_rows(st, row, 1, &pending, err))
+    return cs_err_prefix(err, "clearing /results row %llu", (unsigned long long)row);
   return CS_OK;
 }
 
@@ -736,9 +889,7 @@ int cs_store_put_result_steps(cs_store *st, uint64_t row, const char key[CS_STOR
     }
     return CS_OK;
   }
-  if (slab_io(st, st->results, st->t_result, row, 1, res, true) < 0)
-    return cs_store_h5_error(err, CS_EIO, "writing /results row %llu", (unsigned long long)row);
-  return CS_OK;
+  return write_result_rows(st, row, 1, res, err);
 }
 
 int cs_store_batch_rows(cs_store *st, size_t cap, cs_err *err) {
@@ -786,11 +937,8 @@ int cs_store_flush_rows(cs_store *st, uint64_t *lost, cs_err *err) {
   for (size_t first = 0; !rc && first < n;) {
     size_t k = 1;
     while (first + k < n && order[2 * (first + k)] == order[2 * first] + k) k++;
-    if (slab_io(st, st->results, st->t_result, order[2 * first], k, &sorted[first], true) < 0)
-      rc = cs_store_h5_error(err, CS_EIO, "writing /results rows %llu..%llu",
-                             (unsigned long long)order[2 * first],
-                             (unsigned long long)(order[2 * first] + k - 1));
-    else first += k;
+    if ((rc = write_result_rows(st, order[2 * first], k, &sorted[first], err))) break;
+    first += k;
   }
   if (rc) *lost = n; /* which of them reached the file is unknown: all count as lost */
   free(order);

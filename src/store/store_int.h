@@ -9,6 +9,8 @@
 
 /* A compound type over `cols` with the struct's size; H5Tclose it. */
 hid_t cs_store_type_create(const cs_col *cols, size_t struct_size);
+/* The fixed-length NUL-terminated string type of a one-column string dataset. */
+hid_t cs_store_text_type(size_t size);
 /* Writes "<col>.unit" and "<col>.description" attributes, and "description" on the dataset. */
 int cs_store_type_describe(hid_t dset, const cs_col *cols, const char *what, cs_err *err);
 /* Scalar variable-length UTF-8 string / int attributes (replace when present). */
@@ -33,7 +35,8 @@ void cs_store_h5_quiet(void);
 struct cs_store {
   hid_t file;
   hid_t jobs, results, txlog; /* jobs is H5I_INVALID_HID in a parallel store */
-  hid_t t_job, t_result, t_txn;
+  hid_t job_json, errors;     /* the text of each row (job_json not open in a parallel store) */
+  hid_t t_job, t_result, t_txn, t_json, t_error;
   hid_t steplog, t_step;      /* /steplog (serial stores only) and its type */
   uint64_t steplog_len;
   hid_t dxpl;                 /* independent MPI-IO in a parallel store, else H5P_DEFAULT */

@@ -58,13 +58,14 @@ static int write_new_rows(const cs_sweep *sw, cs_store *st, const cs_sweep_plan 
 }
 
 static int reslice(cs_store *st, const cs_sweep_plan *p, size_t i, cs_err *err) {
+  static const char *const no_json[] = {"job_json", NULL};
   cs_store_job_row row;
-  if (cs_store_read_jobs(st, p->job_rows[i], 1, &row, err)) return err->code;
+  if (cs_store_read_rows_without(st, true, no_json, p->job_rows[i], 1, &row, err)) return err->code;
   row.txlog_reserved_offset = p->reserved_offset[i];
   row.txlog_reserved_count = p->reserved_count[i];
   row.steplog_reserved_offset = p->step_reserved_offset[i];
   row.steplog_reserved_count = p->step_reserved_count[i];
-  return cs_store_write_jobs(st, p->job_rows[i], 1, &row, err);
+  return cs_store_write_jobs_without_json(st, p->job_rows[i], 1, &row, err);
 }
 
 static int fail_now(cs_store *st, const cs_sweep_job *j, uint64_t row, cs_err *err) {

@@ -70,12 +70,15 @@ def sweep_cmd(args, out, ranks):
     return cmd
 
 
+ROW_SETS = ("jobs", "job_json", "results", "errors")  # one row per job, same index
+
+
 def done_rows(path):
-    """/jobs and /results rows of every finished row, by index."""
+    """The rows (/jobs, /job_json, /results, /errors) of every finished row, by index."""
     with h5py.File(path, "r") as f:
-        jobs, res = f["jobs"][()], f["results"][()]
-    keep = np.nonzero(res["status"] != 0)[0]
-    return keep, jobs[keep], res[keep]
+        sets = [f[name][()] for name in ROW_SETS]
+    keep = np.nonzero(sets[2]["status"] != 0)[0]
+    return keep, [s[keep] for s in sets]
 
 
 def count_writes(args, work):
@@ -135,18 +138,19 @@ def check_after(args, out, base_rows, what):
         return f"{what}: commsweep show fails: {r.stderr.strip()}"
     if base_rows is None:
         return None
-    keep, jobs, res = base_rows
+    keep, before_sets = base_rows
     try:
         with h5py.File(out, "r") as f:
             if len(f["results"]) < (keep[-1] + 1 if len(keep) else 0):
                 return f"{what}: {len(f['results'])} rows, fewer than before"
-            now_jobs, now_res = f["jobs"][()][keep], f["results"][()][keep]
+            now_sets = [f[name][()][keep] for name in ROW_SETS]
     except OSError as e:
         return f"{what}: h5py cannot read it: {e}"
-    for before, now in ((jobs, now_jobs), (res, now_res)):
-        for col in before.dtype.names:  # by column: the dtype may have gaps
-            if np.ascontiguousarray(before[col]).tobytes() != np.ascontiguousarray(now[col]).tobytes():
-                return f"{what}: column {col} of a row finished before the sweep changed"
+    for name, before, now in zip(ROW_SETS, before_sets, now_sets):
+        for col in before.dtype.names or (None,):  # by column: the dtype may have gaps
+            b, n = (before, now) if col is None else (before[col], now[col])
+            if np.ascontiguousarray(b).tobytes() != np.ascontiguousarray(n).tobytes():
+                return f"{what}: /{name} {col or ''} of a row finished before the sweep changed"
     return None
 
 

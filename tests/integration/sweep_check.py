@@ -30,7 +30,8 @@ def read_all(path):
     with h5py.File(path, "r") as f:
         assert f.attrs["format"] == "commsweep", "format attribute"
         assert int(f.attrs["schema_version"]) == 5, "schema version"
-        data = {name: f[name][()] for name in ("jobs", "results", "txlog", "steplog")}
+        data = {name: f[name][()] for name in ("jobs", "job_json", "results", "errors", "txlog",
+                                               "steplog")}
         for name in data:
             assert "description" in f[name].attrs, f"/{name} has no description"
         units = dict(f["results"].attrs)
@@ -38,7 +39,7 @@ def read_all(path):
         assert units["bus_bw_gb_per_s.unit"] == "GB/s"
         status_enum = h5py.check_enum_dtype(f["results"].dtype["status"])
         assert status_enum == {"pending": 0, "done": 1, "failed": 2}, status_enum
-    assert len(data["jobs"]) == len(data["results"])
+    assert len(data["jobs"]) == len(data["results"]) == len(data["job_json"]) == len(data["errors"])
     return data
 
 
@@ -52,7 +53,9 @@ def check_show(path, csv_path):
     for r in rows:
         i = int(r["row"])
         for col, v in r.items():
-            if col in jobs.dtype.names:
+            if col == "error":
+                want = data["errors"][i] if res["status"][i] == 2 else b""
+            elif col in jobs.dtype.names:
                 want = jobs[col][i]
             elif col in res.dtype.names:
                 want = res[col][i]
@@ -60,7 +63,7 @@ def check_show(path, csv_path):
                 continue
             if col == "status":
                 assert STATUS[int(want)] == v, (i, col, want, v)
-            elif want.dtype.kind == "S":
+            elif isinstance(want, bytes) or want.dtype.kind == "S":
                 assert text(want) == v, (i, col, text(want), v)
             elif want.dtype.kind == "f":
                 assert float(v) == float(want), (i, col, repr(float(want)), v)
@@ -99,10 +102,10 @@ def counts(path, done, failed, pending):
 
 
 def failed(path, needle):
-    res = read_all(path)["results"]
-    rows = np.nonzero(res["status"] == 2)[0]
+    data = read_all(path)
+    rows = np.nonzero(data["results"]["status"] == 2)[0]
     assert len(rows) == 1, f"{len(rows)} failed rows"
-    msg = text(res["error"][rows[0]])
+    msg = text(data["errors"][rows[0]])
     assert needle in msg, msg
     print(f"{path}: row {rows[0]} failed: {msg}")
 

@@ -3,10 +3,10 @@
 
 usage: sweep_compare.py A.h5 B.h5 [C.h5 ...]
 
-Every dataset (/jobs, /results, /txlog, /steplog) must have the same shape and dtype, and every
-column must be byte-identical, except /results.wall_time_s (host time, not deterministic).  Rows are
-compared by index: the row layout is fixed by the sweep, not by the ranks.  Exits 1 with the
-first difference named.
+Every dataset (/jobs, /job_json, /results, /errors, /txlog, /steplog) must have the same shape
+and dtype, and every column must be byte-identical, except /results.wall_time_s (host time, not
+deterministic).  Rows are compared by index: the row layout is fixed by the sweep, not by the
+ranks.  Exits 1 with the first difference named.
 """
 import sys
 
@@ -18,26 +18,29 @@ SKIP = {("results", "wall_time_s")}
 
 def columns(ds):
     data = ds[()]
+    if ds.dtype.names is None:  # a dataset of strings (/job_json, /errors): one column
+        return {None: data}
     return {name: data[name] for name in ds.dtype.names}
 
 
 def compare(a_path, b_path):
     with h5py.File(a_path, "r") as a, h5py.File(b_path, "r") as b:
-        for name in ("jobs", "results", "txlog", "steplog"):
+        for name in ("jobs", "job_json", "results", "errors", "txlog", "steplog"):
             da, db = a[name], b[name]
             if da.shape != db.shape:
                 return f"/{name}: shape {da.shape} vs {db.shape}"
             if da.dtype != db.dtype:
                 return f"/{name}: dtype differs"
             ca, cb = columns(da), columns(db)
-            for col in da.dtype.names:
+            for col in ca:
                 if (name, col) in SKIP:
                     continue
                 x, y = np.ascontiguousarray(ca[col]), np.ascontiguousarray(cb[col])
                 if x.tobytes() != y.tobytes():
                     bad = np.nonzero(x != y)[0] if x.shape == y.shape else []
                     first = int(bad[0]) if len(bad) else -1
-                    return f"/{name}.{col}: differs (first at row {first}: {x[first] if first >= 0 else '?'} vs {y[first] if first >= 0 else '?'})"
+                    where = name if col is None else f"{name}.{col}"
+                    return f"/{where}: differs (first at row {first}: {x[first] if first >= 0 else '?'} vs {y[first] if first >= 0 else '?'})"
     return None
 
 

@@ -20,7 +20,7 @@ expect f.txt "ran 144 (0 failed)" full.h5
 #    3) once more on its own through `commsweep run`, its records as JSON lines
 $PY - steps.h5 <<'PY'
 import json, sys, h5py
-jobs = h5py.File(sys.argv[1], "r")["jobs"]["job_json"]
+jobs = h5py.File(sys.argv[1], "r")["job_json"]
 for row in range(0, len(jobs), 5):
     job = json.loads(jobs[row].decode())
     for part, name in (("spec", "s"), ("adapter", "a"), ("engine", "e")):

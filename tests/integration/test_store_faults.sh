@@ -56,17 +56,20 @@ done
 cmp renamed.h5 renamed.before
 
 # 4. one flipped byte in the compressed /jobs data: the error says what failed
-cp base.h5 flipped.h5
-$PY - <<'EOF'
-import h5py
-with h5py.File("flipped.h5", "r") as f:
-    info = f["jobs"].id.get_chunk_info(0)
-with open("flipped.h5", "r+b") as f:
+flip_chunk() {  # FILE DATASET: flips a byte in the middle of the dataset's first chunk
+  $PY - "$1" "$2" <<'EOF'
+import sys, h5py
+with h5py.File(sys.argv[1], "r") as f:
+    info = f[sys.argv[2]].id.get_chunk_info(0)
+with open(sys.argv[1], "r+b") as f:
     f.seek(info.byte_offset + info.size // 2)
     b = f.read(1)
     f.seek(info.byte_offset + info.size // 2)
     f.write(bytes([b[0] ^ 0xFF]))
 EOF
+}
+cp base.h5 flipped.h5
+flip_chunk flipped.h5 jobs
 rc=0; "$CS_BIN" show flipped.h5 > /dev/null 2> flip.err || rc=$?
 [ $rc = 1 ] && grep -q "reading /jobs rows 0\.\.7: HDF5: inflate() failed" flip.err
 cat flip.err
@@ -83,6 +86,29 @@ $PY "$HERE/sweep_compare.py" base.h5 flipped.h5
 "$CS_BIN" repair flipped2.h5 | tee repair2.txt
 grep -q "0 kept (verified), 8 corrupt" repair2.txt
 expect <("$CS_BIN" sweep small.json --out flipped2.h5 --quiet) "ran 8 (0 failed)"
+
+# 4b. /job_json: h5py reads a row's canonical JSON equal to `export --result`'s; one flipped
+#     byte in its compressed data: show still works (it reads no JSON), export says what
+#     failed, and repair rebuilds the text from the sweep file
+"$CS_BIN" export base.h5 --job 3 --result > r3.json
+$PY - base.h5 r3.json <<'EOF'
+import json, sys, h5py
+with h5py.File(sys.argv[1], "r") as f:
+    assert len(f["job_json"]) == len(f["jobs"]) == len(f["errors"]) == len(f["results"]) == 8
+    stored = json.loads(f["job_json"][3].decode())
+assert stored == json.load(open(sys.argv[2]))["job"], "/job_json row 3 differs from export's"
+print("h5py: /job_json row 3 equals the job of `export --result`")
+EOF
+cp base.h5 jflip.h5
+flip_chunk jflip.h5 job_json
+"$CS_BIN" show jflip.h5 | grep -q "8 rows: 8 done"
+rc=0; "$CS_BIN" export jflip.h5 --job 3 --result > /dev/null 2> jflip.err || rc=$?
+[ $rc = 1 ] && grep -q "reading /job_json rows 3\.\.3: HDF5: inflate() failed" jflip.err
+cat jflip.err
+"$CS_BIN" repair jflip.h5 --sweep small.json | tee jrepair.txt
+grep -q "8 kept (verified), 0 corrupt and 0 pending" jrepair.txt
+grep -q "/job_json rows: 8 unreadable, 8 rebuilt from the sweep file" jrepair.txt
+$PY "$HERE/sweep_compare.py" base.h5 jflip.h5
 
 # 5. an --out file name too long for Open MPI's MPI-IO: refused before anything is written
 long=$(printf 'n%.0s' $(seq 245)).h5
@@ -111,7 +137,7 @@ rc=0; "$CS_BIN" run --spec "$CS_SOURCE_DIR/docs/examples/spec_allreduce.json" \
 rc=0; "$CS_BIN" show base.h5 --bogus 2> bogus.err || rc=$?
 [ $rc = 2 ] && grep -q "unknown option '--bogus'" bogus.err
 cp base.h5 empty_rows.h5
-$PY -c "import h5py;f=h5py.File('empty_rows.h5','a');[f[n].resize((0,)) for n in ('jobs','results','txlog')]"
+$PY -c "import h5py;f=h5py.File('empty_rows.h5','a');[f[n].resize((0,)) for n in ('jobs','job_json','results','errors','txlog')]"
 rc=0; "$CS_BIN" export empty_rows.h5 --job 0 2> norows.err || rc=$?
 [ $rc = 1 ] && grep -q "the file has no rows yet" norows.err
 mkfifo fifo.h5

@@ -68,6 +68,19 @@ $PY "$HERE/sweep_check.py" failed one.h5 "C4: mst_rd_outstanding = 15"
 $PY "$HERE/sweep_check.py" counts invalid.h5 4 2 0
 timeout 120 "$CS_BIN" sweep invalid.json --out invalid.h5 --quiet | grep -q "ran 0 .*cached 6 (2 failed)"
 "$CS_BIN" show invalid.h5 --status failed | grep -q "failed: sweep 'invalid' job 2 \[adapter.mst_rd_outstanding=15"
+#    a failed row's error lives in /errors, covered by the row's checksum: another text there
+#    (a stale or torn write) makes the row corrupt, and the next sweep writes it again
+cp invalid.h5 stale.h5
+$PY - stale.h5 <<'PY'
+import sys, h5py
+with h5py.File(sys.argv[1], "r+") as f:
+    row = list(f["results"]["status"]).index(2)
+    f["errors"][row] = b"an older failure"
+PY
+"$CS_BIN" show stale.h5 --verify | grep -q "4 done, 1 failed, 0 pending, 1 corrupt"
+timeout 120 "$CS_BIN" sweep invalid.json --out stale.h5 --quiet > /dev/null
+"$CS_BIN" show stale.h5 --verify | grep -q "4 done, 2 failed, 0 pending, 0 corrupt"
+$PY "$HERE/sweep_compare.py" invalid.h5 stale.h5
 
 # a broken sweep file is an error of the whole sweep, with the field named
 $PY "$HERE/sweep_make.py" "$DEMO" broken.json broken math \

@@ -18,7 +18,7 @@ expect demo.txt "ran 144 (0 failed)" demo.h5
 #    from the file
 $PY - demo.h5 <<'PY'
 import json, sys, h5py
-jobs = h5py.File(sys.argv[1], "r")["jobs"]["job_json"]
+jobs = h5py.File(sys.argv[1], "r")["job_json"]
 for row, text in enumerate(jobs):
     job = json.loads(text.decode())
     for part, name in (("spec", "s"), ("adapter", "a"), ("engine", "e")):
