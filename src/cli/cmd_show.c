@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "commsweep/engine.h"
 #include "commsweep/store.h"
 
 #define BLOCK 2048
@@ -32,7 +33,11 @@ static void usage(FILE *f) {
           "  --primitive P        allreduce | allgather | reducescatter | alltoall | p2p\n"
           "  --participants N     participant count\n"
           "  --size N             message size in bytes (--min-size N, --max-size N for a range)\n"
-          "  --engine E           math | dcin\n"
+          "  --engine E           ");
+  for (const cs_engine_ops *const *e = cs_engine_list(); *e; e++)
+    fprintf(f, "%s%s", e == cs_engine_list() ? "" : " | ", (*e)->name);
+  fprintf(f,
+          "\n"
           "  --topology T         die topology\n"
           "  --dtype D            element type\n"
           "  --sweep NAME         rows added by this sweep\n"
