@@ -46,6 +46,20 @@ void cs_sweep_plan_free(cs_sweep_plan *p) {
   memset(p, 0, sizeof *p);
 }
 
+/* A job's slice of a log (/txlog or /steplog) of `len` entries before this sweep: the row's
+ * old reservation when it has the size needed and lies inside the log, else new space at the
+ * log's end (*end grows).  Returns true when an existing row gets a new slice (a reslice). */
+static bool reserve(bool fresh, uint64_t old_offset, uint64_t old_count, uint64_t needed,
+                    uint64_t len, uint64_t *end, uint64_t *offset) {
+  if (!fresh && old_count == needed && old_offset + needed <= len) {
+    *offset = old_offset;
+    return false;
+  }
+  *offset = needed ? *end : 0;
+  *end += needed;
+  return !fresh;
+}
+
 cs_store_detail cs_sweep_detail(bool results_only, bool steps_only) {
   return results_only ? CS_STORE_LOG_NONE : steps_only ? CS_STORE_LOG_STEPS : CS_STORE_LOG_FULL;
 }
@@ -147,23 +161,14 @@ int cs_sweep_plan_make(const cs_sweep *sw, cs_store *st, const cs_sweep_plan_opt
     uint64_t needed = j->load_code || detail < CS_STORE_LOG_FULL ? 0 : j->num_txns;
     uint64_t steps = j->load_code || detail < CS_STORE_LOG_STEPS ? 0 : j->num_steps;
     bool fresh = p->action[i] & CS_PLAN_NEW_ROW;
-    if (!fresh && index[row].txlog_reserved_count == needed &&
-        index[row].txlog_reserved_offset + needed <= p->txlog_before) {
-      p->reserved_offset[i] = index[row].txlog_reserved_offset;
-    } else {
-      p->reserved_offset[i] = needed ? p->txlog_after : 0;
-      p->txlog_after += needed;
-      if (!fresh) p->action[i] |= CS_PLAN_RESLICE;
-    }
+    bool moved = reserve(fresh, index[row].txlog_reserved_offset,
+                         index[row].txlog_reserved_count, needed, p->txlog_before,
+                         &p->txlog_after, &p->reserved_offset[i]);
+    moved |= reserve(fresh, index[row].steplog_reserved_offset,
+                     index[row].steplog_reserved_count, steps, p->steplog_before,
+                     &p->steplog_after, &p->step_reserved_offset[i]);
+    if (moved) p->action[i] |= CS_PLAN_RESLICE;
     p->reserved_count[i] = needed;
-    if (!fresh && index[row].steplog_reserved_count == steps &&
-        index[row].steplog_reserved_offset + steps <= p->steplog_before) {
-      p->step_reserved_offset[i] = index[row].steplog_reserved_offset;
-    } else {
-      p->step_reserved_offset[i] = steps ? p->steplog_after : 0;
-      p->steplog_after += steps;
-      if (!fresh) p->action[i] |= CS_PLAN_RESLICE;
-    }
     p->step_reserved_count[i] = steps;
     if (j->load_code) {
       p->action[i] |= CS_PLAN_FAIL_NOW;
