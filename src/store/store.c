@@ -691,24 +691,27 @@ int cs_store_read_results(cs_store *st, uint64_t first, uint64_t n, cs_store_res
   return cs_store_read_rows_without(st, false, NULL, first, n, out, err);
 }
 
-int cs_store_read_txlog(cs_store *st, uint64_t offset, uint64_t n, cs_store_txn_row *out,
-                        cs_err *err) {
-  if (check_range("/txlog records", offset, n, st->txlog_len, err)) return err->code;
-  memset(out, 0, n * sizeof *out);
-  if (slab_io(st, st->txlog, st->t_txn, offset, n, out, false) < 0)
-    return cs_store_h5_error(err, CS_EIO, "reading /txlog records %llu..%llu",
+/* Entries [offset, offset + n) of a log (/txlog or /steplog) of len entries of `size` bytes. */
+static int read_log(cs_store *st, hid_t dset, hid_t type, uint64_t len, const char *what,
+                    uint64_t offset, uint64_t n, size_t size, void *out, cs_err *err) {
+  if (check_range(what, offset, n, len, err)) return err->code;
+  memset(out, 0, n * size);
+  if (slab_io(st, dset, type, offset, n, out, false) < 0)
+    return cs_store_h5_error(err, CS_EIO, "reading %s %llu..%llu", what,
                              (unsigned long long)offset, (unsigned long long)(offset + n - 1));
   return CS_OK;
 }
 
+int cs_store_read_txlog(cs_store *st, uint64_t offset, uint64_t n, cs_store_txn_row *out,
+                        cs_err *err) {
+  return read_log(st, st->txlog, st->t_txn, st->txlog_len, "/txlog records", offset, n,
+                  sizeof *out, out, err);
+}
+
 int cs_store_read_steplog(cs_store *st, uint64_t offset, uint64_t n, cs_store_step_row *out,
                           cs_err *err) {
-  if (check_range("/steplog summaries", offset, n, st->steplog_len, err)) return err->code;
-  memset(out, 0, n * sizeof *out);
-  if (slab_io(st, st->steplog, st->t_step, offset, n, out, false) < 0)
-    return cs_store_h5_error(err, CS_EIO, "reading /steplog summaries %llu..%llu",
-                             (unsigned long long)offset, (unsigned long long)(offset + n - 1));
-  return CS_OK;
+  return read_log(st, st->steplog, st->t_step, st->steplog_len, "/steplog summaries", offset, n,
+                  sizeof *out, out, err);
 }
 
 /* Reads rows [first, first + n) of dset into out (rows of row_size bytes) through a memory type
