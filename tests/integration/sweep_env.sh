@@ -9,10 +9,12 @@ export OMPI_MCA_btl=self,vader OMPI_MCA_pml=ob1 OMPI_MCA_btl_vader_single_copy_m
 HERE=$CS_SOURCE_DIR/tests/integration
 export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0
 export LSAN_OPTIONS=${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$HERE/lsan-mpi.supp
-# hwloc's GL plugin (Open MPI loads every hwloc plugin at MPI_Init) pulls in GL libraries with
-# dynamic TLS; once they are unloaded, LeakSanitizer's exit-time scan of the main thread's TLS
-# can read a stale entry and crash ("Tracer caught signal 11").  commsweep needs no GPU topology.
-export HWLOC_COMPONENTS=-gl
+# Open MPI's hwloc loads every hwloc plugin at MPI_Init and unloads them again; some (GL, OpenCL)
+# pull in libraries with dynamic TLS, and after they are gone LeakSanitizer's exit-time scan of
+# the main thread's TLS can read a stale entry and crash ("Tracer caught signal 11").  commsweep
+# needs no plugin's topology: load none (an empty plugin directory).
+mkdir -p "$CS_WORK.hwloc-plugins"
+export HWLOC_PLUGINS_PATH=$CS_WORK.hwloc-plugins
 PY=/usr/bin/python3
 DEMO=$CS_SOURCE_DIR/sweeps/demo.json
 rm -rf "$CS_WORK" && mkdir -p "$CS_WORK" && cd "$CS_WORK" || exit 1
