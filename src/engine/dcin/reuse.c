@@ -886,7 +886,8 @@ static uint64_t play_stamp(const dcin_reuse *r, const reuse_txn *m, int k) {
 }
 
 /* The record of transaction i of the step being replayed, shifted. */
-static void play_describe(const dcin_sim *s, const dcin_reuse *r, uint32_t i, cs_txn_record *rec) {
+DCIN_INLINE void play_describe(const dcin_sim *s, const dcin_reuse *r, uint32_t i,
+                               cs_txn_record *rec) {
   const reuse_inj *q = &r->inj[i];
   const reuse_txn *m = &r->play->txn[i];
   bool cross = q->src_die != q->dst_die;
