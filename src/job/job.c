@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "commsweep/backfill.h"
+#include "commsweep/bigmem.h"
 #include "commsweep/drive.h"
 #include "commsweep/engine.h"
 #include "commsweep/expand.h"
@@ -88,9 +89,9 @@ static void *shared_of(cs_job_shared *sh, const cs_engine_ops *ops) {
  * allocation; NULL when out of memory. */
 static cs_txn_record *records_for(cs_job_shared *sh, bool keep_records, uint64_t n) {
   if (!n) n = 1;
-  if (!sh || keep_records) return calloc(n, sizeof(cs_txn_record));
+  if (!sh || keep_records) return cs_big_calloc(n, sizeof(cs_txn_record));
   if (n > sh->cap_records) {
-    cs_txn_record *grown = realloc(sh->records, n * sizeof *grown);
+    cs_txn_record *grown = cs_big_realloc(sh->records, n * sizeof *grown);
     if (!grown) return NULL;
     sh->records = grown;
     sh->cap_records = n;
