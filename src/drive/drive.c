@@ -114,6 +114,7 @@ static int run_step(const cs_job *job, const cs_plan *plan, const cs_engine_ops 
     if ((rc = ops->inject(engine, req, err))) return cs_err_prefix(err, "step %u req %llu", step,
                                                                     (unsigned long long)i);
     cs_txn_record *r = &step_records[i - begin];
+    *r = (cs_txn_record){0}; /* a streamed window holds the previous step's records */
     r->request_id = req->request_id;
     r->step = step;
     r->src = req->src_id;
@@ -188,7 +189,6 @@ static int drive(const cs_job *job, const cs_plan *plan, const cs_engine_ops *op
   int rc = CS_OK;
   for (uint32_t s = 0; s < plan->num_steps && !rc; s++) {
     uint64_t begin = plan->step_txn_begin[s], n = plan->step_txn_begin[s + 1] - begin;
-    if (window) memset(window, 0, n * sizeof *window); /* as fresh as a whole-plan array */
     cs_txn_record *step_records = window ? window : records + begin;
     rc = run_step(job, plan, ops, engine, s, state, step_records, err);
     if (!rc && sink) rc = sink(ctx, s, step_records, n, err);
