@@ -14,6 +14,24 @@ int cs_backfill(const cs_job *job, const cs_plan *plan, const cs_txn_record *rec
                 const cs_engine_stats *engine_stats, const char *engine_name, cs_result *out,
                 cs_err *err);
 
+/* The same back-fill over records that arrive in pieces (a step at a time, cs_drive_streamed),
+ * so a job need not keep them all: begin, add the pieces in request order, end.  Sums run in
+ * the order cs_backfill runs them, so the result is bit-identical to it. */
+typedef struct cs_backfill_acc {
+  cs_result sums; /* retries, block and cross-die counters */
+  uint64_t max_tick;
+  double req_ticks, rsp_ticks;
+  int num_participants, bw_bytes;
+  int32_t sorted_ids[CS_MAX_PARTICIPANTS];
+  double last[CS_MAX_PARTICIPANTS]; /* T_i in ticks per sorted participant; < 0: sends nothing */
+} cs_backfill_acc;
+
+void cs_backfill_begin(cs_backfill_acc *acc, const cs_job *job);
+void cs_backfill_add(cs_backfill_acc *acc, const cs_txn_record *records, uint64_t n);
+/* Fills *out as cs_backfill does (every field but wall_time_s); acc is spent. */
+void cs_backfill_end(cs_backfill_acc *acc, const cs_job *job, const cs_plan *plan,
+                     const cs_engine_stats *engine_stats, const char *engine_name, cs_result *out);
+
 /* trace_meta detail beyond the EngineResult columns: every back-pressure counter of the record
  * (the CS_COL_COUNTER columns of cs_txn_record_cols, in table order) summed over the job's
  * transactions, and the traffic between each ordered pair of dies. */

@@ -26,4 +26,19 @@
 int cs_drive(const cs_job *job, const cs_plan *plan, const cs_engine_ops *ops, void *engine,
              cs_txn_record *records, cs_err *err);
 
+/* Receives a step's records once the step has ended, steps in order; a non-zero return (a
+ * CS_E* code, message in err) ends the drive with it. */
+typedef int (*cs_drive_sink)(void *ctx, uint32_t step, const cs_txn_record *records, uint64_t n,
+                             cs_err *err);
+
+/* Transactions of the plan's widest step: the room cs_drive_streamed needs. */
+uint64_t cs_drive_widest_step(const cs_plan *plan);
+
+/* As cs_drive, but the records of each step are filled in window (cs_drive_widest_step
+ * entries) and handed to sink before the next step reuses it: memory follows a step, not the
+ * job (back-fill without keeping the records: cs_backfill_add in the sink). */
+int cs_drive_streamed(const cs_job *job, const cs_plan *plan, const cs_engine_ops *ops,
+                      void *engine, cs_txn_record *window, cs_drive_sink sink, void *ctx,
+                      cs_err *err);
+
 #endif

@@ -30,43 +30,47 @@ static int sender_index(const int32_t *ids, int n, int32_t id) {
   return -1;
 }
 
-int cs_backfill(const cs_job *job, const cs_plan *plan, const cs_txn_record *records,
-                const cs_engine_stats *engine_stats, const char *engine_name, cs_result *out,
-                cs_err *err) {
-  memset(out, 0, sizeof *out);
-  double ns_per_tick = 1.0 / job->adapter.driver_cycle_frequency_ghz;
-  int n = job->spec.num_participants;
-  double *last = calloc((size_t)n, sizeof *last); /* T_i in ticks; < 0: sends nothing */
-  if (!last) return cs_err_set(err, CS_ENOMEM, "backfill: out of memory");
-  for (int i = 0; i < n; i++) last[i] = -1;
+void cs_backfill_begin(cs_backfill_acc *acc, const cs_job *job) {
+  memset(acc, 0, sizeof *acc);
+  acc->num_participants = job->spec.num_participants;
+  acc->bw_bytes = job->adapter.bw_bytes;
+  for (int i = 0; i < acc->num_participants; i++) acc->last[i] = -1;
   /* T_i is indexed by the participant's rank in ascending id order: one binary search per
    * record instead of a scan of the participant list. */
-  int32_t sorted_ids[CS_MAX_PARTICIPANTS];
-  memcpy(sorted_ids, job->spec.participants, (size_t)n * sizeof *sorted_ids);
-  qsort(sorted_ids, (size_t)n, sizeof *sorted_ids, cmp_i32);
+  memcpy(acc->sorted_ids, job->spec.participants,
+         (size_t)acc->num_participants * sizeof *acc->sorted_ids);
+  qsort(acc->sorted_ids, (size_t)acc->num_participants, sizeof *acc->sorted_ids, cmp_i32);
+}
 
-  uint64_t max_tick = 0;
-  double req_ticks = 0, rsp_ticks = 0;
-  for (uint64_t i = 0; i < plan->num_txns; i++) {
+void cs_backfill_add(cs_backfill_acc *acc, const cs_txn_record *records, uint64_t n) {
+  cs_result *out = &acc->sums;
+  for (uint64_t i = 0; i < n; i++) {
     const cs_txn_record *r = &records[i];
-    if (r->rsp_complete_tick > max_tick) max_tick = r->rsp_complete_tick;
-    req_ticks += (double)(r->req_complete_tick - r->req_inject_tick);
-    rsp_ticks += (double)(r->rsp_complete_tick - r->rsp_inject_tick);
-    int p = sender_index(sorted_ids, n, r->src);
-    if (p >= 0 && (double)r->rsp_complete_tick > last[p]) last[p] = (double)r->rsp_complete_tick;
+    if (r->rsp_complete_tick > acc->max_tick) acc->max_tick = r->rsp_complete_tick;
+    acc->req_ticks += (double)(r->req_complete_tick - r->req_inject_tick);
+    acc->rsp_ticks += (double)(r->rsp_complete_tick - r->rsp_inject_tick);
+    int p = sender_index(acc->sorted_ids, acc->num_participants, r->src);
+    if (p >= 0 && (double)r->rsp_complete_tick > acc->last[p])
+      acc->last[p] = (double)r->rsp_complete_tick;
     out->retries += r->retry_count;
     out->block_rn += (uint64_t)r->rn_rd_block + r->rn_wr_block + r->rn_rdb_block + r->rn_wdb_block;
     out->block_sn += (uint64_t)r->sn_ro_block + r->sn_share_block + r->sn_wdb_block;
     out->block_d2d += (uint64_t)r->d2d_ro_block + r->d2d_share_block + r->d2d_wdb_block;
     if (r->src_die != r->dst_die) {
       out->cross_die_transactions++;
-      out->cross_die_bytes += (uint64_t)r->burst_length * (uint64_t)job->adapter.bw_bytes;
+      out->cross_die_bytes += (uint64_t)r->burst_length * (uint64_t)acc->bw_bytes;
     }
   }
+}
 
+void cs_backfill_end(cs_backfill_acc *acc, const cs_job *job, const cs_plan *plan,
+                     const cs_engine_stats *engine_stats, const char *engine_name, cs_result *out) {
+  *out = acc->sums;
+  double ns_per_tick = 1.0 / job->adapter.driver_cycle_frequency_ghz;
   /* Straggler ratio over the participants that send: max T_i / median T_i. */
+  double *last = acc->last;
   int senders = 0;
-  for (int p = 0; p < n; p++)
+  for (int p = 0; p < acc->num_participants; p++)
     if (last[p] >= 0) last[senders++] = last[p];
   qsort(last, (size_t)senders, sizeof *last, cmp_double);
   double median = 0, top = 0;
@@ -74,11 +78,10 @@ int cs_backfill(const cs_job *job, const cs_plan *plan, const cs_txn_record *rec
     median = senders % 2 ? last[senders / 2] : (last[senders / 2 - 1] + last[senders / 2]) / 2;
     top = last[senders - 1];
   }
-  free(last);
-
+  uint64_t max_tick = acc->max_tick;
   out->total_time_us = (double)max_tick * ns_per_tick / 1000.0;
-  out->req_phase_us = req_ticks * ns_per_tick / 1000.0;
-  out->rsp_phase_us = rsp_ticks * ns_per_tick / 1000.0;
+  out->req_phase_us = acc->req_ticks * ns_per_tick / 1000.0;
+  out->rsp_phase_us = acc->rsp_ticks * ns_per_tick / 1000.0;
   out->max_chip_latency_us = top * ns_per_tick / 1000.0;
   out->straggler_ratio = median > 0 ? top / median : 1.0;
   out->total_comm_bytes = plan->total_comm_bytes;
@@ -96,6 +99,17 @@ int cs_backfill(const cs_job *job, const cs_plan *plan, const cs_txn_record *rec
       if (i < CS_ENGINE_EXTRA_MAX && slot + i < CS_RESULT_EXTRA_SLOTS)
         out->engine_extra[slot + i] = engine_stats->extra[i];
   }
+}
+
+int cs_backfill(const cs_job *job, const cs_plan *plan, const cs_txn_record *records,
+                const cs_engine_stats *engine_stats, const char *engine_name, cs_result *out,
+                cs_err *err) {
+  cs_backfill_acc *acc = malloc(sizeof *acc);
+  if (!acc) return cs_err_set(err, CS_ENOMEM, "backfill: out of memory");
+  cs_backfill_begin(acc, job);
+  cs_backfill_add(acc, records, plan->num_txns);
+  cs_backfill_end(acc, job, plan, engine_stats, engine_name, out);
+  free(acc);
   return CS_OK;
 }
 

@@ -115,7 +115,7 @@ static cs_inject rsp_of(const cs_inject *req) {
 /* The step's rest handed to an engine that knows it (cs_engine_ops.finish_step), after the
  * checks the per-transaction loop makes of every rsp it would inject. */
 static int finish_step(const cs_job *job, const cs_plan *plan, const cs_engine_ops *ops,
-                       void *engine, uint32_t step, cs_txn_record *records, bool *finished,
+                       void *engine, uint32_t step, cs_txn_record *step_records, bool *finished,
                        cs_err *err) {
   uint64_t begin = plan->step_txn_begin[step], end = plan->step_txn_begin[step + 1];
   for (uint64_t i = begin; i < end; i++) {
@@ -124,12 +124,13 @@ static int finish_step(const cs_job *job, const cs_plan *plan, const cs_engine_o
     if (rc) return rc;
   }
   uint64_t guard = job->engine.deadlock_guard_ticks ? job->engine.deadlock_guard_ticks : 1;
-  int rc = ops->finish_step(engine, guard, records + begin, end - begin, finished, err);
+  int rc = ops->finish_step(engine, guard, step_records, end - begin, finished, err);
   return rc ? cs_err_prefix(err, "step %u", step) : CS_OK;
 }
 
+/* Records of the step's transactions go to step_records[id - first id of the step]. */
 static int run_step(const cs_job *job, const cs_plan *plan, const cs_engine_ops *ops, void *engine,
-                    uint32_t step, uint8_t *state, cs_txn_record *records, cs_err *err) {
+                    uint32_t step, uint8_t *state, cs_txn_record *step_records, cs_err *err) {
   uint64_t begin = plan->step_txn_begin[step], end = plan->step_txn_begin[step + 1];
   int rc = cs_validate_step_injects(plan->txns + begin, plan->txn_flow + begin, end - begin, step,
                                     err);
@@ -140,7 +141,8 @@ static int run_step(const cs_job *job, const cs_plan *plan, const cs_engine_ops 
     const cs_inject *req = &plan->txns[i];
     if ((rc = ops->inject(engine, req, err))) return cs_err_prefix(err, "step %u req %llu", step,
                                                                     (unsigned long long)i);
-    cs_txn_record *r = &records[i];
+    cs_txn_record *r = &step_records[i - begin];
+    *r = (cs_txn_record){0}; /* a streamed window holds the previous step's records */
     r->request_id = req->request_id;
     r->step = step;
     r->src = req->src_id;
@@ -153,7 +155,7 @@ static int run_step(const cs_job *job, const cs_plan *plan, const cs_engine_ops 
   }
   if (ops->finish_step) {
     bool finished = false;
-    if ((rc = finish_step(job, plan, ops, engine, step, records, &finished, err))) return rc;
+    if ((rc = finish_step(job, plan, ops, engine, step, step_records, &finished, err))) return rc;
     if (finished) return CS_OK;
   }
   uint64_t remaining = end - begin;
@@ -172,7 +174,7 @@ static int run_step(const cs_job *job, const cs_plan *plan, const cs_engine_ops 
         return cs_err_set(err, CS_EINTERNAL, "step %u: engine completed request %llu outside the step",
                           step, (unsigned long long)id);
       uint8_t *st = &state[id - begin];
-      cs_txn_record *r = &records[id];
+      cs_txn_record *r = &step_records[id - begin];
       if (done[k].phase == CS_PHASE_REQ && *st == WAIT_REQ) {
         const cs_inject *req = &plan->txns[id];
         cs_inject rsp = rsp_of(req);
@@ -196,18 +198,40 @@ static int run_step(const cs_job *job, const cs_plan *plan, const cs_engine_ops 
   return CS_OK;
 }
 
-int cs_drive(const cs_job *job, const cs_plan *plan, const cs_engine_ops *ops, void *engine,
-             cs_txn_record *records, cs_err *err) {
+uint64_t cs_drive_widest_step(const cs_plan *plan) {
   uint64_t widest = 0;
   for (uint32_t s = 0; s < plan->num_steps; s++) {
     uint64_t w = plan->step_txn_begin[s + 1] - plan->step_txn_begin[s];
     widest = w > widest ? w : widest;
   }
+  return widest;
+}
+
+/* window NULL: records for the whole plan; else room for the widest step, reused per step. */
+static int drive(const cs_job *job, const cs_plan *plan, const cs_engine_ops *ops, void *engine,
+                 cs_txn_record *records, cs_txn_record *window, cs_drive_sink sink, void *ctx,
+                 cs_err *err) {
+  uint64_t widest = cs_drive_widest_step(plan);
   uint8_t *state = calloc(widest ? widest : 1, 1);
   if (!state) return cs_err_set(err, CS_ENOMEM, "drive: out of memory");
   int rc = CS_OK;
-  for (uint32_t s = 0; s < plan->num_steps && !rc; s++)
-    rc = run_step(job, plan, ops, engine, s, state, records, err);
+  for (uint32_t s = 0; s < plan->num_steps && !rc; s++) {
+    uint64_t begin = plan->step_txn_begin[s], n = plan->step_txn_begin[s + 1] - begin;
+    cs_txn_record *step_records = window ? window : records + begin;
+    rc = run_step(job, plan, ops, engine, s, state, step_records, err);
+    if (!rc && sink) rc = sink(ctx, s, step_records, n, err);
+  }
   free(state);
   return rc;
+}
+
+int cs_drive(const cs_job *job, const cs_plan *plan, const cs_engine_ops *ops, void *engine,
+             cs_txn_record *records, cs_err *err) {
+  return drive(job, plan, ops, engine, records, NULL, NULL, NULL, err);
+}
+
+int cs_drive_streamed(const cs_job *job, const cs_plan *plan, const cs_engine_ops *ops,
+                      void *engine, cs_txn_record *window, cs_drive_sink sink, void *ctx,
+                      cs_err *err) {
+  return drive(job, plan, ops, engine, NULL, window, sink, ctx, err);
 }

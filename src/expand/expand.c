@@ -19,6 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "commsweep/bigmem.h"
+
 typedef struct flow_shape {
   int src_index, dst_index; /* participant indices in sorted order */
   uint64_t bytes;
@@ -204,8 +206,8 @@ int cs_expand(const cs_job *job, cs_plan *plan, cs_err *err) {
   p.total_comm_bytes = cs_expand_total_bytes(spec->primitive, spec->msg_size_bytes,
                                              spec->num_participants);
   p.flows = calloc(p.num_flows ? p.num_flows : 1, sizeof *p.flows);
-  p.txns = calloc(num_txns ? num_txns : 1, sizeof *p.txns);
-  p.txn_flow = calloc(num_txns ? num_txns : 1, sizeof *p.txn_flow);
+  p.txns = cs_big_calloc(num_txns ? num_txns : 1, sizeof *p.txns);
+  p.txn_flow = cs_big_calloc(num_txns ? num_txns : 1, sizeof *p.txn_flow);
   p.step_txn_begin = calloc((size_t)steps + 1, sizeof *p.step_txn_begin);
   if (!p.flows || !p.txns || !p.txn_flow || !p.step_txn_begin) {
     cs_plan_free(&p);

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "commsweep/backfill.h"
+#include "commsweep/bigmem.h"
 #include "commsweep/drive.h"
 #include "commsweep/engine.h"
 #include "commsweep/expand.h"
@@ -84,19 +85,50 @@ static void *shared_of(cs_job_shared *sh, const cs_engine_ops *ops) {
   return NULL;
 }
 
-/* Zeroed room for n records: the shared buffer when the records are not kept, else their own
+/* Room for n records: the shared buffer when the records are not kept, else their own zeroed
  * allocation; NULL when out of memory. */
 static cs_txn_record *records_for(cs_job_shared *sh, bool keep_records, uint64_t n) {
   if (!n) n = 1;
-  if (!sh || keep_records) return calloc(n, sizeof(cs_txn_record));
+  if (!sh || keep_records) return cs_big_calloc(n, sizeof(cs_txn_record));
   if (n > sh->cap_records) {
-    cs_txn_record *grown = realloc(sh->records, n * sizeof *grown);
+    cs_txn_record *grown = cs_big_realloc(sh->records, n * sizeof *grown);
     if (!grown) return NULL;
     sh->records = grown;
     sh->cap_records = n;
   }
-  memset(sh->records, 0, n * sizeof *sh->records);
   return sh->records;
+}
+
+static int fold_step(void *acc, uint32_t step, const cs_txn_record *records, uint64_t n,
+                     cs_err *err) {
+  (void)step, (void)err;
+  cs_backfill_add(acc, records, n);
+  return CS_OK;
+}
+
+/* Drives the job and back-fills its result.  Without keep_records the records pass through a
+ * window of one step (streamed into the back-fill), so a large job holds a step's records, not
+ * all of them; with it they all stay in records for the caller. */
+static int drive_and_backfill(const cs_job *job, const cs_plan *plan, const cs_engine_ops *ops,
+                              void *engine, bool keep_records, cs_txn_record *records,
+                              cs_result *result, cs_err *err) {
+  cs_engine_stats stats;
+  memset(&stats, 0, sizeof stats);
+  if (keep_records) {
+    int rc = cs_drive(job, plan, ops, engine, records, err);
+    if (!rc) ops->stats(engine, &stats);
+    return rc ? rc : cs_backfill(job, plan, records, &stats, ops->name, result, err);
+  }
+  cs_backfill_acc *acc = malloc(sizeof *acc);
+  if (!acc) return cs_err_set(err, CS_ENOMEM, "backfill: out of memory");
+  cs_backfill_begin(acc, job);
+  int rc = cs_drive_streamed(job, plan, ops, engine, records, fold_step, acc, err);
+  if (!rc) {
+    ops->stats(engine, &stats);
+    cs_backfill_end(acc, job, plan, &stats, ops->name, result);
+  }
+  free(acc);
+  return rc;
 }
 
 int cs_job_run(const cs_job *job, bool keep_records, cs_job_output *out, cs_err *err) {
@@ -112,7 +144,8 @@ int cs_job_run_shared(cs_job_shared *sh, const cs_job *job, bool keep_records,
   const cs_engine_ops *ops = cs_engine_find(job->engine.name);
   cs_plan plan;
   if ((rc = cs_expand(job, &plan, err))) return context(job, err);
-  cs_txn_record *records = records_for(sh, keep_records, plan.num_txns);
+  cs_txn_record *records =
+      records_for(sh, keep_records, keep_records ? plan.num_txns : cs_drive_widest_step(&plan));
   bool own_records = !sh || keep_records;
   if (!records) {
     cs_plan_free(&plan);
@@ -124,11 +157,8 @@ int cs_job_run_shared(cs_job_shared *sh, const cs_job *job, bool keep_records,
   rc = ops->create(job, &engine, err);
   void *shared = rc ? NULL : shared_of(sh, ops);
   if (shared && ops->shared_attach) rc = ops->shared_attach(engine, shared, err);
-  if (!rc) rc = cs_drive(job, &plan, ops, engine, records, err);
-  cs_engine_stats stats;
-  memset(&stats, 0, sizeof stats);
-  if (!rc) ops->stats(engine, &stats);
-  if (!rc) rc = cs_backfill(job, &plan, records, &stats, ops->name, &out->result, err);
+  if (!rc)
+    rc = drive_and_backfill(job, &plan, ops, engine, keep_records, records, &out->result, err);
   ops->destroy(engine);
   if (!rc) {
     out->result.wall_time_s = seconds_now() - t0;

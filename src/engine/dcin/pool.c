@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "commsweep/bigmem.h"
 #include "dcin_int.h"
 
 int dcin_arena_take(dcin_sim *s, dcin_q *q, int cap) {
@@ -21,7 +22,7 @@ int dcin_arena_take(dcin_sim *s, dcin_q *q, int cap) {
 uint32_t dcin_flit_new(dcin_sim *s) {
   if (s->free_flit == DCIN_NIL) {
     uint32_t ncap = s->cap_flits ? s->cap_flits * 2 : 4096;
-    dcin_flit *nf = realloc(s->flits, (size_t)ncap * sizeof *nf);
+    dcin_flit *nf = cs_big_realloc(s->flits, (size_t)ncap * sizeof *nf);
     if (!nf) return DCIN_NIL;
     s->flits = nf;
     for (uint32_t i = ncap; i-- > s->cap_flits;) {
@@ -158,7 +159,7 @@ int dcin_txn_new(dcin_sim *s, uint64_t id, uint32_t *out, cs_err *err) {
     return cs_err_set(err, CS_EINVAL, "request id %llu injected twice", (unsigned long long)id);
   if (s->free_txn == DCIN_NIL && s->ntxns == s->cap_txns) {
     uint32_t ncap = s->cap_txns ? s->cap_txns * 2 : 1024;
-    dcin_txn *nt = realloc(s->txns, (size_t)ncap * sizeof *nt);
+    dcin_txn *nt = cs_big_realloc(s->txns, (size_t)ncap * sizeof *nt);
     if (!nt) return cs_err_set(err, CS_ENOMEM, "transaction table of %u entries", ncap);
     s->txns = nt;
     s->cap_txns = ncap;
