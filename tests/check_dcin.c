@@ -766,8 +766,8 @@ static void run_job(const cs_job *job, bool reuse, cs_txn_record **rec, uint64_t
 }
 
 /* Two runs of job k gave the same bits (records, statistics, engine state); frees the records. */
-static void assert_same_bits(cs_txn_record *rec[2], const uint64_t n[2], const cs_engine_stats st[2],
-                             const dcin_stats ist[2], size_t k) {
+static void assert_same_bits(cs_txn_record *rec[2], const uint64_t n[2],
+                             const cs_engine_stats st[2], const dcin_stats ist[2], size_t k) {
   ck_assert_uint_eq(n[0], n[1]);
   ck_assert_msg(memcmp(rec[0], rec[1], n[0] * sizeof *rec[0]) == 0, "job %zu: records differ", k);
   ck_assert_int_eq(memcmp(&st[0], &st[1], sizeof st[0]), 0);

@@ -915,7 +915,8 @@ enum { PLAY_WAIT_REQ, PLAY_WAIT_FINAL, PLAY_DONE };
  * tick `now`, would take every completion on the first advance of its deadlock guard (the next
  * one comes before guard_ticks ticks), inject every rsp when the recorded run did, and see each
  * transaction's req phase, then its final completion, once. */
-static bool play_runs_through(const dcin_sim *s, dcin_reuse *r, uint64_t now, uint64_t guard_ticks) {
+static bool play_runs_through(const dcin_sim *s, dcin_reuse *r, uint64_t now,
+                              uint64_t guard_ticks) {
   const reuse_step *x = r->play;
   if (x->nev != 2 * (uint64_t)x->n) return false;
   if (r->cap_play_state < x->n) {
@@ -929,7 +930,7 @@ static bool play_runs_through(const dcin_sim *s, dcin_reuse *r, uint64_t now, ui
     uint64_t rel = x->ev[k].rel, c = r->play_start + rel, target;
     if (c >= cs_engine_advance_end(now, guard_ticks, s->tick_num, s->tick_den, &target))
       return false;
-    uint32_t g = k;
+    uint32_t g = k; /* the completions of cycle c: ev[k .. g) */
     while (g < x->nev && x->ev[g].rel == rel) g++;
     /* where the clock stands when the driver answers: after the cycle, or at the step's end */
     uint64_t answer = g < x->nev ? rel + 1 : x->len;
@@ -956,7 +957,7 @@ int dcin_reuse_finish(dcin_sim *s, uint64_t *now_tick, uint64_t guard_ticks, cs_
                       size_t n, bool *finished, cs_err *err) {
   dcin_reuse *r = s->reuse;
   *finished = false;
-  if (!r || !r->play_open || r->play_cursor || s->comp_n || n != r->play->n) return CS_OK;
+  if (!r || !r->play_open || r->play_cursor || s->comp_n || !n || n != r->play->n) return CS_OK;
   for (size_t i = 0; i < n; i++)
     if (rec[i].request_id != r->play_ids[i]) return CS_OK;
   if (!play_runs_through(s, r, *now_tick, guard_ticks)) return CS_OK;
