@@ -729,31 +729,51 @@ START_TEST(ticks_should_follow_the_driver_frequency) {
 }
 END_TEST
 
-/* Runs a job through L1 and the L2 driver on the engine ops, with step reuse on or off, and
- * attached to a shared reuse context if ctx is not NULL. */
-static void run_job_ctx(const cs_job *job, bool reuse, cs_dcin_reuse *ctx, cs_txn_record **rec,
-                        uint64_t *n, cs_engine_stats *st, dcin_stats *ist, uint64_t *replayed) {
-  cs_err err;
+/* Runs a job through L1 and the L2 driver on the given ops (cs_dcin_ops, or a copy without
+ * finish_step), with step reuse on or off, and attached to a shared reuse context if ctx is not
+ * NULL; returns what cs_drive returned, with its message in err. */
+static int run_job_ops(const cs_job *job, const cs_engine_ops *ops, bool reuse, cs_dcin_reuse *ctx,
+                       cs_txn_record **rec, uint64_t *n, cs_engine_stats *st, dcin_stats *ist,
+                       uint64_t *replayed, cs_err *err) {
   cs_plan plan;
-  ck_assert_int_eq(cs_expand(job, &plan, &err), 0);
+  ck_assert_int_eq(cs_expand(job, &plan, err), 0);
   *rec = calloc(plan.num_txns, sizeof **rec);
   ck_assert_ptr_nonnull(*rec);
   void *e = ops_engine(job);
   dcin_engine_sim(e)->reuse_off = !reuse;
   if (ctx) ck_assert_int_eq(cs_dcin_reuse_attach(e, ctx), 0);
-  ck_assert_msg(cs_drive(job, &plan, &cs_dcin_ops, e, *rec, &err) == 0, "%s", err.msg);
-  cs_dcin_ops.stats(e, st);
+  int rc = cs_drive(job, &plan, ops, e, *rec, err);
+  ops->stats(e, st);
   *ist = dcin_engine_sim(e)->st;
   uint64_t seen, recorded;
   dcin_reuse_figures(dcin_engine_sim(e), &seen, replayed, &recorded);
   *n = plan.num_txns;
-  cs_dcin_ops.destroy(e);
+  ops->destroy(e);
   cs_plan_free(&plan);
+  return rc;
+}
+
+static void run_job_ctx(const cs_job *job, bool reuse, cs_dcin_reuse *ctx, cs_txn_record **rec,
+                        uint64_t *n, cs_engine_stats *st, dcin_stats *ist, uint64_t *replayed) {
+  cs_err err;
+  int rc = run_job_ops(job, &cs_dcin_ops, reuse, ctx, rec, n, st, ist, replayed, &err);
+  ck_assert_msg(rc == 0, "%s", err.msg);
 }
 
 static void run_job(const cs_job *job, bool reuse, cs_txn_record **rec, uint64_t *n,
                     cs_engine_stats *st, dcin_stats *ist, uint64_t *replayed) {
   run_job_ctx(job, reuse, NULL, rec, n, st, ist, replayed);
+}
+
+/* Two runs of job k gave the same bits (records, statistics, engine state); frees the records. */
+static void assert_same_bits(cs_txn_record *rec[2], const uint64_t n[2],
+                             const cs_engine_stats st[2], const dcin_stats ist[2], size_t k) {
+  ck_assert_uint_eq(n[0], n[1]);
+  ck_assert_msg(memcmp(rec[0], rec[1], n[0] * sizeof *rec[0]) == 0, "job %zu: records differ", k);
+  ck_assert_int_eq(memcmp(&st[0], &st[1], sizeof st[0]), 0);
+  ck_assert_int_eq(memcmp(&ist[0], &ist[1], sizeof ist[0]), 0);
+  free(rec[0]);
+  free(rec[1]);
 }
 
 /* Runs the job alone (every step simulated) and with the shared reuse context, checks that both
@@ -766,12 +786,7 @@ static uint64_t run_alone_and_shared(const cs_job *job, cs_dcin_reuse *ctx, size
   dcin_stats ist[2];
   run_job_ctx(job, false, NULL, &rec[0], &n[0], &st[0], &ist[0], &replayed[0]);
   run_job_ctx(job, true, ctx, &rec[1], &n[1], &st[1], &ist[1], &replayed[1]);
-  ck_assert_uint_eq(n[0], n[1]);
-  ck_assert_msg(memcmp(rec[0], rec[1], n[0] * sizeof *rec[0]) == 0, "job %zu: records differ", k);
-  ck_assert_int_eq(memcmp(&st[0], &st[1], sizeof st[0]), 0);
-  ck_assert_int_eq(memcmp(&ist[0], &ist[1], sizeof ist[0]), 0);
-  free(rec[0]);
-  free(rec[1]);
+  assert_same_bits(rec, n, st, ist, k);
   return replayed[1];
 }
 
@@ -812,14 +827,9 @@ START_TEST(step_reuse_should_give_the_bits_of_simulating_every_step) {
     dcin_stats ist[2];
     for (int on = 0; on < 2; on++)
       run_job(&job, on, &rec[on], &n[on], &st[on], &ist[on], &replayed[on]);
-    ck_assert_uint_eq(n[0], n[1]);
     ck_assert_uint_eq(replayed[0], 0);
     if (jobs[k].must_replay) ck_assert_msg(replayed[1] > 0, "job %zu replayed nothing", k);
-    ck_assert_msg(memcmp(rec[0], rec[1], n[0] * sizeof *rec[0]) == 0, "job %zu: records differ", k);
-    ck_assert_int_eq(memcmp(&st[0], &st[1], sizeof st[0]), 0);
-    ck_assert_int_eq(memcmp(&ist[0], &ist[1], sizeof ist[0]), 0);
-    free(rec[0]);
-    free(rec[1]);
+    assert_same_bits(rec, n, st, ist, k);
   }
 }
 END_TEST
@@ -882,6 +892,75 @@ START_TEST(full_reuse_context_should_drop_its_least_recently_used_steps) {
 }
 END_TEST
 
+/* The ring AllReduce of 64 KiB on 2 dies (14 steps, 12 of them replayed), and the dcin ops with
+ * and without finish_step (the latter in *round_trips). */
+static void finish_step_setup(cs_job *job, cs_engine_ops *round_trips,
+                              const cs_engine_ops *ops[2]) {
+  const int parts[8] = {0, 5, 10, 15, 20, 25, 30, 35};
+  cs_test_job(job, "dcin", CS_PRIM_ALLREDUCE, 65536, parts, 8);
+  *round_trips = cs_dcin_ops;
+  round_trips->finish_step = NULL;
+  ops[0] = &cs_dcin_ops;
+  ops[1] = round_trips;
+}
+
+/* A replayed step handed over whole (finish_step) must give the driver exactly what going
+ * through it transaction by transaction gives: the same records (ticks included), statistics and
+ * engine state. */
+START_TEST(finish_step_should_give_the_bits_of_the_per_transaction_round_trips) {
+  cs_job job;
+  cs_engine_ops round_trips;
+  const cs_engine_ops *ops[2];
+  finish_step_setup(&job, &round_trips, ops);
+  cs_txn_record *rec[2];
+  uint64_t n[2], replayed[2];
+  cs_engine_stats st[2];
+  dcin_stats ist[2];
+  for (int k = 0; k < 2; k++) {
+    cs_err err;
+    int rc = run_job_ops(&job, ops[k], true, NULL, &rec[k], &n[k], &st[k], &ist[k], &replayed[k],
+                         &err);
+    ck_assert_msg(rc == 0, "%s", err.msg);
+  }
+  ck_assert_uint_eq(replayed[0], 12); /* 2 (N - 1) steps, the first two recorded */
+  ck_assert_uint_eq(replayed[1], 12);
+  assert_same_bits(rec, n, st, ist, 0);
+}
+END_TEST
+
+/* A replayed step in which the deadlock guard fires (a guard of 8 ticks, shorter than a request's
+ * round trip): finish_step leaves it to the per-transaction loop, so the job fails with the same
+ * error as without finish_step.  Each run replays from its own context, filled by the same job
+ * with the default guard, so that its first step is already a replay. */
+START_TEST(finish_step_should_leave_a_step_the_guard_stops_to_the_round_trips) {
+  cs_job job;
+  cs_engine_ops round_trips;
+  const cs_engine_ops *ops[2];
+  finish_step_setup(&job, &round_trips, ops);
+  cs_err err[2];
+  int rc[2];
+  for (int k = 0; k < 2; k++) {
+    cs_dcin_reuse *ctx = cs_dcin_reuse_new();
+    ck_assert_ptr_nonnull(ctx);
+    cs_txn_record *rec;
+    uint64_t n, replayed;
+    cs_engine_stats st;
+    dcin_stats ist;
+    run_job_ctx(&job, true, ctx, &rec, &n, &st, &ist, &replayed);
+    free(rec);
+    cs_job quick = job;
+    quick.engine.deadlock_guard_ticks = 8;
+    rc[k] = run_job_ops(&quick, ops[k], true, ctx, &rec, &n, &st, &ist, &replayed, &err[k]);
+    free(rec);
+    cs_dcin_reuse_free(ctx);
+  }
+  ck_assert_int_eq(rc[0], CS_EDEADLOCK);
+  ck_assert_int_eq(rc[1], CS_EDEADLOCK);
+  ck_assert_str_eq(err[0].msg, err[1].msg);
+  ck_assert_msg(strstr(err[0].msg, "step 0:") != NULL, "%s", err[0].msg);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("dcin");
   TCase *tc = tcase_create("ring");
@@ -918,6 +997,8 @@ static Suite *suite(void) {
   tcase_add_test(tc, step_reuse_should_give_the_bits_of_simulating_every_step);
   tcase_add_test(tc, shared_reuse_context_should_replay_across_jobs_with_the_same_bits);
   tcase_add_test(tc, full_reuse_context_should_drop_its_least_recently_used_steps);
+  tcase_add_test(tc, finish_step_should_give_the_bits_of_the_per_transaction_round_trips);
+  tcase_add_test(tc, finish_step_should_leave_a_step_the_guard_stops_to_the_round_trips);
   tcase_add_test(tc, create_should_reject_inconsistent_adapter_fields);
   tcase_add_test(tc, ticks_should_follow_the_driver_frequency);
   tcase_add_test(tc, described_transactions_should_be_recycled);

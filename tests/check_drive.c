@@ -26,6 +26,8 @@ typedef struct fake {
   bool frozen;             /* advance() moves nothing: a broken engine */
   uint64_t inject_tick[4096][2];
   uint32_t injects;
+  uint32_t steps_finished; /* by f_finish_step */
+  uint64_t guard_seen;     /* the guard f_finish_step was given */
 } fake;
 
 static int f_inject(void *e, const cs_inject *in, cs_err *err) {
@@ -88,6 +90,30 @@ static const cs_engine_ops fake_ops = {.name = "fake", .inject = f_inject, .adva
                                        .poll = f_poll, .now = f_now, .describe = f_describe,
                                        .where = f_where, .stats = f_stats};
 
+/* finish_step of a scripted engine that knows how its odd steps end: it plays them as its
+ * advance and poll would (every req was injected at `now`; req k completes 10 + k % 3 ticks
+ * later, its rsp 5 ticks after that) and leaves the even steps to the driver. */
+static int f_finish_step(void *e, uint64_t guard_ticks, cs_txn_record *rec, size_t n,
+                         bool *finished, cs_err *err) {
+  fake *f = e;
+  (void)err;
+  f->guard_seen = guard_ticks;
+  *finished = false;
+  if (!n || rec[0].step % 2 == 0) return CS_OK;
+  uint64_t start = f->now;
+  for (size_t k = 0; k < n; k++) {
+    uint64_t id = rec[k].request_id;
+    rec[k].req_complete_tick = rec[k].rsp_inject_tick = start + 10 + id % 3;
+    rec[k].rsp_complete_tick = rec[k].req_complete_tick + 5;
+    f_describe(e, id, &rec[k]);
+    f->t[id].live = 0;
+    if (rec[k].rsp_complete_tick > f->now) f->now = rec[k].rsp_complete_tick;
+  }
+  f->steps_finished++;
+  *finished = true;
+  return CS_OK;
+}
+
 static fake *engine;
 static cs_job job;
 static cs_plan plan;
@@ -145,6 +171,28 @@ END_TEST
 
 /* An engine that simulates every tick (a cycle engine whose flits are stuck or circling) and
  * completes nothing for deadlock_guard_ticks ticks is stopped then. */
+/* Steps an engine finishes itself (finish_step) get the records the per-transaction loop gives,
+ * the driver's own fields included; the steps it declines run through that loop. */
+START_TEST(drive_should_give_the_same_records_when_the_engine_finishes_steps) {
+  cs_err err;
+  ck_assert_int_eq(cs_drive(&job, &plan, &fake_ops, engine, records, &err), CS_OK);
+  ck_assert_uint_ge(plan.num_steps, 2);
+  cs_txn_record *finished = calloc(plan.num_txns, sizeof *finished);
+  fake *other = calloc(1, sizeof *other);
+  ck_assert_ptr_nonnull(finished);
+  ck_assert_ptr_nonnull(other);
+  other->stuck = UINT64_MAX;
+  cs_engine_ops ops = fake_ops;
+  ops.finish_step = f_finish_step;
+  ck_assert_int_eq(cs_drive(&job, &plan, &ops, other, finished, &err), CS_OK);
+  ck_assert_uint_eq(other->steps_finished, plan.num_steps / 2); /* the odd ones */
+  ck_assert_uint_eq(other->guard_seen, job.engine.deadlock_guard_ticks);
+  ck_assert_int_eq(memcmp(records, finished, plan.num_txns * sizeof *records), 0);
+  free(finished);
+  free(other);
+}
+END_TEST
+
 START_TEST(deadlock_guard_should_name_stuck_requests) {
   cs_err err;
   uint64_t stuck = plan.step_txn_begin[1] + 2; /* in step 1 */
@@ -328,6 +376,7 @@ int main(void) {
   tcase_add_test(tc, drive_should_keep_steps_apart);
   tcase_add_test(tc, advance_end_should_be_the_first_cycle_of_the_target_tick_and_saturate);
   tcase_add_test(tc, drive_should_inject_each_rsp_reversed_in_its_completion_tick);
+  tcase_add_test(tc, drive_should_give_the_same_records_when_the_engine_finishes_steps);
   tcase_add_test(tc, deadlock_guard_should_name_stuck_requests);
   tcase_add_test(tc, deadlock_guard_should_wait_for_an_engine_that_simulates_nothing);
   tcase_add_test(tc, deadlock_guard_should_stop_an_idle_engine_at_the_idle_limit);

@@ -92,6 +92,17 @@ typedef struct cs_engine_ops {
    * back-pressure counters, internal cycles, its record_columns.  Driver-owned fields (ticks,
    * step) are untouched. */
   void (*describe)(const void *engine, uint64_t request_id, cs_txn_record *rec);
+  /* Optional (NULL: the driver always goes transaction by transaction).  Called right after the
+   * driver injected a step's n reqs, whose records are records[0..n) (request_id set, in inject
+   * order): when the engine already knows how the step ends (e.g. it replays a recorded one), it
+   * runs the step to its end exactly as the per-transaction protocol would, with every rsp
+   * injected at the tick its req phase completed, and fills each record's req_complete_tick,
+   * rsp_inject_tick, rsp_complete_tick and what describe() fills; *finished = true.  Otherwise,
+   * and whenever that protocol would stop the step (no completion within guard_ticks ticks, an
+   * rsp the engine would refuse), it changes nothing the records or later calls could show and
+   * sets *finished = false: the driver then runs the step transaction by transaction. */
+  int (*finish_step)(void *engine, uint64_t guard_ticks, cs_txn_record *records, size_t n,
+                     bool *finished, cs_err *err);
   /* Where a request is now ("waiting for DBID at SN die1:node3 ddr_0"), for deadlock reports. */
   void (*where)(const void *engine, uint64_t request_id, char *buf, size_t cap);
   void (*stats)(const void *engine, cs_engine_stats *out);

@@ -112,7 +112,11 @@ static inline int cs_scheme_channel(uint64_t issued_before) {
 
 /* Number of logical GDMAs (= DDRs) the scheme defines for a die type and die count. */
 int cs_scheme_endpoints(const cs_die_params *die, int num_dies);
-cs_endpoint cs_scheme_locate(const cs_die_params *die, int logical_id);
+/* Where logical endpoint logical_id lives (inline: engines locate every request). */
+static inline cs_endpoint cs_scheme_locate(const cs_die_params *die, int logical_id) {
+  int per_die = die->rows * die->cols;
+  return (cs_endpoint){logical_id / per_die, logical_id % per_die};
+}
 
 /* Hops of the XY (or YX) route between two nodes of a die. */
 int cs_topo_hops(const cs_die_params *die, int src_node, int dst_node);

@@ -1,7 +1,9 @@
 /* L2 closed loop.  Per step: inject every req at the step's first tick; on each req-phase
  * completion inject the rsp at once (same tick, reversed src/dst, same id); the step ends when
  * every transaction of the step has completed finally.  Steps never overlap (seed: the next
- * chunk depends on the previous transfer). */
+ * chunk depends on the previous transfer).  An engine that already knows how a step ends (one
+ * it replays) may finish it right after the reqs are injected (cs_engine_ops.finish_step), with
+ * the records this loop would have made. */
 #include "commsweep/drive.h"
 
 #include <stdint.h>
@@ -100,6 +102,32 @@ static size_t await_completions(const cs_job *job, const cs_engine_ops *ops, voi
   }
 }
 
+/* The rsp of a req: same id, reversed src/dst (C10). */
+static cs_inject rsp_of(const cs_inject *req) {
+  return (cs_inject){.request_id = req->request_id,
+                     .src_id = req->dst_id,
+                     .dst_id = req->src_id,
+                     .is_read = req->is_read,
+                     .packet_type = CS_PKT_RSP,
+                     .burst_length = req->burst_length};
+}
+
+/* The step's rest handed to an engine that knows it (cs_engine_ops.finish_step), after the
+ * checks the per-transaction loop makes of every rsp it would inject. */
+static int finish_step(const cs_job *job, const cs_plan *plan, const cs_engine_ops *ops,
+                       void *engine, uint32_t step, cs_txn_record *step_records, bool *finished,
+                       cs_err *err) {
+  uint64_t begin = plan->step_txn_begin[step], end = plan->step_txn_begin[step + 1];
+  for (uint64_t i = begin; i < end; i++) {
+    cs_inject rsp = rsp_of(&plan->txns[i]);
+    int rc = cs_validate_rsp(&plan->txns[i], &rsp, err);
+    if (rc) return rc;
+  }
+  uint64_t guard = job->engine.deadlock_guard_ticks ? job->engine.deadlock_guard_ticks : 1;
+  int rc = ops->finish_step(engine, guard, step_records, end - begin, finished, err);
+  return rc ? cs_err_prefix(err, "step %u", step) : CS_OK;
+}
+
 /* Records of the step's transactions go to step_records[id - first id of the step]. */
 static int run_step(const cs_job *job, const cs_plan *plan, const cs_engine_ops *ops, void *engine,
                     uint32_t step, uint8_t *state, cs_txn_record *step_records, cs_err *err) {
@@ -125,6 +153,11 @@ static int run_step(const cs_job *job, const cs_plan *plan, const cs_engine_ops 
     for (size_t x = 0; x < extra_slots; x++) r->engine_extra[x] = -1;
     state[i - begin] = WAIT_REQ;
   }
+  if (ops->finish_step) {
+    bool finished = false;
+    if ((rc = finish_step(job, plan, ops, engine, step, step_records, &finished, err))) return rc;
+    if (finished) return CS_OK;
+  }
   uint64_t remaining = end - begin;
   cs_completion done[POLL_BATCH];
   while (remaining) {
@@ -144,12 +177,7 @@ static int run_step(const cs_job *job, const cs_plan *plan, const cs_engine_ops 
       cs_txn_record *r = &step_records[id - begin];
       if (done[k].phase == CS_PHASE_REQ && *st == WAIT_REQ) {
         const cs_inject *req = &plan->txns[id];
-        cs_inject rsp = {.request_id = id,
-                         .src_id = req->dst_id,
-                         .dst_id = req->src_id,
-                         .is_read = req->is_read,
-                         .packet_type = CS_PKT_RSP,
-                         .burst_length = req->burst_length};
+        cs_inject rsp = rsp_of(req);
         if ((rc = cs_validate_rsp(req, &rsp, err))) return rc;
         r->req_complete_tick = done[k].tick;
         r->rsp_inject_tick = ops->now(engine);

@@ -288,11 +288,6 @@ int cs_scheme_endpoints(const cs_die_params *die, int num_dies) {
   return die->rows * die->cols * num_dies;
 }
 
-cs_endpoint cs_scheme_locate(const cs_die_params *die, int logical_id) {
-  int per_die = die->rows * die->cols;
-  return (cs_endpoint){logical_id / per_die, logical_id % per_die};
-}
-
 int cs_topo_hops(const cs_die_params *die, int src_node, int dst_node) {
   int dr = src_node / die->cols - dst_node / die->cols;
   int dc = src_node % die->cols - dst_node % die->cols;

@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "commsweep/dcin.h"
 #include "commsweep/engine.h"
@@ -449,6 +450,8 @@ typedef struct dcin_sim {
   dcin_die dies[CS_TOPO_MAX_DIES];
   int nlinks; /* connections */
   cs_d2d_link links[CS_TOPO_MAX_LINKS];
+  uint8_t linked_dies[CS_TOPO_MAX_DIES]; /* bit b of [a]: a link joins die a and die b */
+  _Static_assert(CS_TOPO_MAX_DIES <= 8, "linked_dies holds a die's links in one byte");
   dcin_axi *axi; /* 2 per connection: [2*i] a->b, [2*i+1] b->a */
   /* pools */
   dcin_flit *flits;
@@ -456,6 +459,8 @@ typedef struct dcin_sim {
   dcin_txn *txns;
   uint32_t ntxns, cap_txns;
   uint32_t free_txn; /* recycled transaction slots (linked by next_wait) */
+  bool ids_taken;        /* some request was injected (or collected for step reuse) */
+  uint64_t max_id_taken; /* the highest such request id */
   /* request_id -> txn index (open addressing) */
   uint64_t *map_keys;
   uint32_t *map_vals;
@@ -516,16 +521,85 @@ int dcin_find_cycle(const dcin_sim *s, char *buf, size_t cap);
 /* Appends to buf (NUL-terminated) every place holding the transaction's flits. */
 void dcin_locate(const dcin_sim *s, uint32_t t, char *buf, size_t cap);
 
+/* A request at its physical place, as op_inject resolves it from the logical ids (not yet
+ * checked: the fields are as wide as the driver's values). */
+typedef struct dcin_place {
+  int src_die, src_node, src_ip; /* src_ip: DCIN_IP_GDMA0/1 */
+  int dst_die, dst_node, dst_ip; /* dst_ip: DCIN_IP_DDR0/1 */
+  bool is_read;
+  int burst; /* flits */
+} dcin_place;
+
 /* Checks an injection at an explicit physical place without making it (the errors of
- * dcin_inject_phys); picks the D2D link of a cross-die request. */
-int dcin_inject_check(const dcin_sim *s, uint64_t request_id, int src_die, int src_node, int src_ip,
-                      int dst_die, int dst_node, int dst_ip, bool is_read, int burst, cs_err *err);
-/* The record fields the engine owns, from a transaction (engine.c). */
-void dcin_describe_from(const dcin_sim *s, const dcin_txn *x, cs_txn_record *rec);
+ * dcin_inject_phys). */
+int dcin_inject_check(const dcin_sim *s, uint64_t request_id, const dcin_place *p, cs_err *err);
+
+/* The record fields the engine owns, in three parts, each from its sources: a simulated
+ * transaction (dcin_describe_from) and a replayed one (reuse.c) keep them differently. */
+/* Where it ran: its places, and the D2D link (index into sim links) of a cross-die one. */
+static inline void dcin_describe_place(const dcin_sim *s, int src_die, int src_node, int src_ip,
+                                       int dst_die, int dst_node, int dst_ip, bool is_read,
+                                       int burst, bool cross, int link, int link_dir,
+                                       cs_txn_record *rec) {
+  rec->src_die = (int16_t)src_die;
+  rec->dst_die = (int16_t)dst_die;
+  rec->src_node = (int16_t)src_node;
+  rec->dst_node = (int16_t)dst_node;
+  rec->src_channel = (int16_t)(src_ip - DCIN_IP_GDMA0);
+  rec->dst_channel = (int16_t)(dst_ip - DCIN_IP_DDR0);
+  rec->d2d_src_node = rec->d2d_dst_node = -1;
+  if (cross) {
+    const cs_d2d_link *l = &s->links[link];
+    rec->d2d_src_node = (int16_t)(link_dir == 0 ? l->node_a : l->node_b);
+    rec->d2d_dst_node = (int16_t)(link_dir == 0 ? l->node_b : l->node_a);
+  }
+  rec->is_read = is_read;
+  rec->burst_length = (uint16_t)burst;
+}
+
+/* Its back-pressure counters: dcin_txn.retries .. eject_fail, record.retry_count ..
+ * eject_retries, the same twelve uint32_t in the same order. */
+#define DCIN_COUNTERS 12
+_Static_assert(offsetof(dcin_txn, eject_fail) - offsetof(dcin_txn, retries) ==
+                   (DCIN_COUNTERS - 1) * sizeof(uint32_t),
+               "dcin_txn: retries, ten block counters and eject_fail must be adjacent");
+_Static_assert(offsetof(cs_txn_record, eject_retries) - offsetof(cs_txn_record, retry_count) ==
+                   (DCIN_COUNTERS - 1) * sizeof(uint32_t),
+               "cs_txn_record: retry_count, ten block counters and eject_retries must be adjacent");
+static inline void dcin_describe_counters(const uint32_t *counters, cs_txn_record *rec) {
+  memcpy(&rec->retry_count, counters, DCIN_COUNTERS * sizeof(uint32_t));
+}
+
+/* Record cycles are NoC cycles (model.h): sim cycles / NETWORK_SCALE; 0 = not reached. */
+static inline uint64_t dcin_noc_cycle(const dcin_sim *s, uint64_t v) {
+  return v == DCIN_NO_CYCLE ? 0 : v / (uint64_t)s->cfg.net_scale;
+}
+
+/* Its stamps (sim cycles, DCIN_NO_CYCLE when not reached), named as in dcin_txn. */
+static inline void dcin_describe_cycles(const dcin_sim *s, bool is_read, bool cross,
+                                        uint64_t t_inject, uint64_t t_wdata_gen,
+                                        uint64_t t_req_done, uint64_t t_rsp_inject,
+                                        uint64_t t_data_done, uint64_t t_wdata_d2d,
+                                        uint64_t t_final, cs_txn_record *rec) {
+  rec->req_inject_cycle = dcin_noc_cycle(s, t_inject);
+  rec->wdata_gen_cycle = dcin_noc_cycle(s, t_wdata_gen);
+  rec->req_complete_cycle = dcin_noc_cycle(s, t_req_done);
+  rec->rsp_inject_cycle = dcin_noc_cycle(s, t_rsp_inject);
+  rec->wdata_complete_cycle = is_read ? 0 : dcin_noc_cycle(s, cross ? t_wdata_d2d : t_data_done);
+  rec->rsp_complete_cycle = dcin_noc_cycle(s, t_final);
+}
+
+/* The record fields the engine owns, from a simulated transaction. */
+static inline void dcin_describe_from(const dcin_sim *s, const dcin_txn *x, cs_txn_record *rec) {
+  dcin_describe_place(s, x->src_die, x->src_node, x->src_ip, x->dst_die, x->dst_node, x->dst_ip,
+                      x->is_read, x->burst, x->cross, x->link, x->link_dir, rec);
+  dcin_describe_counters(&x->retries, rec);
+  dcin_describe_cycles(s, x->is_read, x->cross, x->t_inject, x->t_wdata_gen, x->t_req_done,
+                       x->t_rsp_inject, x->t_data_done, x->t_wdata_d2d, x->t_final, rec);
+}
 
 /* reuse.c: exact step reuse (see there).  The hooks of the engine ops. */
-bool dcin_reuse_take(dcin_sim *s, uint64_t id, int src_id, int dst_id, int src_die, int src_node,
-                     int src_ip, int dst_die, int dst_node, int dst_ip, bool is_read, int burst);
+bool dcin_reuse_take(dcin_sim *s, uint64_t id, int src_id, int dst_id, const dcin_place *p);
 int dcin_reuse_flush(dcin_sim *s, cs_err *err);
 bool dcin_reuse_has(const dcin_sim *s, uint64_t id);
 bool dcin_reuse_playing(const dcin_sim *s);
@@ -533,6 +607,8 @@ uint64_t dcin_reuse_next(const dcin_sim *s);
 void dcin_reuse_deliver(dcin_sim *s, uint64_t c);
 int dcin_reuse_rsp(dcin_sim *s, uint64_t id, int src_id, int dst_id, bool *handled, cs_err *err);
 bool dcin_reuse_describe(const dcin_sim *s, uint64_t id, cs_txn_record *rec);
+int dcin_reuse_finish(dcin_sim *s, uint64_t *now_tick, uint64_t guard_ticks, cs_txn_record *rec,
+                      size_t n, bool *finished, cs_err *err);
 void dcin_reuse_note_completions(dcin_sim *s, uint64_t c);
 void dcin_reuse_note_rsp(dcin_sim *s, uint32_t t);
 void dcin_reuse_note_describe(dcin_sim *s, uint32_t t);

@@ -67,6 +67,8 @@ int dcin_sim_create(const cs_die_params *die, const cs_layout *layout, const cs_
       goto fail;
     }
     s->links[i] = *l;
+    s->linked_dies[l->die_a] |= 1u << l->die_b;
+    s->linked_dies[l->die_b] |= 1u << l->die_a;
   }
   s->arena_cap = dcin_die_arena_slots(&s->cfg) * (size_t)s->ndies;
   s->arena = malloc(s->arena_cap * sizeof *s->arena);
@@ -131,9 +133,11 @@ fail:
 
 static uint64_t tick_of(const dcin_sim *s, uint64_t c) { return c * s->tick_num / s->tick_den; }
 
-int dcin_inject_check(const dcin_sim *s, uint64_t id, int src_die, int src_node, int src_ip,
-                      int dst_die, int dst_node, int dst_ip, bool is_read, int burst, cs_err *err) {
+int dcin_inject_check(const dcin_sim *s, uint64_t id, const dcin_place *p, cs_err *err) {
   const dcin_cfg *c = &s->cfg;
+  int src_die = p->src_die, src_node = p->src_node, src_ip = p->src_ip;
+  int dst_die = p->dst_die, dst_node = p->dst_node, dst_ip = p->dst_ip, burst = p->burst;
+  bool is_read = p->is_read;
   if (src_die < 0 || src_die >= s->ndies || dst_die < 0 || dst_die >= s->ndies || src_node < 0 ||
       src_node >= c->nodes || dst_node < 0 || dst_node >= c->nodes)
     return cs_err_set(err, CS_EINVAL, "request %llu: place die%d:%d -> die%d:%d outside the chip",
@@ -157,20 +161,26 @@ int dcin_inject_check(const dcin_sim *s, uint64_t id, int src_die, int src_node,
     return cs_err_set(err, CS_EINVAL,
                       "request %llu: burst_length %d exceeds the %d-flit data buffer it needs",
                       (unsigned long long)id, burst, cap);
-  uint8_t dir = 0;
-  if (src_die != dst_die &&
-      dcin_d2d_pick(s, src_die, src_node, dst_die, dst_node, dst_ip - DCIN_IP_DDR0, &dir) < 0)
+  if (src_die != dst_die && !(s->linked_dies[src_die] & 1u << dst_die))
     return cs_err_set(err, CS_EINVAL, "request %llu: no D2D link between die %d and die %d",
                       (unsigned long long)id, src_die, dst_die);
-  if (dcin_txn_find(s, id) != DCIN_NIL || dcin_reuse_has(s, id))
+  /* plans number their requests upwards: one above every id taken so far cannot repeat */
+  bool fresh = !s->ids_taken || id > s->max_id_taken;
+  if (!fresh && (dcin_txn_find(s, id) != DCIN_NIL || dcin_reuse_has(s, id)))
     return cs_err_set(err, CS_EINVAL, "request id %llu injected twice", (unsigned long long)id);
   return 0;
 }
 
+/* A request id is in use from now on (injected, or collected for step reuse). */
+static void note_id_taken(dcin_sim *s, uint64_t id) {
+  if (!s->ids_taken || id > s->max_id_taken) s->max_id_taken = id;
+  s->ids_taken = true;
+}
+
 int dcin_inject_phys(dcin_sim *s, uint64_t id, int src_die, int src_node, int src_ip, int dst_die,
                      int dst_node, int dst_ip, bool is_read, int burst, cs_err *err) {
-  int rc = dcin_inject_check(s, id, src_die, src_node, src_ip, dst_die, dst_node, dst_ip, is_read,
-                             burst, err);
+  dcin_place place = {src_die, src_node, src_ip, dst_die, dst_node, dst_ip, is_read, burst};
+  int rc = dcin_inject_check(s, id, &place, err);
   if (rc) return rc;
   int link = -1;
   uint8_t dir = 0;
@@ -179,6 +189,7 @@ int dcin_inject_phys(dcin_sim *s, uint64_t id, int src_die, int src_node, int sr
   uint32_t t;
   rc = dcin_txn_new(s, id, &t, err);
   if (rc) return rc;
+  note_id_taken(s, id);
   dcin_txn *x = &s->txns[t];
   x->src_id = x->dst_id = -1;
   x->is_read = is_read;
@@ -407,19 +418,20 @@ static int op_inject(void *engine, const cs_inject *in, cs_err *err) {
   cs_endpoint src = cs_scheme_locate(&s->die_params, in->src_id);
   cs_endpoint dst = cs_scheme_locate(&s->die_params, in->dst_id);
   int ch = (int)(s->gdma_count[in->src_id] % 2);
-  int rc = dcin_inject_check(s, in->request_id, src.die, src.node, DCIN_IP_GDMA0 + ch, dst.die,
-                             dst.node, DCIN_IP_DDR0 + ch, in->is_read, in->burst_length, err);
+  dcin_place p = {src.die, src.node, DCIN_IP_GDMA0 + ch, dst.die,
+                  dst.node, DCIN_IP_DDR0 + ch, in->is_read, in->burst_length};
+  int rc = dcin_inject_check(s, in->request_id, &p, err);
   if (rc) return rc;
   /* a step's requests arriving at a quiet network are collected, then replayed or simulated */
-  if (!dcin_reuse_take(s, in->request_id, in->src_id, in->dst_id, src.die, src.node,
-                       DCIN_IP_GDMA0 + ch, dst.die, dst.node, DCIN_IP_DDR0 + ch, in->is_read,
-                       in->burst_length)) {
+  if (!dcin_reuse_take(s, in->request_id, in->src_id, in->dst_id, &p)) {
     if ((rc = dcin_reuse_flush(s, err))) return rc;
-    rc = dcin_inject_phys(s, in->request_id, src.die, src.node, DCIN_IP_GDMA0 + ch, dst.die,
-                          dst.node, DCIN_IP_DDR0 + ch, in->is_read, in->burst_length, err);
+    rc = dcin_inject_phys(s, in->request_id, p.src_die, p.src_node, p.src_ip, p.dst_die,
+                          p.dst_node, p.dst_ip, p.is_read, p.burst, err);
     if (rc < 0) return rc;
     s->txns[rc].src_id = in->src_id;
     s->txns[rc].dst_id = in->dst_id;
+  } else {
+    note_id_taken(s, in->request_id);
   }
   s->gdma_count[in->src_id]++;
   return 0;
@@ -460,11 +472,17 @@ static int op_advance(void *engine, uint64_t max_ticks, cs_err *err) {
   return 0;
 }
 
-static size_t op_poll(void *engine, cs_completion *out, size_t cap) {
-  dcin_sim *s = ((dcin_engine *)engine)->sim;
+/* The collected step, injected from an op that cannot return its error: the failure is kept
+ * as a fault, which the next advance reports. */
+static void flush_keeping_fault(dcin_sim *s) {
   cs_err err;
   if (dcin_reuse_flush(s, &err) && !s->fault[0])
     snprintf(s->fault, sizeof s->fault, "%.200s", err.msg);
+}
+
+static size_t op_poll(void *engine, cs_completion *out, size_t cap) {
+  dcin_sim *s = ((dcin_engine *)engine)->sim;
+  flush_keeping_fault(s);
   size_t n = 0;
   while (n < cap && s->comp_n) {
     out[n++] = s->comp[s->comp_head];
@@ -477,44 +495,8 @@ static size_t op_poll(void *engine, cs_completion *out, size_t cap) {
 static uint64_t op_now(const void *engine) { return ((const dcin_engine *)engine)->now_tick; }
 
 void dcin_describe_txn(const dcin_sim *s, uint32_t t, cs_txn_record *rec);
-/* Record cycles are NoC cycles (model.h): sim cycles / NETWORK_SCALE; 0 = not reached. */
-static uint64_t noc(const dcin_sim *s, uint64_t v) {
-  return v == DCIN_NO_CYCLE ? 0 : v / (uint64_t)s->cfg.net_scale;
-}
-
 void dcin_describe_txn(const dcin_sim *s, uint32_t t, cs_txn_record *rec) {
   dcin_describe_from(s, &s->txns[t], rec);
-}
-
-void dcin_describe_from(const dcin_sim *s, const dcin_txn *x, cs_txn_record *rec) {
-  rec->src_die = x->src_die;
-  rec->dst_die = x->dst_die;
-  rec->src_node = x->src_node;
-  rec->dst_node = x->dst_node;
-  rec->src_channel = (int16_t)(x->src_ip - DCIN_IP_GDMA0);
-  rec->dst_channel = (int16_t)(x->dst_ip - DCIN_IP_DDR0);
-  rec->d2d_src_node = rec->d2d_dst_node = -1;
-  if (x->cross) {
-    const cs_d2d_link *l = &s->links[x->link];
-    rec->d2d_src_node = (int16_t)(x->link_dir == 0 ? l->node_a : l->node_b);
-    rec->d2d_dst_node = (int16_t)(x->link_dir == 0 ? l->node_b : l->node_a);
-  }
-  rec->is_read = x->is_read;
-  rec->burst_length = x->burst;
-  rec->retry_count = x->retries;
-  rec->rn_rd_block = x->rn_rd_block, rec->rn_wr_block = x->rn_wr_block;
-  rec->rn_rdb_block = x->rn_rdb_block, rec->rn_wdb_block = x->rn_wdb_block;
-  rec->sn_ro_block = x->sn_ro_block, rec->sn_share_block = x->sn_share_block;
-  rec->sn_wdb_block = x->sn_wdb_block;
-  rec->d2d_ro_block = x->d2d_ro_block, rec->d2d_share_block = x->d2d_share_block;
-  rec->d2d_wdb_block = x->d2d_wdb_block;
-  rec->eject_retries = x->eject_fail;
-  rec->req_inject_cycle = noc(s, x->t_inject);
-  rec->wdata_gen_cycle = noc(s, x->t_wdata_gen);
-  rec->req_complete_cycle = noc(s, x->t_req_done);
-  rec->rsp_inject_cycle = noc(s, x->t_rsp_inject);
-  rec->wdata_complete_cycle = x->is_read ? 0 : noc(s, x->cross ? x->t_wdata_d2d : x->t_data_done);
-  rec->rsp_complete_cycle = noc(s, x->t_final);
 }
 
 /* The record of a finished transaction is its last use by the driver: afterwards the engine
@@ -533,11 +515,19 @@ static void op_describe(const void *engine, uint64_t id, cs_txn_record *rec) {
   }
 }
 
+/* A replayed step at once; the flush is the one the driver's next poll would make. */
+static int op_finish_step(void *engine, uint64_t guard_ticks, cs_txn_record *records, size_t n,
+                          bool *finished, cs_err *err) {
+  dcin_engine *e = engine;
+  *finished = false;
+  flush_keeping_fault(e->sim);
+  if (e->sim->fault[0] || !dcin_reuse_playing(e->sim)) return CS_OK;
+  return dcin_reuse_finish(e->sim, &e->now_tick, guard_ticks, records, n, finished, err);
+}
+
 static void op_where(const void *engine, uint64_t id, char *buf, size_t cap) {
   dcin_sim *s = ((const dcin_engine *)engine)->sim;
-  cs_err err;
-  if (dcin_reuse_flush(s, &err) && !s->fault[0])
-    snprintf(s->fault, sizeof s->fault, "%.200s", err.msg);
+  flush_keeping_fault(s);
   uint32_t t = dcin_txn_find(s, id);
   if (t == DCIN_NIL) {
     snprintf(buf, cap, "unknown request %llu", (unsigned long long)id);
@@ -635,6 +625,7 @@ const cs_engine_ops cs_dcin_ops = {
     .poll = op_poll,
     .now = op_now,
     .describe = op_describe,
+    .finish_step = op_finish_step,
     .where = op_where,
     .stats = op_stats,
     .destroy = op_destroy,

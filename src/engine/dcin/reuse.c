@@ -13,6 +13,13 @@
  * from the copies, and at its end the recorded end state is written into the engine, which then
  * holds exactly what simulating the step would have left.  A step whose end is not quiet, or a
  * driver that answers at other moments than recorded, is simply not reused.
+ *
+ * A driver may also take a replayed step whole (cs_engine_ops.finish_step, dcin_reuse_finish):
+ * the records are filled straight from the copies, with the ticks the driver would have noted,
+ * and the end state is written, as its rounds of advance, poll, rsp and describe would leave
+ * them.  Where those rounds would stop (the deadlock guard, an rsp at another moment) the step is
+ * left to them.  Plans number a step's requests consecutively, so the maps by request id are
+ * built only for steps that do not.
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -40,15 +47,9 @@ typedef struct reuse_rel {
 #define REUSE_NO_STAMP UINT32_MAX
 enum { RS_INJECT, RS_WDATA_GEN, RS_REQ_DONE, RS_RSP_INJECT, RS_DATA_DONE, RS_WDATA_D2D, RS_FINAL,
        RS_NUM };
-/* the counters of dcin_txn are one run of uint32_t from retries to eject_fail */
-#define RS_COUNTERS \
-  ((offsetof(dcin_txn, eject_fail) - offsetof(dcin_txn, retries)) / sizeof(uint32_t) + 1)
-_Static_assert(offsetof(dcin_txn, eject_fail) - offsetof(dcin_txn, retries) ==
-                   11 * sizeof(uint32_t),
-               "dcin_txn: retries, ten block counters and eject_fail must be adjacent");
 typedef struct reuse_txn {
   uint32_t stamp[RS_NUM];
-  uint32_t counters[RS_COUNTERS]; /* dcin_txn.retries .. dcin_txn.eject_fail */
+  uint32_t counters[DCIN_COUNTERS]; /* dcin_txn.retries .. dcin_txn.eject_fail */
   int16_t link;
   uint8_t link_dir;
 } reuse_txn;
@@ -108,7 +109,8 @@ struct dcin_reuse {
   size_t sig_len, sig_cap, sig_state_len; /* state part, then injects */
   reuse_inj *inj;
   uint32_t ninj, cap_inj;
-  uint32_t *inj_map; /* open addressing over inj by request id: index or DCIN_NIL */
+  bool inj_consecutive; /* inj[i].id == inj[0].id + i (as plans number them): no inj_map */
+  uint32_t *inj_map;    /* otherwise, open addressing over inj by request id: index or DCIN_NIL */
   uint32_t inj_mask;
   /* step being recorded (simulated) */
   reuse_step *rec;
@@ -125,15 +127,19 @@ struct dcin_reuse {
   uint32_t play_cursor;
   bool play_open;     /* its end state is not yet applied */
   uint64_t *play_ids; /* request id per step index */
-  uint32_t *play_map; /* open addressing: step index or DCIN_NIL */
+  bool play_consecutive; /* play_ids[i] == play_ids[0] + i: no play_map */
+  uint32_t *play_map;    /* otherwise, open addressing: step index or DCIN_NIL */
   uint32_t play_mask;
+  uint8_t *play_state; /* dcin_reuse_finish: the driver's view of each transaction */
+  uint32_t cap_play_state;
   /* figures */
   uint64_t steps_seen, steps_replayed, steps_recorded;
 };
 
 /* ---- byte strings ------------------------------------------------------------------------ */
 
-static bool sig_put(dcin_reuse *r, const void *p, size_t n) {
+/* Room for n more bytes. */
+static bool sig_reserve(dcin_reuse *r, size_t n) {
   if (r->sig_len + n > r->sig_cap) {
     size_t c = r->sig_cap ? r->sig_cap * 2 : 65536;
     while (c < r->sig_len + n) c *= 2;
@@ -142,6 +148,11 @@ static bool sig_put(dcin_reuse *r, const void *p, size_t n) {
     r->sig = b;
     r->sig_cap = c;
   }
+  return true;
+}
+
+static bool sig_put(dcin_reuse *r, const void *p, size_t n) {
+  if (!sig_reserve(r, n)) return false;
   memcpy(r->sig + r->sig_len, p, n);
   r->sig_len += n;
   return true;
@@ -417,6 +428,7 @@ void dcin_reuse_free(dcin_sim *s) {
   free(r->rec_t0);
   free(r->play_ids);
   free(r->play_map);
+  free(r->play_state);
   free(r);
   s->reuse = NULL;
 }
@@ -556,18 +568,35 @@ static uint32_t id_hash(uint64_t id, uint32_t mask) {
 bool dcin_reuse_has(const dcin_sim *s, uint64_t id) {
   const dcin_reuse *r = s->reuse;
   if (!r) return false;
-  if (r->buffering && r->inj_map)
+  if (r->buffering && r->inj_consecutive) {
+    if (r->ninj && id - r->inj[0].id < r->ninj) return true;
+  } else if (r->buffering) {
     for (uint32_t h = id_hash(id, r->inj_mask);; h = (h + 1) & r->inj_mask) {
       if (r->inj_map[h] == DCIN_NIL) break;
       if (r->inj[r->inj_map[h]].id == id) return true;
     }
+  }
   return r->play && r->play_open && play_find_c(r, id) != DCIN_NIL;
+}
+
+/* The map over the buffered requests, for cap_inj of them. */
+static bool inj_map_build(dcin_reuse *r) {
+  uint32_t *m = realloc(r->inj_map, sizeof *m * 2 * r->cap_inj);
+  if (!m) return false;
+  r->inj_map = m;
+  r->inj_mask = 2 * r->cap_inj - 1;
+  memset(m, 0xff, sizeof *m * 2 * r->cap_inj);
+  for (uint32_t i = 0; i < r->ninj; i++) {
+    uint32_t h = id_hash(r->inj[i].id, r->inj_mask);
+    while (m[h] != DCIN_NIL) h = (h + 1) & r->inj_mask;
+    m[h] = i;
+  }
+  return true;
 }
 
 /* op_inject, for a request: true when the request was taken into the step being collected (the
  * caller then does nothing else); false to inject it at once (reuse off or network not quiet). */
-bool dcin_reuse_take(dcin_sim *s, uint64_t id, int src_id, int dst_id, int src_die, int src_node,
-                     int src_ip, int dst_die, int dst_node, int dst_ip, bool is_read, int burst) {
+bool dcin_reuse_take(dcin_sim *s, uint64_t id, int src_id, int dst_id, const dcin_place *p) {
   if (s->reuse_off || s->check_each_cycle || s->trace) return false;
   dcin_reuse *r = reuse_of(s);
   if (!r) return false;
@@ -580,39 +609,38 @@ bool dcin_reuse_take(dcin_sim *s, uint64_t id, int src_id, int dst_id, int src_d
     r->sig_state_len = r->sig_len;
     r->buffering = true;
     r->ninj = 0;
-    if (r->inj_map) memset(r->inj_map, 0xff, sizeof *r->inj_map * ((size_t)r->inj_mask + 1));
+    r->inj_consecutive = true;
     r->steps_seen++;
   }
+  /* the buffered ones are flushed first when this fails: order is kept */
   if (r->ninj == r->cap_inj) {
     uint32_t c = r->cap_inj ? r->cap_inj * 2 : 1024;
     reuse_inj *n = realloc(r->inj, sizeof *n * c);
-    if (n) r->inj = n;
-    uint32_t *m = realloc(r->inj_map, sizeof *m * 2 * c);
-    if (m) r->inj_map = m;
-    if (!n || !m) return false; /* the buffered ones are flushed first: order is kept */
+    if (!n) return false;
+    r->inj = n;
     r->cap_inj = c;
-    r->inj_mask = 2 * c - 1;
-    memset(m, 0xff, sizeof *m * 2 * c);
-    for (uint32_t i = 0; i < r->ninj; i++) {
-      uint32_t h = id_hash(r->inj[i].id, r->inj_mask);
-      while (m[h] != DCIN_NIL) h = (h + 1) & r->inj_mask;
-      m[h] = i;
-    }
+    if (!r->inj_consecutive && !inj_map_build(r)) return false;
   }
-  uint32_t h = id_hash(id, r->inj_mask);
-  while (r->inj_map[h] != DCIN_NIL) h = (h + 1) & r->inj_mask;
-  r->inj_map[h] = r->ninj;
+  if (r->inj_consecutive && r->ninj && id != r->inj[0].id + r->ninj) {
+    r->inj_consecutive = false;
+    if (!inj_map_build(r)) return false;
+  }
+  if (!r->inj_consecutive) {
+    uint32_t h = id_hash(id, r->inj_mask);
+    while (r->inj_map[h] != DCIN_NIL) h = (h + 1) & r->inj_mask;
+    r->inj_map[h] = r->ninj;
+  }
   r->inj[r->ninj++] = (reuse_inj){id,
                                   src_id,
                                   dst_id,
-                                  (uint8_t)src_die,
-                                  (uint8_t)dst_die,
-                                  (uint8_t)src_ip,
-                                  (uint8_t)dst_ip,
-                                  (uint8_t)is_read,
-                                  (uint8_t)burst,
-                                  (int16_t)src_node,
-                                  (int16_t)dst_node};
+                                  (uint8_t)p->src_die,
+                                  (uint8_t)p->dst_die,
+                                  (uint8_t)p->src_ip,
+                                  (uint8_t)p->dst_ip,
+                                  (uint8_t)p->is_read,
+                                  (uint8_t)p->burst,
+                                  (int16_t)p->src_node,
+                                  (int16_t)p->dst_node};
   return true;
 }
 
@@ -633,7 +661,10 @@ static reuse_step *lookup(const dcin_sim *s, dcin_reuse *r, uint64_t h) {
 
 static uint32_t play_find(const dcin_reuse *r, uint64_t id);
 static uint32_t play_find(const dcin_reuse *r, uint64_t id) {
-  if (!r->play || !r->play_map) return DCIN_NIL;
+  if (!r->play) return DCIN_NIL;
+  if (r->play_consecutive)
+    return r->play->n && id - r->play_ids[0] < r->play->n ? (uint32_t)(id - r->play_ids[0])
+                                                          : DCIN_NIL;
   for (uint32_t h = (uint32_t)(id * 0x9e3779b97f4a7c15ULL >> 32) & r->play_mask;;
        h = (h + 1) & r->play_mask) {
     uint32_t v = r->play_map[h];
@@ -643,26 +674,32 @@ static uint32_t play_find(const dcin_reuse *r, uint64_t id) {
 }
 
 static bool play_begin(dcin_sim *s, dcin_reuse *r, reuse_step *x) {
-  uint32_t cap = 1;
-  while (cap < 2 * x->n) cap *= 2;
-  uint64_t *ids = realloc(r->play_ids, sizeof *ids * x->n);
-  if (ids) r->play_ids = ids;
-  uint32_t *map = realloc(r->play_map, sizeof *map * cap);
-  if (map) r->play_map = map;
-  if (!ids || !map) return false;
-  memset(map, 0xff, sizeof *map * cap);
-  r->play_mask = cap - 1;
+  uint64_t *ids = realloc(r->play_ids, sizeof *ids * (x->n ? x->n : 1));
+  if (!ids) return false;
+  r->play_ids = ids;
+  for (uint32_t i = 0; i < x->n; i++) ids[i] = r->inj[i].id;
+  r->play_consecutive = r->inj_consecutive;
+  if (!r->play_consecutive) {
+    uint32_t cap = 1;
+    while (cap < 2 * x->n) cap *= 2;
+    uint32_t *map = realloc(r->play_map, sizeof *map * cap);
+    if (!map) return false;
+    r->play_map = map;
+    memset(map, 0xff, sizeof *map * cap);
+    r->play_mask = cap - 1;
+  }
   r->play = x;
-  for (uint32_t i = 0; i < x->n; i++) {
-    uint64_t id = r->inj[i].id;
+  /* dcin_inject_check refused repeated ids as they were taken, and nothing was injected since;
+   * the map is built with a second look all the same */
+  for (uint32_t i = 0; !r->play_consecutive && i < x->n; i++) {
+    uint64_t id = ids[i];
     if (dcin_txn_find(s, id) != DCIN_NIL || play_find(r, id) != DCIN_NIL) {
       r->play = NULL;
       return false; /* a repeated id: let the normal path report it */
     }
-    ids[i] = id;
     uint32_t h = (uint32_t)(id * 0x9e3779b97f4a7c15ULL >> 32) & r->play_mask;
-    while (map[h] != DCIN_NIL) h = (h + 1) & r->play_mask;
-    map[h] = i;
+    while (r->play_map[h] != DCIN_NIL) h = (h + 1) & r->play_mask;
+    r->play_map[h] = i;
   }
   r->play_start = s->cyc;
   r->play_cursor = 0;
@@ -678,13 +715,16 @@ int dcin_reuse_flush(dcin_sim *s, cs_err *err) {
   dcin_reuse *r = s->reuse;
   if (!r || !r->buffering) return 0;
   r->buffering = false;
-  for (uint32_t i = 0; i < r->ninj; i++) {
+  /* the injects at their places follow the state: 12 bytes each */
+  enum { INJ_KEY = 8 + 2 * sizeof(int16_t) };
+  if (!sig_reserve(r, (size_t)r->ninj * INJ_KEY)) r->sig_len = 0;
+  for (uint32_t i = 0; r->sig_len && i < r->ninj; i++) {
     const reuse_inj *q = &r->inj[i];
-    uint8_t b[8] = {q->src_die, q->dst_die, q->src_ip, q->dst_ip, q->is_read, q->burst, 0, 0};
-    if (!sig_put(r, b, sizeof b) || !PUT(r, q->src_node) || !PUT(r, q->dst_node)) {
-      r->sig_len = 0;
-      break;
-    }
+    uint8_t b[INJ_KEY] = {q->src_die, q->dst_die, q->src_ip, q->dst_ip, q->is_read, q->burst};
+    memcpy(b + 8, &q->src_node, sizeof q->src_node);
+    memcpy(b + 10, &q->dst_node, sizeof q->dst_node);
+    memcpy(r->sig + r->sig_len, b, INJ_KEY);
+    r->sig_len += INJ_KEY;
   }
   uint64_t h = fnv(r->sig, r->sig_len);
   reuse_step *hit = r->sig_len ? lookup(s, r, h) : NULL;
@@ -764,6 +804,7 @@ uint64_t dcin_reuse_next(const dcin_sim *s) {
 }
 
 void dcin_comp_push(dcin_sim *s, uint64_t id, uint8_t phase);
+static void play_end(dcin_sim *s, dcin_reuse *r);
 
 /* Replay: hands out every completion of cycle c and leaves the clock right after it; after the
  * last one, writes the step's end state into the engine. */
@@ -777,9 +818,14 @@ void dcin_reuse_deliver(dcin_sim *s, uint64_t c) {
     if (e->phase == CS_PHASE_FINAL && s->active_txns) s->active_txns--;
   }
   s->cyc = c + 1;
-  if (r->play_cursor < x->nev) return;
-  /* the end: releases of earlier steps are all due inside it (recorded that way), this step's
-   * pending ones are rebuilt, then the recorded state is written */
+  if (r->play_cursor == x->nev) play_end(s, r);
+}
+
+/* Replay, after the last completion: releases of earlier steps are all due inside the step
+ * (recorded that way), this step's pending ones are rebuilt, then the recorded state is
+ * written. */
+static void play_end(dcin_sim *s, dcin_reuse *r) {
+  const reuse_step *x = r->play;
   uint64_t end = r->play_start + x->len;
   for (int di = 0; di < s->ndies; di++) {
     dcin_die *d = &s->dies[di];
@@ -834,26 +880,110 @@ int dcin_reuse_rsp(dcin_sim *s, uint64_t id, int src_id, int dst_id, bool *handl
   return 0;
 }
 
+/* The recorded stamp k of a replayed transaction, as a cycle. */
+static uint64_t play_stamp(const dcin_reuse *r, const reuse_txn *m, int k) {
+  return m->stamp[k] == REUSE_NO_STAMP ? DCIN_NO_CYCLE : r->play_start + m->stamp[k];
+}
+
+/* The record of transaction i of the step being replayed, shifted. */
+DCIN_INLINE void play_describe(const dcin_sim *s, const dcin_reuse *r, uint32_t i,
+                               cs_txn_record *rec) {
+  const reuse_inj *q = &r->inj[i];
+  const reuse_txn *m = &r->play->txn[i];
+  bool cross = q->src_die != q->dst_die;
+  dcin_describe_place(s, q->src_die, q->src_node, q->src_ip, q->dst_die, q->dst_node, q->dst_ip,
+                      q->is_read, q->burst, cross, m->link, m->link_dir, rec);
+  dcin_describe_counters(m->counters, rec);
+  dcin_describe_cycles(s, q->is_read, cross, play_stamp(r, m, RS_INJECT),
+                       play_stamp(r, m, RS_WDATA_GEN), play_stamp(r, m, RS_REQ_DONE),
+                       play_stamp(r, m, RS_RSP_INJECT), play_stamp(r, m, RS_DATA_DONE),
+                       play_stamp(r, m, RS_WDATA_D2D), play_stamp(r, m, RS_FINAL), rec);
+}
+
 /* describe(): the recorded transaction of a replayed step, shifted; false if id is not one. */
 bool dcin_reuse_describe(const dcin_sim *s, uint64_t id, cs_txn_record *rec) {
   const dcin_reuse *r = s->reuse;
   uint32_t i = r ? play_find(r, id) : DCIN_NIL;
   if (i == DCIN_NIL) return false;
-  const reuse_inj *q = &r->inj[i];
-  const reuse_txn *m = &r->play->txn[i];
-  dcin_txn x;
-  memset(&x, 0, sizeof x);
-  x.src_die = q->src_die, x.src_node = q->src_node, x.src_ip = q->src_ip;
-  x.dst_die = q->dst_die, x.dst_node = q->dst_node, x.dst_ip = q->dst_ip;
-  x.is_read = q->is_read, x.burst = q->burst, x.cross = q->src_die != q->dst_die;
-  x.link = m->link, x.link_dir = m->link_dir;
-  memcpy(&x.retries, m->counters, sizeof m->counters);
-  uint64_t *st[RS_NUM] = {&x.t_inject,    &x.t_wdata_gen, &x.t_req_done, &x.t_rsp_inject,
-                          &x.t_data_done, &x.t_wdata_d2d, &x.t_final};
-  for (int k = 0; k < RS_NUM; k++)
-    *st[k] = m->stamp[k] == REUSE_NO_STAMP ? DCIN_NO_CYCLE : r->play_start + m->stamp[k];
-  dcin_describe_from(s, &x, rec);
+  play_describe(s, r, i, rec);
   return true;
+}
+
+enum { PLAY_WAIT_REQ, PLAY_WAIT_FINAL, PLAY_DONE };
+
+/* Whether the driver, going transaction by transaction through the step being replayed from
+ * tick `now`, would take every completion on the first advance of its deadlock guard (the next
+ * one comes before guard_ticks ticks), inject every rsp when the recorded run did, and see each
+ * transaction's req phase, then its final completion, once. */
+static bool play_runs_through(const dcin_sim *s, dcin_reuse *r, uint64_t now,
+                              uint64_t guard_ticks) {
+  const reuse_step *x = r->play;
+  if (x->nev != 2 * (uint64_t)x->n) return false;
+  if (r->cap_play_state < x->n) {
+    uint8_t *st = realloc(r->play_state, x->n);
+    if (!st) return false;
+    r->play_state = st;
+    r->cap_play_state = x->n;
+  }
+  memset(r->play_state, PLAY_WAIT_REQ, x->n);
+  for (uint32_t k = 0; k < x->nev;) {
+    uint64_t rel = x->ev[k].rel, c = r->play_start + rel, target;
+    if (c >= cs_engine_advance_end(now, guard_ticks, s->tick_num, s->tick_den, &target))
+      return false;
+    uint32_t g = k; /* the completions of cycle c: ev[k .. g) */
+    while (g < x->nev && x->ev[g].rel == rel) g++;
+    /* where the clock stands when the driver answers: after the cycle, or at the step's end */
+    uint64_t answer = g < x->nev ? rel + 1 : x->len;
+    for (; k < g; k++) {
+      const reuse_ev *e = &x->ev[k];
+      if (e->idx >= x->n) return false;
+      uint8_t *st = &r->play_state[e->idx];
+      if (e->phase == CS_PHASE_REQ && *st == PLAY_WAIT_REQ && x->rsp[e->idx] == answer)
+        *st = PLAY_WAIT_FINAL;
+      else if (e->phase == CS_PHASE_FINAL && *st == PLAY_WAIT_FINAL)
+        *st = PLAY_DONE;
+      else
+        return false;
+    }
+    now = c * s->tick_num / s->tick_den;
+  }
+  return true;
+}
+
+/* cs_engine_ops.finish_step for the step being replayed, untouched since play_begin: what the
+ * driver's rounds of advance, poll, rsp inject and describe would give, at once.  When they
+ * would not run through (play_runs_through), nothing changes and *finished stays false. */
+int dcin_reuse_finish(dcin_sim *s, uint64_t *now_tick, uint64_t guard_ticks, cs_txn_record *rec,
+                      size_t n, bool *finished, cs_err *err) {
+  dcin_reuse *r = s->reuse;
+  *finished = false;
+  if (!r || !r->play_open || r->play_cursor || s->comp_n || !n || n != r->play->n) return CS_OK;
+  for (size_t i = 0; i < n; i++)
+    if (rec[i].request_id != r->play_ids[i]) return CS_OK;
+  if (!play_runs_through(s, r, *now_tick, guard_ticks)) return CS_OK;
+  const reuse_step *x = r->play;
+  uint64_t c = s->cyc;
+  for (uint32_t k = 0; k < x->nev; k++) {
+    const reuse_ev *e = &x->ev[k];
+    cs_txn_record *t = &rec[e->idx];
+    c = r->play_start + e->rel;
+    uint64_t tick = c * s->tick_num / s->tick_den;
+    if (e->phase == CS_PHASE_REQ) {
+      t->req_complete_tick = tick;
+      t->rsp_inject_tick = tick; /* the driver answers at once */
+    } else {
+      t->rsp_complete_tick = tick;
+      play_describe(s, r, e->idx, t);
+    }
+  }
+  s->active_txns = s->active_txns > x->n ? s->active_txns - x->n : 0; /* one per final */
+  *now_tick = c * s->tick_num / s->tick_den;
+  r->play_cursor = x->nev;
+  s->cyc = c + 1; /* as after delivering the last completions */
+  play_end(s, r);
+  *finished = true;
+  if (s->fault[0]) return cs_err_set(err, CS_EINTERNAL, "dcin: %s", s->fault);
+  return CS_OK;
 }
 
 /* Recording: completions found in cycle c, the rsp of a transaction, its description. */
