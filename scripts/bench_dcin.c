@@ -215,6 +215,19 @@ static uint64_t records_hash(const cs_txn_record *rec, uint64_t n) {
  * changed with the full-ring fix), and the CPU time.  --records writes one line per job: its
  * index in the sweep, its engine statistics and a hash of its transaction records, to compare
  * two builds record for record (the records are bit-identical when the files are equal). */
+/* The job of a sweep entry: unpacked where the sweep holds its jobs packed (the build script
+ * defines BENCH_SWEEP_JOBS_PACKED when the build's sweep.h has cs_sweep_job_get), else the
+ * copy an older build keeps whole. */
+static int sweep_job(const cs_sweep_job *sj, cs_job *out, cs_err *err) {
+#ifdef BENCH_SWEEP_JOBS_PACKED
+  return cs_sweep_job_get(sj, out, err);
+#else
+  (void)err;
+  *out = sj->job;
+  return 0;
+#endif
+}
+
 static int bench_reuse(const char *path, bool shared, bool cost_order, const char *records) {
   cs_sweep sw;
   cs_err err;
@@ -223,11 +236,12 @@ static int bench_reuse(const char *path, bool shared, bool cost_order, const cha
   FILE *rf = records ? fopen(records, "w") : NULL;
   if (!order || (records && !rf)) return fprintf(stderr, "bench_dcin reuse: out of memory or %s\n",
                                                  records ? records : ""), 1;
+  cs_job job;
   for (size_t i = 0; i < sw.num_jobs; i++) {
     order[i].i = i;
-    order[i].cost = sw.jobs[i].load_code ? 0
-                                         : cs_dcin_ops.cost(&sw.jobs[i].job, sw.jobs[i].num_txns,
-                                                            sw.jobs[i].num_steps);
+    order[i].cost = sw.jobs[i].load_code || sweep_job(&sw.jobs[i], &job, &err)
+                        ? 0
+                        : cs_dcin_ops.cost(&job, sw.jobs[i].num_txns, sw.jobs[i].num_steps);
   }
   if (cost_order) qsort(order, sw.num_jobs, sizeof *order, cmp_job_cost);
   cs_dcin_reuse *ctx = shared ? cs_dcin_reuse_new() : NULL;
@@ -238,18 +252,18 @@ static int bench_reuse(const char *path, bool shared, bool cost_order, const cha
   for (size_t oi = 0; oi < sw.num_jobs; oi++) {
     size_t i = order[oi].i;
     const cs_sweep_job *sj = &sw.jobs[i];
-    if (sj->load_code || strcmp(sj->job.engine.name, "dcin")) continue;
+    if (sj->load_code || sweep_job(sj, &job, &err) || strcmp(job.engine.name, "dcin")) continue;
     cs_plan plan;
-    if (cs_expand(&sj->job, &plan, &err)) {
+    if (cs_expand(&job, &plan, &err)) {
       failed++;
       continue;
     }
     cs_txn_record *rec = calloc(plan.num_txns ? plan.num_txns : 1, sizeof *rec);
     void *e = NULL;
     double tj = now_s();
-    int pr = (int)sj->job.spec.primitive & 7;
-    if (rec && !cs_dcin_ops.create(&sj->job, &e, &err) && (!ctx || !cs_dcin_reuse_attach(e, ctx)) &&
-        !cs_drive(&sj->job, &plan, &cs_dcin_ops, e, rec, &err)) {
+    int pr = (int)job.spec.primitive & 7;
+    if (rec && !cs_dcin_ops.create(&job, &e, &err) && (!ctx || !cs_dcin_reuse_attach(e, ctx)) &&
+        !cs_drive(&job, &plan, &cs_dcin_ops, e, rec, &err)) {
       uint64_t seen, rep, recd;
       dcin_sim *s = dcin_engine_sim(e);
       dcin_reuse_figures(s, &seen, &rep, &recd);
@@ -268,9 +282,9 @@ static int bench_reuse(const char *path, bool shared, bool cost_order, const cha
       if (s->st.full_ring_cycles) {
         full_jobs++;
         printf("  full ring in job %zu (%s, %llu B, %s, %s, %d participants): %llu ring-cycles\n",
-               i, cs_primitive_name(sj->job.spec.primitive),
-               (unsigned long long)sj->job.spec.msg_size_bytes, sj->job.adapter.topology,
-               sj->job.adapter.dcin_layout, sj->job.spec.num_participants,
+               i, cs_primitive_name(job.spec.primitive),
+               (unsigned long long)job.spec.msg_size_bytes, job.adapter.topology,
+               job.adapter.dcin_layout, job.spec.num_participants,
                (unsigned long long)s->st.full_ring_cycles);
       }
     } else {
