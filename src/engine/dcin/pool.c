@@ -166,8 +166,8 @@ int dcin_txn_new(dcin_sim *s, uint64_t id, uint32_t *out, cs_err *err) {
   }
   if ((uint64_t)(s->ntxns + 1) * 2 > s->map_cap) {
     uint32_t ncap = s->map_cap ? s->map_cap * 2 : 2048;
-    uint64_t *k = malloc((size_t)ncap * sizeof *k);
-    uint32_t *v = malloc((size_t)ncap * sizeof *v);
+    uint64_t *k = cs_big_malloc((size_t)ncap * sizeof *k);
+    uint32_t *v = cs_big_malloc((size_t)ncap * sizeof *v);
     if (!k || !v) {
       free(k);
       free(v);

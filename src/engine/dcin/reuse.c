@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "commsweep/bigmem.h"
 #include "dcin_int.h"
 
 typedef struct reuse_ev {
@@ -64,7 +65,7 @@ typedef struct reuse_step {
   reuse_txn *txn; /* as described */
   uint64_t *rsp; /* rsp inject cycle - start */
   reuse_ev *ev;
-  uint32_t nev;
+  uint32_t nev, cap_ev;
   uint64_t len; /* end (next boundary) - start */
   uint8_t *end; /* state string at the end (without injects) */
   size_t end_len;
@@ -615,7 +616,7 @@ bool dcin_reuse_take(dcin_sim *s, uint64_t id, int src_id, int dst_id, const dci
   /* the buffered ones are flushed first when this fails: order is kept */
   if (r->ninj == r->cap_inj) {
     uint32_t c = r->cap_inj ? r->cap_inj * 2 : 1024;
-    reuse_inj *n = realloc(r->inj, sizeof *n * c);
+    reuse_inj *n = cs_big_realloc(r->inj, sizeof *n * c);
     if (!n) return false;
     r->inj = n;
     r->cap_inj = c;
@@ -736,11 +737,13 @@ int dcin_reuse_flush(dcin_sim *s, cs_err *err) {
   reuse_step *x = r->sig_len && room ? calloc(1, sizeof *x) : NULL;
   if (x) {
     x->key = malloc(r->sig_len);
-    x->txn = malloc(sizeof *x->txn * (r->ninj ? r->ninj : 1));
-    x->rsp = malloc(sizeof *x->rsp * (r->ninj ? r->ninj : 1));
+    x->txn = cs_big_malloc(sizeof *x->txn * (r->ninj ? r->ninj : 1));
+    x->rsp = cs_big_malloc(sizeof *x->rsp * (r->ninj ? r->ninj : 1));
+    x->ev = cs_big_malloc(sizeof *x->ev * 2 * (r->ninj ? r->ninj : 1)); /* req and final each */
+    x->cap_ev = x->ev ? 2 * (r->ninj ? r->ninj : 1) : 0;
     uint32_t *slot = realloc(r->rec_slot, sizeof *slot * (r->ninj ? r->ninj : 1));
     if (slot) r->rec_slot = slot;
-    if (!x->key || !x->txn || !x->rsp || !slot) {
+    if (!x->key || !x->txn || !x->rsp || !x->ev || !slot) {
       step_free(x);
       x = NULL;
     } else {
@@ -999,13 +1002,15 @@ void dcin_reuse_note_completions(dcin_sim *s, uint64_t c) {
       r->rec_ok = false;
       return;
     }
-    if (x->nev % 1024 == 0) {
-      reuse_ev *n = realloc(x->ev, sizeof *n * (x->nev + 1024));
+    if (x->nev == x->cap_ev) {
+      uint32_t cap = x->cap_ev ? 2 * x->cap_ev : 1024;
+      reuse_ev *n = cs_big_realloc(x->ev, sizeof *n * cap);
       if (!n) {
         r->rec_ok = false;
         return;
       }
       x->ev = n;
+      x->cap_ev = cap;
     }
     x->ev[x->nev++] = (reuse_ev){c - r->rec_start, idx, cp->phase};
   }
