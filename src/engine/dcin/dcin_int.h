@@ -233,7 +233,7 @@ enum { DCIN_GATE_NONE, DCIN_GATE_SN_READ, DCIN_GATE_SN_DBID, DCIN_GATE_D2D_DBID 
 
 /* ---- dies ----------------------------------------------------------------------------------- */
 
-/* A ring in a rotating frame: slot[] and occ[] are indexed by frame index; the slice at position
+/* A ring in a rotating frame: slot[] is indexed by frame index; the slice at position
  * p holds frame index (p - off) mod len, so advancing every flit one slice is off += 1.  Only the
  * few flits that must not move (a stalled train at the wrap) are shifted in the frame.
  *
@@ -257,7 +257,6 @@ typedef struct dcin_ring {
   uint16_t *cp_in_pos; /* positions of the ring's CP_IN slices, descending (geometry only) */
   uint16_t n_cp_in;
   uint32_t count; /* flits on the ring */
-  uint64_t *occ;  /* bitmap of occupied slices, (len + 63) / 64 words */
   /* eject buckets (per network) */
   dcin_flit *const *flits; /* &sim->flits (the pool moves when it grows) */
   uint16_t *dkey;          /* by frame index: key of the flit there, DCIN_NO_KEY none */
@@ -311,12 +310,11 @@ static inline void dcin_ring_unkey(dcin_ring *g, int i) {
   *pp = g->dnext[i];
   g->dkey[i] = DCIN_NO_KEY;
 }
-/* The only writers of ring slices (by position): they keep slot[], occ[], count and the eject
+/* The only writers of ring slices (by position): they keep slot[], count and the eject
  * buckets consistent. */
 static inline void dcin_ring_put(dcin_ring *g, int p, uint32_t f) {
   int i = dcin_ring_idx(g, p);
   g->slot[i] = f;
-  g->occ[i >> 6] |= 1ull << (i & 63);
   g->count++;
   dcin_ring_key(g, i, p, 0);
 }
@@ -325,7 +323,6 @@ static inline uint32_t dcin_ring_take(dcin_ring *g, int p) {
   uint32_t f = g->slot[i];
   dcin_ring_unkey(g, i);
   g->slot[i] = DCIN_NIL;
-  g->occ[i >> 6] &= ~(1ull << (i & 63));
   g->count--;
   return f;
 }

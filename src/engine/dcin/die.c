@@ -125,7 +125,7 @@ void dcin_die_free(dcin_die *d) {
   for (int net = 0; net < DCIN_NUM_NETS; net++) {
     if (d->rings[net])
       for (int r = 0; r < d->nrings; r++)
-        free(d->rings[net][r].slot), free(d->rings[net][r].occ), free(d->rings[net][r].dkey);
+        free(d->rings[net][r].slot), free(d->rings[net][r].dkey);
     free(d->rings[net]);
     free(d->nodes[net]);
   }
