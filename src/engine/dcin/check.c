@@ -28,7 +28,7 @@ static int see_q(seen *v, const dcin_q *q, const char *where, uint32_t *held, cs
   if (q->n > q->cap)
     return cs_err_set(err, CS_EINTERNAL, "%s: %u flits in depth %u", where, q->n, q->cap);
   for (int i = 0; i < q->n; i++) {
-    int rc = see(v, q->buf[(q->head + i) % q->cap], where, err);
+    int rc = see(v, dcin_q_at(q, (unsigned)i), where, err);
     if (rc) return rc;
   }
   if (q->pre != DCIN_NIL) {

@@ -122,10 +122,18 @@ typedef struct dcin_lcfg {
 /* Bounded FIFO of flit indices with a 1-entry pre register.  Moves into `pre` happen during the
  * cycle; pre -> FIFO happens at the end of the cycle (dcin_q_commit). */
 typedef struct dcin_q {
-  uint32_t *buf; /* cap entries, from the sim arena */
+  uint32_t *buf; /* mask + 1 entries (cap rounded up to a power of two), from the sim arena */
   uint32_t pre;  /* flit in the pre register or DCIN_NIL */
   uint16_t head, n, cap;
+  uint16_t mask; /* buffer index wrap: a mask, no compare on the hot path */
 } dcin_q;
+
+/* Buffer entries of a queue of depth cap: the next power of two. */
+static inline unsigned dcin_q_room(unsigned cap) {
+  unsigned r = 1;
+  while (r < cap) r *= 2;
+  return r;
+}
 
 /* Unbounded FIFO threaded through dcin_flit.next */
 typedef struct dcin_list {
@@ -133,15 +141,18 @@ typedef struct dcin_list {
 } dcin_list;
 
 static inline uint32_t dcin_q_front(const dcin_q *q) { return q->n ? q->buf[q->head] : DCIN_NIL; }
+/* The i-th entry from the head (i < n). */
+static inline uint32_t dcin_q_at(const dcin_q *q, unsigned i) {
+  return q->buf[(q->head + i) & q->mask];
+}
 static inline uint32_t dcin_q_pop(dcin_q *q) {
   uint32_t f = q->buf[q->head];
-  q->head = (uint16_t)(q->head + 1 == q->cap ? 0 : q->head + 1); /* no division on the hot path */
+  q->head = (uint16_t)((q->head + 1) & q->mask);
   q->n--;
   return f;
 }
 static inline void dcin_q_push(dcin_q *q, uint32_t f) {
-  unsigned i = (unsigned)q->head + q->n;
-  q->buf[i >= q->cap ? i - q->cap : i] = f;
+  q->buf[(q->head + q->n) & q->mask] = f;
   q->n++;
 }
 /* pre free and FIFO not full: a flit may be placed into pre this cycle */

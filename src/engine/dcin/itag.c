@@ -126,8 +126,8 @@ void dcin_cp_inject(dcin_sim *s, dcin_die *d, int net, int node) {
       nd->cp_n--;
       continue;
     }
-    for (int i = 0, j = q->head; i < q->n; i++, j = j + 1 == q->cap ? 0 : j + 1) {
-      dcin_flit *w = &s->flits[q->buf[j]];
+    for (unsigned i = 0; i < q->n; i++) {
+      dcin_flit *w = &s->flits[dcin_q_at(q, i)];
       if (pdim == 0)
         w->wait_h++;
       else
