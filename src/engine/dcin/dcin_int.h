@@ -26,6 +26,10 @@
 
 /* Hot-path helpers that must be inlined into their one or two callers (GCC and Clang). */
 #define DCIN_INLINE static inline __attribute__((always_inline))
+/* Expands the next loop of a small fixed count (IPs, networks, ports) n times, so that its index
+ * becomes a constant in each copy (GCC and Clang). */
+#define DCIN_PRAGMA(x) _Pragma(#x)
+#define DCIN_UNROLL(n) DCIN_PRAGMA(GCC unroll n)
 
 #define DCIN_NIL UINT32_MAX
 #define DCIN_NO_CYCLE UINT64_MAX
