@@ -34,7 +34,9 @@ START_TEST(realloc_should_keep_the_contents_while_growing_past_a_huge_page) {
     size_t m = n * 2;
     a = cs_big_realloc(a, m * sizeof *a);
     ck_assert_ptr_nonnull(a);
-    for (size_t i = 0; i < n; i++) ck_assert_uint_eq(a[i], (uint32_t)(i * 2654435761u));
+    size_t changed = 0; /* one assertion per round: a million in a sanitizer build are slow */
+    for (size_t i = 0; i < n; i++) changed += a[i] != (uint32_t)(i * 2654435761u);
+    ck_assert_uint_eq(changed, 0);
     for (size_t i = n; i < m; i++) a[i] = (uint32_t)(i * 2654435761u);
     n = m;
   }

@@ -62,12 +62,20 @@ START_TEST(every_primitive_should_run_plausibly_on_dcin) {
     ck_assert_int_eq(memcmp(&again.result, &out.result, sizeof out.result), 0);
     ck_assert_int_eq(memcmp(again.records, out.records, out.num_records * sizeof *out.records), 0);
     cs_job_output_free(&again);
-    /* without kept records the back-fill is folded a step at a time: the same result */
+    /* without kept records the back-fill and the step summaries are folded a step at a time:
+     * the same result, and the summaries of the kept records */
     cs_job_output streamed;
-    ck_assert_int_eq(cs_job_run(&job, false, &streamed, &err), CS_OK);
+    ck_assert_int_eq(cs_job_run_keeping(NULL, &job, CS_JOB_KEEP_STEPS, &streamed, &err), CS_OK);
     ck_assert_ptr_null(streamed.records);
     streamed.result.wall_time_s = out.result.wall_time_s;
     ck_assert_int_eq(memcmp(&streamed.result, &out.result, sizeof out.result), 0);
+    ck_assert_uint_eq(streamed.num_steps, r->algorithm_steps);
+    cs_step_summary *sums = calloc(streamed.num_steps, sizeof *sums);
+    ck_assert_int_eq(cs_backfill_steps(out.records, out.num_records, streamed.num_steps,
+                                       job.adapter.bw_bytes, sums, &err), CS_OK);
+    ck_assert_int_eq(memcmp(sums, streamed.steps, streamed.num_steps * sizeof *sums), 0);
+    free(sums);
+    cs_job_output_free(&streamed);
     cs_job_output_free(&out);
   }
 }

@@ -105,5 +105,10 @@ extern const cs_col cs_step_summary_cols[];
  * the adapter's bytes per flit.  A record whose step is num_steps or more is CS_EINTERNAL. */
 int cs_backfill_steps(const cs_txn_record *records, size_t n, uint32_t num_steps, int bw_bytes,
                       cs_step_summary *out, cs_err *err);
+/* The same over records that arrive in pieces (a step at a time): begin, add each piece, end. */
+void cs_backfill_steps_begin(cs_step_summary *out, uint32_t num_steps);
+int cs_backfill_steps_add(const cs_txn_record *records, size_t n, uint32_t num_steps,
+                          int bw_bytes, cs_step_summary *out, cs_err *err);
+void cs_backfill_steps_end(cs_step_summary *out, uint32_t num_steps);
 
 #endif

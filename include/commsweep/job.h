@@ -2,6 +2,7 @@
 #ifndef COMMSWEEP_JOB_H
 #define COMMSWEEP_JOB_H
 
+#include "commsweep/backfill.h"
 #include "commsweep/err.h"
 #include "commsweep/model.h"
 
@@ -9,7 +10,13 @@ typedef struct cs_job_output {
   cs_result result;
   cs_txn_record *records; /* num_records entries, owned; NULL when not kept */
   uint64_t num_records;
+  cs_step_summary *steps; /* num_steps per-step summaries, owned; NULL when not asked for */
+  uint32_t num_steps;
 } cs_job_output;
+
+/* What a run keeps besides its result (cs_job_run_keeping): every transaction record, the
+ * per-step summaries, both or neither.  Without the records a job holds one step's at a time. */
+enum { CS_JOB_KEEP_RECORDS = 1, CS_JOB_KEEP_STEPS = 2 };
 
 /* The checks a job must pass before it runs: an engine that exists, the generic constraints of
  * validate.h, a positive deadlock guard, then the engine's own validation (C1-C3 for the
@@ -25,9 +32,12 @@ void cs_job_shared_free(cs_job_shared *sh); /* accepts NULL */
 /* cs_job_run with shared state (sh may be NULL). */
 int cs_job_run_shared(cs_job_shared *sh, const cs_job *job, bool keep_records,
                       cs_job_output *out, cs_err *err);
+/* The same, keeping what `keep` (CS_JOB_KEEP_* bits) names. */
+int cs_job_run_keeping(cs_job_shared *sh, const cs_job *job, unsigned keep, cs_job_output *out,
+                       cs_err *err);
 
-/* Runs the job.  keep_records=false frees the records after back-fill.  On error *out holds
- * nothing to free and err carries the full context. */
+/* Runs the job.  keep_records=false: the records pass a step at a time into the back-fill and
+ * are not returned.  On error *out holds nothing to free and err carries the full context. */
 int cs_job_run(const cs_job *job, bool keep_records, cs_job_output *out, cs_err *err);
 void cs_job_output_free(cs_job_output *out); /* accepts NULL */
 

@@ -13,10 +13,13 @@ const cs_col cs_step_summary_cols[] = {
     CS_STEP_SUMMARY_COLUMNS(STEP_ROW_){NULL, 0, 0, 0, NULL, NULL, 0}};
 #undef STEP_ROW_
 
-int cs_backfill_steps(const cs_txn_record *records, size_t n, uint32_t num_steps, int bw_bytes,
-                      cs_step_summary *out, cs_err *err) {
+void cs_backfill_steps_begin(cs_step_summary *out, uint32_t num_steps) {
   memset(out, 0, (size_t)num_steps * sizeof *out);
   for (uint32_t t = 0; t < num_steps; t++) out[t].step = t;
+}
+
+int cs_backfill_steps_add(const cs_txn_record *records, size_t n, uint32_t num_steps,
+                          int bw_bytes, cs_step_summary *out, cs_err *err) {
   uint64_t bw = bw_bytes > 0 ? (uint64_t)bw_bytes : 0;
   for (size_t i = 0; i < n; i++) {
     const cs_txn_record *r = &records[i];
@@ -48,8 +51,19 @@ int cs_backfill_steps(const cs_txn_record *records, size_t n, uint32_t num_steps
     s->block_sn += (uint64_t)r->sn_ro_block + r->sn_share_block + r->sn_wdb_block;
     s->block_d2d += (uint64_t)r->d2d_ro_block + r->d2d_share_block + r->d2d_wdb_block;
   }
+  return CS_OK;
+}
+
+void cs_backfill_steps_end(cs_step_summary *out, uint32_t num_steps) {
   for (uint32_t t = 0; t < num_steps; t++)
     if (out[t].transactions)
       out[t].span_ticks = out[t].last_rsp_complete_tick - out[t].first_req_inject_tick;
-  return CS_OK;
+}
+
+int cs_backfill_steps(const cs_txn_record *records, size_t n, uint32_t num_steps, int bw_bytes,
+                      cs_step_summary *out, cs_err *err) {
+  cs_backfill_steps_begin(out, num_steps);
+  int rc = cs_backfill_steps_add(records, n, num_steps, bw_bytes, out, err);
+  if (!rc) cs_backfill_steps_end(out, num_steps);
+  return rc;
 }

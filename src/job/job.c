@@ -22,6 +22,7 @@ static double seconds_now(void) {
 void cs_job_output_free(cs_job_output *out) {
   if (!out) return;
   free(out->records);
+  free(out->steps);
   memset(out, 0, sizeof *out);
 }
 
@@ -99,35 +100,53 @@ static cs_txn_record *records_for(cs_job_shared *sh, bool keep_records, uint64_t
   return sh->records;
 }
 
-static int fold_step(void *acc, uint32_t step, const cs_txn_record *records, uint64_t n,
+/* What the back-fill folds a step at a time: the result, and the step summaries when asked. */
+typedef struct folding {
+  cs_backfill_acc result;
+  cs_step_summary *steps; /* NULL: not asked for */
+  uint32_t num_steps;
+  int bw_bytes;
+} folding;
+
+static int fold_step(void *ctx, uint32_t step, const cs_txn_record *records, uint64_t n,
                      cs_err *err) {
-  (void)step, (void)err;
-  cs_backfill_add(acc, records, n);
-  return CS_OK;
+  folding *f = ctx;
+  (void)step;
+  cs_backfill_add(&f->result, records, n);
+  return f->steps ? cs_backfill_steps_add(records, (size_t)n, f->num_steps, f->bw_bytes,
+                                          f->steps, err)
+                  : CS_OK;
 }
 
-/* Drives the job and back-fills its result.  Without keep_records the records pass through a
- * window of one step (streamed into the back-fill), so a large job holds a step's records, not
- * all of them; with it they all stay in records for the caller. */
+/* Drives the job and back-fills its result (and its step summaries into steps, when not NULL).
+ * Without keep_records the records pass through a window of one step, streamed into the
+ * back-fill, so a large job holds a step's records, not all of them; with it they all stay in
+ * records for the caller. */
 static int drive_and_backfill(const cs_job *job, const cs_plan *plan, const cs_engine_ops *ops,
                               void *engine, bool keep_records, cs_txn_record *records,
-                              cs_result *result, cs_err *err) {
+                              cs_step_summary *steps, cs_result *result, cs_err *err) {
   cs_engine_stats stats;
   memset(&stats, 0, sizeof stats);
+  int bw = job->adapter.bw_bytes;
   if (keep_records) {
     int rc = cs_drive(job, plan, ops, engine, records, err);
     if (!rc) ops->stats(engine, &stats);
-    return rc ? rc : cs_backfill(job, plan, records, &stats, ops->name, result, err);
+    if (!rc) rc = cs_backfill(job, plan, records, &stats, ops->name, result, err);
+    if (!rc && steps) rc = cs_backfill_steps(records, plan->num_txns, plan->num_steps, bw, steps, err);
+    return rc;
   }
-  cs_backfill_acc *acc = malloc(sizeof *acc);
-  if (!acc) return cs_err_set(err, CS_ENOMEM, "backfill: out of memory");
-  cs_backfill_begin(acc, job);
-  int rc = cs_drive_streamed(job, plan, ops, engine, records, fold_step, acc, err);
+  folding *f = malloc(sizeof *f);
+  if (!f) return cs_err_set(err, CS_ENOMEM, "backfill: out of memory");
+  *f = (folding){.steps = steps, .num_steps = plan->num_steps, .bw_bytes = bw};
+  cs_backfill_begin(&f->result, job);
+  if (steps) cs_backfill_steps_begin(steps, plan->num_steps);
+  int rc = cs_drive_streamed(job, plan, ops, engine, records, fold_step, f, err);
   if (!rc) {
     ops->stats(engine, &stats);
-    cs_backfill_end(acc, job, plan, &stats, ops->name, result);
+    cs_backfill_end(&f->result, job, plan, &stats, ops->name, result);
+    if (steps) cs_backfill_steps_end(steps, plan->num_steps);
   }
-  free(acc);
+  free(f);
   return rc;
 }
 
@@ -137,6 +156,11 @@ int cs_job_run(const cs_job *job, bool keep_records, cs_job_output *out, cs_err 
 
 int cs_job_run_shared(cs_job_shared *sh, const cs_job *job, bool keep_records,
                       cs_job_output *out, cs_err *err) {
+  return cs_job_run_keeping(sh, job, keep_records ? CS_JOB_KEEP_RECORDS : 0, out, err);
+}
+
+int cs_job_run_keeping(cs_job_shared *sh, const cs_job *job, unsigned keep, cs_job_output *out,
+                       cs_err *err) {
   memset(out, 0, sizeof *out);
   double t0 = seconds_now();
   int rc = cs_job_validate(job, err);
@@ -144,10 +168,15 @@ int cs_job_run_shared(cs_job_shared *sh, const cs_job *job, bool keep_records,
   const cs_engine_ops *ops = cs_engine_find(job->engine.name);
   cs_plan plan;
   if ((rc = cs_expand(job, &plan, err))) return context(job, err);
+  bool keep_records = keep & CS_JOB_KEEP_RECORDS;
   cs_txn_record *records =
       records_for(sh, keep_records, keep_records ? plan.num_txns : cs_drive_widest_step(&plan));
   bool own_records = !sh || keep_records;
-  if (!records) {
+  cs_step_summary *steps =
+      keep & CS_JOB_KEEP_STEPS ? calloc(plan.num_steps ? plan.num_steps : 1, sizeof *steps) : NULL;
+  if (!records || (keep & CS_JOB_KEEP_STEPS && !steps)) {
+    if (own_records) free(records);
+    free(steps);
     cs_plan_free(&plan);
     cs_err_set(err, CS_ENOMEM, "out of memory for %llu transaction records",
                (unsigned long long)plan.num_txns);
@@ -158,7 +187,8 @@ int cs_job_run_shared(cs_job_shared *sh, const cs_job *job, bool keep_records,
   void *shared = rc ? NULL : shared_of(sh, ops);
   if (shared && ops->shared_attach) rc = ops->shared_attach(engine, shared, err);
   if (!rc)
-    rc = drive_and_backfill(job, &plan, ops, engine, keep_records, records, &out->result, err);
+    rc = drive_and_backfill(job, &plan, ops, engine, keep_records, records, steps, &out->result,
+                            err);
   ops->destroy(engine);
   if (!rc) {
     out->result.wall_time_s = seconds_now() - t0;
@@ -167,8 +197,12 @@ int cs_job_run_shared(cs_job_shared *sh, const cs_job *job, bool keep_records,
       out->records = records;
       records = NULL;
     }
+    out->steps = steps;
+    out->num_steps = steps ? plan.num_steps : 0;
+    steps = NULL;
   }
   if (own_records) free(records);
+  free(steps);
   cs_plan_free(&plan);
   if (rc) {
     memset(out, 0, sizeof *out);

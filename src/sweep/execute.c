@@ -22,11 +22,12 @@ int cs_sweep_execute(cs_store *st, cs_job_shared *shared, const cs_sweep_item *i
   row.txlog_offset = item->txlog_offset;
   row.steplog_offset = item->steplog_offset;
   cs_store_detail detail = results_only ? CS_STORE_LOG_NONE : (cs_store_detail)item->detail;
-  bool full = detail == CS_STORE_LOG_FULL, records = detail != CS_STORE_LOG_NONE;
+  bool full = detail == CS_STORE_LOG_FULL, summaries = detail != CS_STORE_LOG_NONE;
   cs_store_txn_row *txns = NULL;
   cs_store_step_row *steps = NULL;
   uint64_t n = 0, nsteps = 0;
-  int rc = cs_job_run_shared(shared, job, records, &out, &jerr);
+  unsigned keep = (full ? CS_JOB_KEEP_RECORDS : 0) | (summaries ? CS_JOB_KEEP_STEPS : 0);
+  int rc = cs_job_run_keeping(shared, job, keep, &out, &jerr);
   /* Test hook: COMMSWEEP_TEST_ENOMEM_ROW=N fails row N as if memory ran out. */
   const char *hook = getenv("COMMSWEEP_TEST_ENOMEM_ROW");
   if (!rc && hook && strtoull(hook, NULL, 10) == item->row) {
@@ -37,21 +38,19 @@ int cs_sweep_execute(cs_store *st, cs_job_shared *shared, const cs_sweep_item *i
     rc = cs_err_set(&jerr, CS_EINTERNAL,
                     "the job produced %llu transaction records, L1 expansion counted %llu",
                     (unsigned long long)out.num_records, (unsigned long long)item->txlog_count);
-  if (!rc && records && item->steplog_count) {
-    cs_step_summary *sums = calloc(item->steplog_count, sizeof *sums);
+  if (!rc && summaries && out.num_steps != item->steplog_count)
+    rc = cs_err_set(&jerr, CS_EINTERNAL, "the job produced %u step summaries, L1 expansion counted %llu",
+                    out.num_steps, (unsigned long long)item->steplog_count);
+  if (!rc && summaries && item->steplog_count) {
     steps = calloc(item->steplog_count, sizeof *steps);
-    if (!sums || !steps)
+    if (!steps)
       rc = cs_err_set(&jerr, CS_ENOMEM, "%llu step summaries: out of memory",
                       (unsigned long long)item->steplog_count);
-    else
-      rc = cs_backfill_steps(out.records, (size_t)out.num_records, (uint32_t)item->steplog_count,
-                             job->adapter.bw_bytes, sums, &jerr);
-    for (uint64_t t = 0; !rc && t < item->steplog_count; t++) {
+    for (uint64_t t = 0; steps && t < item->steplog_count; t++) {
       steps[t].job = item->row;
-      steps[t].sum = sums[t];
+      steps[t].sum = out.steps[t];
     }
-    nsteps = rc ? 0 : item->steplog_count;
-    free(sums);
+    nsteps = steps ? item->steplog_count : 0;
   }
   if (!rc && full && out.num_records) {
     txns = calloc(out.num_records, sizeof *txns);
