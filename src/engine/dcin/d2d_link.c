@@ -46,11 +46,13 @@ void dcin_axi_send(dcin_sim *s, dcin_axi *a, int chan, uint32_t f) {
 void dcin_axi_step(dcin_sim *s, dcin_axi *a) {
   if (!a->busy) return;
   uint64_t now = s->cyc;
+  DCIN_UNROLL(5)
   for (int ch = 0; ch < DCIN_NUM_AXI; ch++) {
     dcin_list *l = &a->chan[ch];
     while (l->n && s->flits[l->head].arrive <= now)
       dcin_list_push(s, &a->rx[ch], dcin_list_pop(s, l));
   }
+  DCIN_UNROLL(5)
   for (int ch = 0; ch < DCIN_NUM_AXI; ch++) {
     dcin_list *p = &a->pend[ch];
     if (!p->n) continue;

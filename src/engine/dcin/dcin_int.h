@@ -26,6 +26,10 @@
 
 /* Hot-path helpers that must be inlined into their one or two callers (GCC and Clang). */
 #define DCIN_INLINE static inline __attribute__((always_inline))
+/* Expands the next loop of a small fixed count (IPs, networks, ports) n times, so that its index
+ * becomes a constant in each copy (GCC and Clang). */
+#define DCIN_PRAGMA(x) _Pragma(#x)
+#define DCIN_UNROLL(n) DCIN_PRAGMA(GCC unroll n)
 
 #define DCIN_NIL UINT32_MAX
 #define DCIN_NO_CYCLE UINT64_MAX
@@ -122,10 +126,18 @@ typedef struct dcin_lcfg {
 /* Bounded FIFO of flit indices with a 1-entry pre register.  Moves into `pre` happen during the
  * cycle; pre -> FIFO happens at the end of the cycle (dcin_q_commit). */
 typedef struct dcin_q {
-  uint32_t *buf; /* cap entries, from the sim arena */
+  uint32_t *buf; /* mask + 1 entries (cap rounded up to a power of two), from the sim arena */
   uint32_t pre;  /* flit in the pre register or DCIN_NIL */
   uint16_t head, n, cap;
+  uint16_t mask; /* buffer index wrap: a mask, no compare on the hot path */
 } dcin_q;
+
+/* Buffer entries of a queue of depth cap: the next power of two. */
+static inline unsigned dcin_q_room(unsigned cap) {
+  unsigned r = 1;
+  while (r < cap) r *= 2;
+  return r;
+}
 
 /* Unbounded FIFO threaded through dcin_flit.next */
 typedef struct dcin_list {
@@ -133,15 +145,18 @@ typedef struct dcin_list {
 } dcin_list;
 
 static inline uint32_t dcin_q_front(const dcin_q *q) { return q->n ? q->buf[q->head] : DCIN_NIL; }
+/* The i-th entry from the head (i < n). */
+static inline uint32_t dcin_q_at(const dcin_q *q, unsigned i) {
+  return q->buf[(q->head + i) & q->mask];
+}
 static inline uint32_t dcin_q_pop(dcin_q *q) {
   uint32_t f = q->buf[q->head];
-  q->head = (uint16_t)(q->head + 1 == q->cap ? 0 : q->head + 1); /* no division on the hot path */
+  q->head = (uint16_t)((q->head + 1) & q->mask);
   q->n--;
   return f;
 }
 static inline void dcin_q_push(dcin_q *q, uint32_t f) {
-  unsigned i = (unsigned)q->head + q->n;
-  q->buf[i >= q->cap ? i - q->cap : i] = f;
+  q->buf[(q->head + q->n) & q->mask] = f;
   q->n++;
 }
 /* pre free and FIFO not full: a flit may be placed into pre this cycle */
@@ -233,7 +248,7 @@ enum { DCIN_GATE_NONE, DCIN_GATE_SN_READ, DCIN_GATE_SN_DBID, DCIN_GATE_D2D_DBID 
 
 /* ---- dies ----------------------------------------------------------------------------------- */
 
-/* A ring in a rotating frame: slot[] and occ[] are indexed by frame index; the slice at position
+/* A ring in a rotating frame: slot[] is indexed by frame index; the slice at position
  * p holds frame index (p - off) mod len, so advancing every flit one slice is off += 1.  Only the
  * few flits that must not move (a stalled train at the wrap) are shifted in the frame.
  *
@@ -257,7 +272,6 @@ typedef struct dcin_ring {
   uint16_t *cp_in_pos; /* positions of the ring's CP_IN slices, descending (geometry only) */
   uint16_t n_cp_in;
   uint32_t count; /* flits on the ring */
-  uint64_t *occ;  /* bitmap of occupied slices, (len + 63) / 64 words */
   /* eject buckets (per network) */
   dcin_flit *const *flits; /* &sim->flits (the pool moves when it grows) */
   uint16_t *dkey;          /* by frame index: key of the flit there, DCIN_NO_KEY none */
@@ -311,12 +325,11 @@ static inline void dcin_ring_unkey(dcin_ring *g, int i) {
   *pp = g->dnext[i];
   g->dkey[i] = DCIN_NO_KEY;
 }
-/* The only writers of ring slices (by position): they keep slot[], occ[], count and the eject
+/* The only writers of ring slices (by position): they keep slot[], count and the eject
  * buckets consistent. */
 static inline void dcin_ring_put(dcin_ring *g, int p, uint32_t f) {
   int i = dcin_ring_idx(g, p);
   g->slot[i] = f;
-  g->occ[i >> 6] |= 1ull << (i & 63);
   g->count++;
   dcin_ring_key(g, i, p, 0);
 }
@@ -325,7 +338,6 @@ static inline uint32_t dcin_ring_take(dcin_ring *g, int p) {
   uint32_t f = g->slot[i];
   dcin_ring_unkey(g, i);
   g->slot[i] = DCIN_NIL;
-  g->occ[i >> 6] &= ~(1ull << (i & 63));
   g->count--;
   return f;
 }

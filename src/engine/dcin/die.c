@@ -9,17 +9,20 @@
 
 #include "dcin_int.h"
 
+/* arena entries of a queue of depth cap (dcin_arena_take) */
+static size_t room(int cap) { return dcin_q_room((unsigned)cap); }
+
 static size_t node_queue_slots(const dcin_cfg *c) {
-  size_t n = (size_t)DCIN_NUM_IPS * (c->iq_ch + c->arb_in + c->eq_ch);
-  for (int i = 0; i < DCIN_NUM_IQ_DIRS; i++) n += (size_t)c->iq_out[i];
-  n += 2u * (c->rb_in + c->eq_in) + (size_t)DCIN_NUM_RB_OUT * c->rb_out;
-  n += (size_t)DCIN_NUM_EQ_PORTS * c->arb_in;
+  size_t n = (size_t)DCIN_NUM_IPS * (room(c->iq_ch) + room(c->arb_in) + room(c->eq_ch));
+  for (int i = 0; i < DCIN_NUM_IQ_DIRS; i++) n += room(c->iq_out[i]);
+  n += 2u * (room(c->rb_in) + room(c->eq_in)) + (size_t)DCIN_NUM_RB_OUT * room(c->rb_out);
+  n += (size_t)DCIN_NUM_EQ_PORTS * room(c->arb_in);
   return n;
 }
 
 size_t dcin_die_arena_slots(const dcin_cfg *c);
 size_t dcin_die_arena_slots(const dcin_cfg *c) {
-  size_t per_ip = (size_t)DCIN_NUM_NETS * (c->l2h + c->h2l_h + c->h2l_l);
+  size_t per_ip = (size_t)DCIN_NUM_NETS * (room(c->l2h) + room(c->h2l_h) + room(c->h2l_l));
   return (size_t)c->nodes * (DCIN_NUM_NETS * node_queue_slots(c) + DCIN_NUM_IPS * per_ip);
 }
 
@@ -125,7 +128,7 @@ void dcin_die_free(dcin_die *d) {
   for (int net = 0; net < DCIN_NUM_NETS; net++) {
     if (d->rings[net])
       for (int r = 0; r < d->nrings; r++)
-        free(d->rings[net][r].slot), free(d->rings[net][r].occ), free(d->rings[net][r].dkey);
+        free(d->rings[net][r].slot), free(d->rings[net][r].dkey);
     free(d->rings[net]);
     free(d->nodes[net]);
   }

@@ -104,34 +104,39 @@ void dcin_itag_on_inject(dcin_sim *s, dcin_die *d, int net, int node, int lane, 
 /* CP injection of a node: the head of each lane's source queue (first-dimension lanes from the
  * IQ, second-dimension lanes from the ring-bridge outputs) enters its CP_OUT slice if the I-Tag
  * check lets it; otherwise every flit of that queue counts a wait cycle. */
-void dcin_cp_inject(dcin_sim *s, dcin_die *d, int net, int node) {
-  static const int order[DCIN_NUM_LANES] = {DCIN_TL, DCIN_TR, DCIN_TU, DCIN_TD};
+DCIN_INLINE void cp_inject_lane(dcin_sim *s, dcin_die *d, int net, int node, dcin_node *nd,
+                                int lane, int pdim) {
+  dcin_q *q = (dcin_q *)((char *)nd + d->cp_src[lane]);
+  if (!q->n) return;
   const dcin_cfg *c = d->cfg;
-  dcin_node *nd = &d->nodes[net][node];
-  for (int k = 0; k < DCIN_NUM_LANES; k++) {
-    int lane = order[k];
-    int pdim = k >> 1; /* physical dimension: TL TR horizontal, TU TD vertical */
-    dcin_q *q = (dcin_q *)((char *)nd + d->cp_src[lane]);
-    if (!q->n) continue;
-    uint32_t f = dcin_q_front(q);
-    if (c->crossring_compat &&
-        (pdim == 0 ? s->flits[f].wait_h : s->flits[f].wait_v) == (uint32_t)c->itag_th[pdim] &&
-        nd->itag_req[lane] < 255)
-      nd->itag_req[lane]++;
-    cp_out_at a = cp_out_of(s, d, net, node, lane);
-    if (can_inject(s, d, net, node, lane, f, &a)) {
-      on_inject(s, d, net, node, lane, f, &a); /* on the ring now */
-      dcin_q_pop(q);
-      dcin_node_release(d, net, node, nd);
-      nd->cp_n--;
-      continue;
-    }
-    for (int i = 0, j = q->head; i < q->n; i++, j = j + 1 == q->cap ? 0 : j + 1) {
-      dcin_flit *w = &s->flits[q->buf[j]];
-      if (pdim == 0)
-        w->wait_h++;
-      else
-        w->wait_v++;
-    }
+  uint32_t f = dcin_q_front(q);
+  if (c->crossring_compat &&
+      (pdim == 0 ? s->flits[f].wait_h : s->flits[f].wait_v) == (uint32_t)c->itag_th[pdim] &&
+      nd->itag_req[lane] < 255)
+    nd->itag_req[lane]++;
+  cp_out_at a = cp_out_of(s, d, net, node, lane);
+  if (can_inject(s, d, net, node, lane, f, &a)) {
+    on_inject(s, d, net, node, lane, f, &a); /* on the ring now */
+    dcin_q_pop(q);
+    dcin_node_release(d, net, node, nd);
+    nd->cp_n--;
+    return;
   }
+  for (unsigned i = 0; i < q->n; i++) {
+    dcin_flit *w = &s->flits[dcin_q_at(q, i)];
+    if (pdim == 0)
+      w->wait_h++;
+    else
+      w->wait_v++;
+  }
+}
+
+/* The lanes in the reference's order, TL TR (horizontal) then TU TD (vertical), each expanded
+ * with its lane and dimension as constants: most visits find most source queues empty. */
+void dcin_cp_inject(dcin_sim *s, dcin_die *d, int net, int node) {
+  dcin_node *nd = &d->nodes[net][node];
+  cp_inject_lane(s, d, net, node, nd, DCIN_TL, 0);
+  cp_inject_lane(s, d, net, node, nd, DCIN_TR, 0);
+  cp_inject_lane(s, d, net, node, nd, DCIN_TU, 1);
+  cp_inject_lane(s, d, net, node, nd, DCIN_TD, 1);
 }

@@ -16,7 +16,7 @@ static const char *const axi_name[DCIN_NUM_AXI] = {"AR", "R", "AW", "W", "B"};
 static bool q_has(const dcin_sim *s, const dcin_q *q, uint32_t t) {
   if (q->pre != DCIN_NIL && s->flits[q->pre].txn == t) return true;
   for (int i = 0; i < q->n; i++)
-    if (s->flits[q->buf[(q->head + i) % q->cap]].txn == t) return true;
+    if (s->flits[dcin_q_at(q, (unsigned)i)].txn == t) return true;
   return false;
 }
 

@@ -13,6 +13,7 @@ void dcin_eq_step(dcin_sim *s, dcin_die *d, int net, int node) {
                                     &nd->rb_out[DCIN_RB_EQ]};
   /* port order of the arbiter: second-dim neg, pos, IQ, RB */
   static const int port_of[DCIN_NUM_EQ_PORTS] = {DCIN_EQP_P, DCIN_EQP_N, DCIN_EQP_IQ, DCIN_EQP_RB};
+  DCIN_UNROLL(4)
   for (int i = 0; i < DCIN_NUM_EQ_PORTS; i++) {
     dcin_q *a = &nd->eq_arb[port_of[i]];
     if (!src[i]->n || !dcin_q_can_put(a)) continue;
@@ -27,6 +28,7 @@ void dcin_eq_step(dcin_sim *s, dcin_die *d, int net, int node) {
   }
   unsigned want[DCIN_NUM_IPS] = {0}; /* per IP channel: the ports whose head requests it */
   unsigned ips = 0;                  /* IP channels somebody requests */
+  DCIN_UNROLL(4)
   for (int p = 0; p < DCIN_NUM_EQ_PORTS; p++) {
     if (nd->eq_arb[p].n) {
       int ip = s->flits[dcin_q_front(&nd->eq_arb[p])].dst_ip;
@@ -59,10 +61,12 @@ void dcin_ip_eject(dcin_sim *s, dcin_die *d, bool ip_cycle, bool net_cycle) {
   const dcin_cfg *c = d->cfg;
   for (int node = 0; node < c->nodes; node++) {
     if (!d->eqch[node] && !d->ipbusy[node]) continue;
+    DCIN_UNROLL(6)
     for (int ipi = 0; ipi < DCIN_NUM_IPS; ipi++) {
       dcin_ip *ip = dcin_ipp(d, node, ipi);
       if (!ip->eqch && !ip->h2l_n) continue;
       if (net_cycle) {
+        DCIN_UNROLL(3)
         for (int net = 0; net < DCIN_NUM_NETS; net++) {
           dcin_node *nd = &d->nodes[net][node];
           dcin_q *ch = &nd->eq_ch[ipi];
@@ -81,6 +85,7 @@ void dcin_ip_eject(dcin_sim *s, dcin_die *d, bool ip_cycle, bool net_cycle) {
         }
       }
       if (!ip->busy || !(ip_cycle || dcin_ip_is_d2d(ipi))) continue;
+      DCIN_UNROLL(3)
       for (int net = 0; net < DCIN_NUM_NETS; net++) {
         dcin_q *l = &ip->h2l_l[net];
         if (!l->n) continue;

@@ -87,13 +87,18 @@ void dcin_ip_inject(dcin_sim *s, dcin_die *d, bool ip_cycle, bool net_cycle) {
   const dcin_cfg *c = d->cfg;
   for (int node = 0; node < c->nodes; node++) {
     if (!d->ipbusy[node]) continue;
+    DCIN_UNROLL(6)
     for (int ipi = 0; ipi < DCIN_NUM_IPS; ipi++) {
       dcin_ip *ip = dcin_ipp(d, node, ipi);
       if (ip->busy == ip->h2l_n) continue; /* nothing on the inject side (busy counts both) */
-      if (ip_cycle || dcin_ip_is_d2d(ipi))
+      if (ip_cycle || dcin_ip_is_d2d(ipi)) {
+        DCIN_UNROLL(3)
         for (int net = 0; net < DCIN_NUM_NETS; net++) inject_to_l2h(s, d, node, ipi, ip, net);
-      if (net_cycle)
+      }
+      if (net_cycle) {
+        DCIN_UNROLL(3)
         for (int net = 0; net < DCIN_NUM_NETS; net++) l2h_to_iq(s, d, node, ipi, ip, net);
+      }
     }
   }
 }
@@ -107,6 +112,7 @@ void dcin_iq_step(dcin_sim *s, dcin_die *d, int net) {
       if (!nd->iq_n) continue;
       unsigned want[DCIN_NUM_IQ_DIRS] = {0}; /* per direction: the IPs whose head requests it */
       unsigned dirs = 0;                     /* directions somebody requests */
+      DCIN_UNROLL(6)
       for (int ipi = 0; ipi < DCIN_NUM_IPS; ipi++) {
         if (nd->iq_ch[ipi].n && dcin_q_can_put(&nd->iq_arb[ipi]))
           dcin_put(d, &nd->iq_arb[ipi], dcin_q_pop(&nd->iq_ch[ipi]));

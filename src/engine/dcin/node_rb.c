@@ -13,6 +13,7 @@ void dcin_rb_step(dcin_sim *s, dcin_die *d, int net, int node) {
   unsigned want[DCIN_NUM_RB_OUT] = {0}; /* per output: the inputs whose head requests it */
   bool any = false;
   int a = d->scoord[node]; /* second-dimension coordinate of this node */
+  DCIN_UNROLL(4)
   for (int i = 0; i < 4; i++) {
     if (!in[i]->n) continue;
     const dcin_flit *fl = &s->flits[dcin_q_front(in[i])];
@@ -23,6 +24,7 @@ void dcin_rb_step(dcin_sim *s, dcin_die *d, int net, int node) {
   if (!any) return;
   /* reference quirk: one set of RB pointers per node, shared by the three networks */
   uint8_t *rr = c->crossring_compat ? d->nodes[0][node].rb_rr : nd->rb_rr;
+  DCIN_UNROLL(3)
   for (int o = 0; o < DCIN_NUM_RB_OUT; o++) {
     dcin_q *out = &nd->rb_out[o];
     if (!want[o] || !dcin_q_can_put(out)) continue;

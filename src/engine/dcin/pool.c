@@ -10,10 +10,12 @@
 #include "dcin_int.h"
 
 int dcin_arena_take(dcin_sim *s, dcin_q *q, int cap) {
-  if (s->arena_used + (size_t)cap > s->arena_cap) return CS_EINTERNAL;
+  size_t room = dcin_q_room((unsigned)cap);
+  if (s->arena_used + room > s->arena_cap) return CS_EINTERNAL;
   q->buf = s->arena + s->arena_used;
-  s->arena_used += (size_t)cap;
+  s->arena_used += room;
   q->cap = (uint16_t)cap;
+  q->mask = (uint16_t)(room - 1);
   q->head = q->n = 0;
   q->pre = DCIN_NIL;
   return 0;

@@ -45,7 +45,7 @@ static void w_q(wmap *m, const dcin_q *q, wloc l) {
   l.type = W_Q;
   l.q = q;
   for (int i = 0; i < q->n; i++) {
-    uint32_t f = q->buf[(q->head + i) % q->cap];
+    uint32_t f = dcin_q_at(q, (unsigned)i);
     if (f < m->cap) m->at[f] = l;
   }
   if (q->pre != DCIN_NIL && q->pre < m->cap) m->at[q->pre] = l;
