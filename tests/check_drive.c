@@ -354,6 +354,28 @@ START_TEST(streamed_drive_should_give_each_step_the_records_of_a_whole_drive) {
 }
 END_TEST
 
+static int fail_at_step_1(void *ctx, uint32_t step, const cs_txn_record *recs, uint64_t n,
+                          cs_err *err) {
+  (void)recs, (void)n;
+  *(uint32_t *)ctx = step;
+  return step == 1 ? cs_err_set(err, CS_EIO, "sink full at step %u", step) : CS_OK;
+}
+
+/* A sink's error ends the drive with its code and message: no later step is driven. */
+START_TEST(streamed_drive_should_stop_at_a_failing_sink) {
+  cs_err err;
+  cs_txn_record *window = malloc(cs_drive_widest_step(&plan) * sizeof *window);
+  uint32_t last_step = UINT32_MAX;
+  ck_assert_int_eq(cs_drive_streamed(&job, &plan, &fake_ops, engine, window, fail_at_step_1,
+                                     &last_step, &err),
+                   CS_EIO);
+  ck_assert_str_eq(err.msg, "sink full at step 1");
+  ck_assert_uint_eq(last_step, 1);
+  ck_assert_uint_eq(engine->injects, 2 * plan.step_txn_begin[2]); /* req and rsp of steps 0, 1 */
+  free(window);
+}
+END_TEST
+
 /* The end of an advance, by hand: tick(c) = floor(c num / den), so the first cycle of tick t is
  * ceil(t den / num); past 2^64 both saturate. */
 START_TEST(advance_end_should_be_the_first_cycle_of_the_target_tick_and_saturate) {
@@ -384,6 +406,7 @@ int main(void) {
   tcase_add_test(tc, math_engine_with_a_base_latency_of_1e9_ns_should_complete);
   tcase_add_test(tc, driven_records_should_backfill_per_table_cr09);
   tcase_add_test(tc, streamed_drive_should_give_each_step_the_records_of_a_whole_drive);
+  tcase_add_test(tc, streamed_drive_should_stop_at_a_failing_sink);
   suite_add_tcase(s, tc);
   tc = tcase_create("backfill");
   suite_add_tcase(s, tc);
