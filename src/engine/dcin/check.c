@@ -170,13 +170,6 @@ int dcin_check(const dcin_sim *s, cs_err *err) {
   for (int di = 0; di < s->ndies && !rc; di++) {
     const dcin_die *d = &s->dies[di];
     for (int node = 0; node < c->nodes && !rc; node++) {
-      uint32_t ipb = 0, eqn = 0;
-      for (int i = 0; i < DCIN_NUM_IPS; i++) ipb += d->ips[node * DCIN_NUM_IPS + i].busy;
-      for (int net = 0; net < DCIN_NUM_NETS; net++)
-        for (int i = 0; i < DCIN_NUM_IPS; i++) {
-          const dcin_q *q = &d->nodes[net][node].eq_ch[i];
-          eqn += q->n + (q->pre != DCIN_NIL);
-        }
       for (int i = 0; i < DCIN_NUM_IPS && !rc; i++) {
         const dcin_ip *ip = &d->ips[node * DCIN_NUM_IPS + i];
         uint32_t e = 0, h = 0;
@@ -192,10 +185,12 @@ int dcin_check(const dcin_sim *s, cs_err *err) {
         if (e != ip->eqch || h != ip->h2l_n)
           rc = cs_err_set(err, CS_EINTERNAL, "die %d node %d ip %d: eq_ch %u/%u h2l %u/%u", di,
                           node, i, e, ip->eqch, h, ip->h2l_n);
+        unsigned b = (unsigned)(node * DCIN_IP_BITS + i);
+        bool inj = d->ip_inj[b >> 6] >> (b & 63) & 1, ej = d->ip_ej[b >> 6] >> (b & 63) & 1;
+        if (!rc && (inj != (ip->busy > ip->h2l_n) || ej != (ip->eqch + ip->h2l_n > 0)))
+          rc = cs_err_set(err, CS_EINTERNAL, "die %d node %d ip %d: work sets inject %d eject %d",
+                          di, node, i, inj, ej);
       }
-      if (!rc && (ipb != d->ipbusy[node] || eqn != d->eqch[node]))
-        rc = cs_err_set(err, CS_EINTERNAL, "die %d node %d: IP busy %u/%u, EQ channel %u/%u", di,
-                        node, ipb, d->ipbusy[node], eqn, d->eqch[node]);
     }
   }
   for (int i = 0; i < 2 * s->nlinks && !rc; i++) {

@@ -416,11 +416,14 @@ typedef struct dcin_die {
   int itag_stride;
   dcin_q **pending; /* queues whose pre register was filled (commit list) */
   uint32_t npending, cap_pending;
-  uint32_t *ipbusy;               /* [node]: sum of the node's dcin_ip.busy */
+  /* IP work sets, one bit per (node, ip) at node * DCIN_IP_BITS + ip (ascending bits visit the
+   * IPs in node order, then IP order, as the nested loops did), ipwords words each: */
+  uint64_t *ip_inj; /* the IP holds items on its inject side (busy > h2l_n) */
+  uint64_t *ip_ej;  /* flits for the IP in the EQ channel buffers or its h2l (eqch + h2l_n > 0) */
+  int ipwords;
   uint32_t nq[DCIN_NUM_NETS];     /* per network: sum of dcin_node.busy (skip idle networks) */
   uint64_t *busym[DCIN_NUM_NETS]; /* per network: bitset of the nodes with busy > 0, mwords words */
   int mwords;
-  uint32_t *eqch;       /* [node]: flits in the node's EQ channel buffers, all nets */
   dcin_node **rel_list; /* the (net, node) queues with rel_any set, each once */
   uint32_t nrel;
   dcin_list sn_release; /* txns with a pending share-tracker release */
@@ -755,9 +758,25 @@ static inline void dcin_node_release(dcin_die *d, int net, int node, dcin_node *
   if (!--nd->busy) d->busym[net][node >> 6] &= ~(1ull << (node & 63));
   d->nq[net]--;
 }
-static inline void dcin_ip_busy(dcin_die *d, int node, dcin_ip *ip, int delta) {
-  ip->busy = (uint32_t)((int)ip->busy + delta);
-  d->ipbusy[node] = (uint32_t)((int)d->ipbusy[node] + delta);
+/* Bits per node in the IP work sets: a power of two, so a bit's node and IP are a shift and a
+ * mask. */
+#define DCIN_IP_BITS 8
+_Static_assert(DCIN_NUM_IPS <= DCIN_IP_BITS, "every IP of a node has a bit in the work sets");
+static inline void dcin_ipset_add(uint64_t *set, int node, int ip) {
+  unsigned b = (unsigned)(node * DCIN_IP_BITS + ip);
+  set[b >> 6] |= 1ull << (b & 63);
+}
+static inline void dcin_ipset_del(uint64_t *set, int node, int ip) {
+  unsigned b = (unsigned)(node * DCIN_IP_BITS + ip);
+  set[b >> 6] &= ~(1ull << (b & 63));
+}
+/* An item entered / left the inject side of IP ipi of node (its inject lists and l2h); busy
+ * counts both sides, so the inject side is empty exactly when busy == h2l_n. */
+static inline void dcin_ip_inj_add(dcin_die *d, int node, int ipi, dcin_ip *ip) {
+  if (ip->busy++ == ip->h2l_n) dcin_ipset_add(d->ip_inj, node, ipi);
+}
+static inline void dcin_ip_inj_del(dcin_die *d, int node, int ipi, dcin_ip *ip) {
+  if (--ip->busy == ip->h2l_n) dcin_ipset_del(d->ip_inj, node, ipi);
 }
 static inline bool dcin_ip_is_d2d(int ip) { return ip == DCIN_IP_D2D_RN || ip == DCIN_IP_D2D_SN; }
 

@@ -37,7 +37,7 @@ void dcin_enqueue(dcin_sim *s, dcin_die *d, int node, int ip, uint32_t f) {
     dcin_list_push(s, &x->rsp_q[fl->kind - DCIN_K_RSP_DBID], f);
   else
     dcin_list_push(s, &x->inj[fl->net], f);
-  dcin_ip_busy(d, node, x, +1);
+  dcin_ip_inj_add(d, node, ip, x);
 }
 
 void dcin_send_rsp_at(dcin_sim *s, dcin_die *d, int node, int ip, uint32_t t, int kind,
@@ -143,7 +143,7 @@ void dcin_rn_receive(dcin_sim *s, dcin_die *d, int node, int ipi, uint32_t f) {
       s->flits[g].depart = 0;
       dcin_ip *x = dcin_ipp(d, node, ipi);
       dcin_list_push_front(s, &x->inj[DCIN_NET_REQ], g);
-      dcin_ip_busy(d, node, x, +1);
+      dcin_ip_inj_add(d, node, ipi, x);
       t->state = DCIN_TS_REQ;
       break;
     }
