@@ -9,24 +9,8 @@
 
 #include "dcin_int.h"
 
-uint32_t dcin_make_flit(dcin_sim *s, uint32_t t, int die, int net, int kind, int src_node,
-                        int src_ip, int dst_node, int dst_ip) {
-  uint32_t f = dcin_flit_new(s);
-  if (f == DCIN_NIL) {
-    if (!s->fault[0]) snprintf(s->fault, sizeof s->fault, "out of memory growing the flit pool");
-    return DCIN_NIL;
-  }
-  dcin_flit *fl = &s->flits[f];
-  fl->txn = t;
-  s->txns[t].live++;
-  fl->die = (uint8_t)die;
-  fl->net = (uint8_t)net;
-  fl->kind = (uint8_t)kind;
-  fl->src_node = (int16_t)src_node;
-  fl->src_ip = (uint8_t)src_ip;
-  fl->dst_node = (int16_t)dst_node;
-  fl->dst_ip = (uint8_t)dst_ip;
-  return f;
+void dcin_pool_fault(dcin_sim *s) {
+  if (!s->fault[0]) snprintf(s->fault, sizeof s->fault, "out of memory growing the flit pool");
 }
 
 void dcin_enqueue(dcin_sim *s, dcin_die *d, int node, int ip, uint32_t f) {
