@@ -122,6 +122,9 @@ int dcin_check(const dcin_sim *s, cs_err *err) {
           int lp = c->yx ? DCIN_TR : DCIN_TD, ln = c->yx ? DCIN_TL : DCIN_TU;
 #define QN(q) ((uint32_t)(q).n + ((q).pre != DCIN_NIL))
           for (int i = 0; i < DCIN_NUM_IPS; i++) iq += QN(nd->iq_ch[i]) + QN(nd->iq_arb[i]);
+          if (!rc && (iq > 0) != (d->iqm[net][node >> 6] >> (node & 63) & 1))
+            rc = cs_err_set(err, CS_EINTERNAL, "die %d net %d node %d: IQ set bit wrong", di, net,
+                            node);
           rb = QN(nd->rb_in[0]) + QN(nd->rb_in[1]) + QN(nd->iq_out[lp]) + QN(nd->iq_out[ln]);
           eq = QN(nd->eq_in[0]) + QN(nd->eq_in[1]) + QN(nd->iq_out[DCIN_IQ_EQ]) +
                QN(nd->rb_out[DCIN_RB_EQ]);
@@ -130,7 +133,7 @@ int dcin_check(const dcin_sim *s, cs_err *err) {
                QN(nd->iq_out[c->yx ? DCIN_TD : DCIN_TR]) +
                QN(nd->iq_out[c->yx ? DCIN_TU : DCIN_TL]);
 #undef QN
-          if (iq != nd->iq_n || rb != nd->rb_n || eq != nd->eq_n || cp != nd->cp_n)
+          if (!rc && (iq != nd->iq_n || rb != nd->rb_n || eq != nd->eq_n || cp != nd->cp_n))
             rc = cs_err_set(
                 err, CS_EINTERNAL,
                 "die %d net %d node %d: stage counters iq %u/%u rb %u/%u eq %u/%u cp %u/%u", di,

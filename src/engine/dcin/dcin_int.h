@@ -423,6 +423,7 @@ typedef struct dcin_die {
   int ipwords;
   uint32_t nq[DCIN_NUM_NETS];     /* per network: sum of dcin_node.busy (skip idle networks) */
   uint64_t *busym[DCIN_NUM_NETS]; /* per network: bitset of the nodes with busy > 0, mwords words */
+  uint64_t *iqm[DCIN_NUM_NETS];   /* per network: bitset of the nodes with iq_n > 0, mwords words */
   int mwords;
   dcin_node **rel_list; /* the (net, node) queues with rel_any set, each once */
   uint32_t nrel;

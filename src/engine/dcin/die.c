@@ -62,9 +62,12 @@ int dcin_die_init(dcin_sim *s, dcin_die *d, int id, cs_err *err) {
   d->ip_inj = calloc((size_t)d->ipwords * 2, sizeof(uint64_t));
   d->ip_ej = d->ip_inj ? d->ip_inj + d->ipwords : NULL;
   d->mwords = (c->nodes + 63) / 64;
-  d->busym[0] = calloc((size_t)d->mwords * DCIN_NUM_NETS, sizeof(uint64_t));
+  d->busym[0] = calloc((size_t)d->mwords * DCIN_NUM_NETS * 2, sizeof(uint64_t));
   if (!d->busym[0]) return cs_err_set(err, CS_ENOMEM, "die %d node sets", id);
-  for (int net = 1; net < DCIN_NUM_NETS; net++) d->busym[net] = d->busym[0] + net * d->mwords;
+  for (int net = 0; net < DCIN_NUM_NETS; net++) {
+    d->busym[net] = d->busym[0] + net * d->mwords;
+    d->iqm[net] = d->busym[0] + (DCIN_NUM_NETS + net) * d->mwords;
+  }
   /* every queue can be listed at most once (its pre holds one flit) */
   d->cap_pending = (uint32_t)(c->nodes * (DCIN_NUM_NETS * (3 * DCIN_NUM_IPS + DCIN_NUM_IQ_DIRS + 4 +
                                                            DCIN_NUM_RB_OUT + DCIN_NUM_EQ_PORTS) +

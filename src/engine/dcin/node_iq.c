@@ -73,7 +73,7 @@ static void l2h_to_iq(dcin_sim *s, dcin_die *d, int node, int ipi, dcin_ip *ip, 
   uint32_t f = dcin_q_pop(l2h);
   dcin_put(d, ch, f);
   dcin_node_hold(d, net, node, nd);
-  nd->iq_n++;
+  if (!nd->iq_n++) d->iqm[net][node >> 6] |= 1ull << (node & 63);
   dcin_ip_inj_del(d, node, ipi, ip);
   dcin_flit *fl = &s->flits[f];
   dcin_txn *t = &s->txns[fl->txn];
@@ -103,10 +103,9 @@ void dcin_ip_inject(dcin_sim *s, dcin_die *d, bool ip_cycle, bool net_cycle) {
 void dcin_iq_step(dcin_sim *s, dcin_die *d, int net) {
   const dcin_cfg *c = d->cfg;
   for (int w = 0; w < d->mwords; w++)
-    for (uint64_t m = d->busym[net][w]; m; m &= m - 1) { /* nodes holding flits, in order */
+    for (uint64_t m = d->iqm[net][w]; m; m &= m - 1) { /* nodes with flits to arbitrate, in order */
       int node = w * 64 + __builtin_ctzll(m);
       dcin_node *nd = &d->nodes[net][node];
-      if (!nd->iq_n) continue;
       unsigned want[DCIN_NUM_IQ_DIRS] = {0}; /* per direction: the IPs whose head requests it */
       unsigned dirs = 0;                     /* directions somebody requests */
       DCIN_UNROLL(6)
@@ -127,7 +126,7 @@ void dcin_iq_step(dcin_sim *s, dcin_die *d, int net) {
         if (!dcin_q_can_put(out)) continue;
         int ipi = dcin_rr_pick(want[dir], nd->iq_rr[dir]);
         dcin_put(d, out, dcin_q_pop(&nd->iq_arb[ipi]));
-        nd->iq_n--;
+        if (!--nd->iq_n) d->iqm[net][w] &= ~(1ull << (node & 63));
         if (dir == DCIN_IQ_EQ)
           nd->eq_n++;
         else if (dcin_lane_dim(c, dir) == 0)
