@@ -465,6 +465,10 @@ typedef struct dcin_sim {
   uint8_t linked_dies[CS_TOPO_MAX_DIES]; /* bit b of [a]: a link joins die a and die b */
   _Static_assert(CS_TOPO_MAX_DIES <= 8, "linked_dies holds a die's links in one byte");
   dcin_axi *axi; /* 2 per connection: [2*i] a->b, [2*i+1] b->a */
+  /* per die, in index order: the links leaving it and the links arriving at it */
+  uint8_t axi_from[CS_TOPO_MAX_DIES][2 * CS_TOPO_MAX_LINKS], n_axi_from[CS_TOPO_MAX_DIES];
+  uint8_t axi_to[CS_TOPO_MAX_DIES][2 * CS_TOPO_MAX_LINKS], n_axi_to[CS_TOPO_MAX_DIES];
+  _Static_assert(2 * CS_TOPO_MAX_LINKS <= 255, "link indices fit a byte");
   /* pools */
   dcin_flit *flits;
   uint32_t nflits, cap_flits, free_flit;

@@ -105,6 +105,11 @@ int dcin_sim_create(const cs_die_params *die, const cs_layout *layout, const cs_
           a->tok[ch] = s->lcfg.axi_cap;
         }
       }
+    for (int k = 0; k < 2 * s->nlinks; k++) {
+      const dcin_axi *a = &s->axi[k];
+      s->axi_from[a->src_die][s->n_axi_from[a->src_die]++] = (uint8_t)k;
+      s->axi_to[a->dst_die][s->n_axi_to[a->dst_die]++] = (uint8_t)k;
+    }
   }
   s->num_endpoints = cs_scheme_endpoints(die, s->ndies);
   s->gdma_count = calloc((size_t)(s->num_endpoints > 0 ? s->num_endpoints : 1), sizeof(uint64_t));
@@ -293,10 +298,14 @@ void dcin_cycle(dcin_sim *s) {
    * queues at the start of the step.  A link towards a die with a lower id is therefore seen
    * one cycle later than one towards a higher id, as in the reference model's loop. */
   for (int i = 0; i < s->ndies; i++) {
-    for (int k = 0; k < 2 * s->nlinks; k++)
-      if (s->axi[k].src_die == i) dcin_axi_step(s, &s->axi[k]);
-    for (int k = 0; k < 2 * s->nlinks; k++)
-      if (s->axi[k].dst_die == i && s->axi[k].busy) dcin_d2d_rx(s, &s->axi[k]);
+    for (int k = 0; k < s->n_axi_from[i]; k++) {
+      dcin_axi *a = &s->axi[s->axi_from[i][k]];
+      if (a->busy) dcin_axi_step(s, a);
+    }
+    for (int k = 0; k < s->n_axi_to[i]; k++) {
+      dcin_axi *a = &s->axi[s->axi_to[i][k]];
+      if (a->busy) dcin_d2d_rx(s, a);
+    }
     dcin_die_step(s, &s->dies[i], ip_cycle, net_cycle);
   }
   if (s->check_each_cycle && !s->fault[0]) {
