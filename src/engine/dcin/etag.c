@@ -9,7 +9,9 @@
 
 #include "dcin_int.h"
 
-static bool lane_negative(int lane) { return lane == DCIN_TL || lane == DCIN_TU; }
+_Static_assert(DCIN_TR == 0 && DCIN_TL == 1 && DCIN_TD == 2 && DCIN_TU == 3,
+               "bit 0 of a lane marks the negative lanes");
+static bool lane_negative(int lane) { return lane & 1; }
 static int lane_phys_dim(int lane) { return (lane == DCIN_TR || lane == DCIN_TL) ? 0 : 1; }
 
 static uint64_t *t0_table(dcin_die *d, int net, int node, int dim) {
@@ -30,28 +32,34 @@ static bool t0_winner(dcin_die *d, int net, int node, int lane, const dcin_flit 
   return false;
 }
 
-DCIN_INLINE bool etag_try(dcin_sim *s, dcin_die *d, int net, int node, int fifo, int lane,
-                          uint32_t f) {
-  dcin_flit *fl = &s->flits[f];
-  dcin_node *nd = &d->nodes[net][node];
+/* The entry level a flit that has failed before (E-Tag T1 or T0) may take, DCIN_T_NONE if none. */
+static int etag_upgraded_level(dcin_die *d, int net, int node, int lane, const dcin_node *nd,
+                               int fifo, const dcin_flit *fl) {
   const int *cap = d->cfg->etag_cap[lane];
   bool a0 = nd->ue[fifo][DCIN_T0] < cap[DCIN_T0];
   bool a1 = nd->ue[fifo][DCIN_T1] < cap[DCIN_T1];
   bool a2 = nd->ue[fifo][DCIN_T2] < cap[DCIN_T2];
-  int use = DCIN_T_NONE;
   if (fl->etag == DCIN_T0) {
-    if (a0 && t0_winner(d, net, node, lane, fl))
-      use = DCIN_T0;
-    else if (a1)
-      use = DCIN_T1;
-    else if (a2)
-      use = DCIN_T2;
-  } else if (fl->etag == DCIN_T1) {
-    use = a1 ? DCIN_T1 : a2 ? DCIN_T2 : DCIN_T_NONE;
-  } else {
-    use = a2 ? DCIN_T2 : DCIN_T_NONE;
+    if (a0 && t0_winner(d, net, node, lane, fl)) return DCIN_T0;
+    return a1 ? DCIN_T1 : a2 ? DCIN_T2 : DCIN_T_NONE;
   }
-  if (use == DCIN_T_NONE) return false;
+  return a1 ? DCIN_T1 : a2 ? DCIN_T2 : DCIN_T_NONE;
+}
+
+DCIN_INLINE bool etag_try(dcin_sim *s, dcin_die *d, int net, int node, int fifo, int lane,
+                          uint32_t f) {
+  dcin_flit *fl = &s->flits[f];
+  dcin_node *nd = &d->nodes[net][node];
+  int use;
+  if (fl->etag == DCIN_T2) { /* most ejects: the flit has not failed on this ring */
+    if (nd->ue[fifo][DCIN_T2] >= d->cfg->etag_cap[lane][DCIN_T2]) return false;
+    use = DCIN_T2;
+  } else {
+    use = etag_upgraded_level(d, net, node, lane, nd, fifo, fl);
+    if (use == DCIN_T_NONE) return false;
+    if (fl->etag == DCIN_T1) s->st.etag_t1++;
+    if (fl->etag == DCIN_T0) s->st.etag_t0++;
+  }
   /* the reference forgets the T0 registration when the flit leaves through a positive lane */
   if (fl->in_t0_table && d->cfg->crossring_compat && !lane_negative(lane)) fl->in_t0_table = 0;
   if (fl->in_t0_table) {
@@ -61,8 +69,6 @@ DCIN_INLINE bool etag_try(dcin_sim *s, dcin_die *d, int net, int node, int fifo,
     fl->in_t0_table = 0;
     if (use == DCIN_T0) nd->t0_ptr[dim]++;
   }
-  if (fl->etag == DCIN_T1) s->st.etag_t1++;
-  if (fl->etag == DCIN_T0) s->st.etag_t0++;
   nd->ue[fifo][use]++;
   fl->used_entry = (uint8_t)use;
   return true;
@@ -75,11 +81,11 @@ bool dcin_etag_try(dcin_sim *s, dcin_die *d, int net, int node, int fifo, int la
 DCIN_INLINE bool eject_to_node(dcin_sim *s, dcin_die *d, int net, int node, int lane, uint32_t f) {
   const dcin_cfg *c = d->cfg;
   dcin_node *nd = &d->nodes[net][node];
-  bool neg = lane == DCIN_TL || lane == DCIN_TU;
+  int neg = lane & 1; /* TL, TU */
   int dim = dcin_lane_dim(c, lane);
-  dcin_q *q = dim == 0 ? &nd->rb_in[neg ? 1 : 0] : &nd->eq_in[neg ? 1 : 0];
+  dcin_q *q = dim == 0 ? &nd->rb_in[neg] : &nd->eq_in[neg];
   if (q->pre != DCIN_NIL) return false;
-  int fifo = dcin_etag_fifo(c, lane);
+  int fifo = dim * 2 + neg; /* dcin_etag_fifo */
   if (!etag_try(s, d, net, node, fifo, lane, f)) return false;
   dcin_put(d, q, f);
   dcin_node_hold(d, net, node, nd);
