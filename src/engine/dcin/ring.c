@@ -176,6 +176,21 @@ int dcin_eject_key(const dcin_cfg *c, int node, int dim) {
   return c->yx ? node / c->cols : node % c->cols;
 }
 
+/* The eject attempt of the flit at frame index i, which the caller took out of its bucket: it
+ * leaves the ring, or it is filed under its next eject CP_IN (a failure upgrades its E-Tag). */
+DCIN_INLINE void eject_due(dcin_sim *s, dcin_die *d, int net, dcin_ring *g, int i) {
+  int p = i + g->off;
+  if (p >= g->len) p -= g->len;
+  uint32_t f = g->slot[i];
+  g->dkey[i] = DCIN_NO_KEY;
+  if (g->ej[p] == s->flits[f].ecoord && dcin_eject_try(s, d, net, g->node[p], g->lane[p], f)) {
+    g->slot[i] = DCIN_NIL;
+    g->count--;
+    return;
+  }
+  dcin_ring_key(g, i, p, 1); /* still riding */
+}
+
 /* The eject attempt at a CP_IN: true when the flit left the ring (failures upgrade its E-Tag). */
 static bool try_eject(dcin_sim *s, dcin_die *d, int net, dcin_ring *g, int p, uint32_t f) {
   if (!dcin_eject_try(s, d, net, g->node[p], g->lane[p], f)) return false;
@@ -195,23 +210,24 @@ static void ring_cycle(dcin_sim *s, dcin_die *d, int net, dcin_ring *g) {
   int len = g->len, last = len - 1;
   bool stall = dcin_ring_at(g, last) != DCIN_NIL && dcin_ring_at(g, 0) != DCIN_NIL;
   bool wraps = !stall && dcin_ring_at(g, last) != DCIN_NIL;
-  /* the flits standing on their eject CP_IN now: bucket[off], visited from the highest
-   * position down as the reference's scan does */
-  if (g->dhead[g->off] != DCIN_NO_KEY) {
-    uint16_t due_i[512], due_p[512];
-    int nd = 0;
-    for (int i = g->dhead[g->off]; i != DCIN_NO_KEY; i = g->dnext[i]) {
-      int p = i + g->off, k = nd++;
-      if (p >= len) p -= len;
-      while (k > 0 && due_p[k - 1] < p) due_p[k] = due_p[k - 1], due_i[k] = due_i[k - 1], k--;
-      due_p[k] = (uint16_t)p, due_i[k] = (uint16_t)i;
-    }
-    for (int k = 0; k < nd; k++) {
-      int i = due_i[k], p = due_p[k];
-      uint32_t f = g->slot[i];
-      if (g->ej[p] == s->flits[f].ecoord && try_eject(s, d, net, g, p, f)) continue;
-      dcin_ring_unkey(g, i); /* still riding: file it under its next eject CP_IN */
-      dcin_ring_key(g, i, p, 1);
+  uint16_t due = g->dhead[g->off];
+  if (due != DCIN_NO_KEY) {
+    /* the flits standing on their eject CP_IN now, visited from the highest position down as
+     * the reference's scan does; each leaves or is filed again (possibly in this same bucket,
+     * one rotation ahead), so the bucket is detached whole instead of unlinking flit by flit */
+    g->dhead[g->off] = DCIN_NO_KEY;
+    if (g->dnext[due] == DCIN_NO_KEY) {
+      eject_due(s, d, net, g, due);
+    } else {
+      uint16_t due_i[512], due_p[512];
+      int nd = 0;
+      for (int i = due; i != DCIN_NO_KEY; i = g->dnext[i]) {
+        int p = i + g->off, k = nd++;
+        if (p >= len) p -= len;
+        while (k > 0 && due_p[k - 1] < p) due_p[k] = due_p[k - 1], due_i[k] = due_i[k - 1], k--;
+        due_p[k] = (uint16_t)p, due_i[k] = (uint16_t)i;
+      }
+      for (int k = 0; k < nd; k++) eject_due(s, d, net, g, due_i[k]);
     }
   }
   /* A ring with every slice occupied rotates as a whole: the slots of a slotted ring advance
