@@ -176,6 +176,10 @@ int dcin_eject_key(const dcin_cfg *c, int node, int dim) {
   return c->yx ? node / c->cols : node % c->cols;
 }
 
+/* A due flit whose eject failed: filed under its next eject CP_IN (out of line: most ejects
+ * succeed). */
+static void refile(dcin_ring *g, int i, int p) { dcin_ring_key(g, i, p, 1); }
+
 /* The eject attempt of the flit at frame index i, which the caller took out of its bucket: it
  * leaves the ring, or it is filed under its next eject CP_IN (a failure upgrades its E-Tag). */
 DCIN_INLINE void eject_due(dcin_sim *s, dcin_die *d, int net, dcin_ring *g, int i) {
@@ -188,7 +192,33 @@ DCIN_INLINE void eject_due(dcin_sim *s, dcin_die *d, int net, dcin_ring *g, int 
     g->count--;
     return;
   }
-  dcin_ring_key(g, i, p, 1); /* still riding */
+  refile(g, i, p); /* still riding */
+}
+
+/* The flits standing on their eject CP_IN now (bucket[off], which holds `due` first), visited
+ * from the highest position down as the reference's scan does.  Each leaves or is filed again
+ * (possibly in this same bucket, one rotation ahead), so the bucket is detached whole instead of
+ * unlinking flit by flit. */
+static void eject_bucket(dcin_sim *s, dcin_die *d, int net, dcin_ring *g, int due) {
+  uint16_t due_i[512], due_p[512];
+  int nd = 0, len = g->len;
+  for (int i = due; i != DCIN_NO_KEY; i = g->dnext[i]) {
+    int p = i + g->off, k = nd++;
+    if (p >= len) p -= len;
+    while (k > 0 && due_p[k - 1] < p) due_p[k] = due_p[k - 1], due_i[k] = due_i[k - 1], k--;
+    due_p[k] = (uint16_t)p, due_i[k] = (uint16_t)i;
+  }
+  for (int k = 0; k < nd; k++) eject_due(s, d, net, g, due_i[k]);
+}
+/* The same, with a lone due flit handled inline (the common case). */
+DCIN_INLINE void eject_all_due(dcin_sim *s, dcin_die *d, int net, dcin_ring *g) {
+  uint16_t due = g->dhead[g->off];
+  if (due == DCIN_NO_KEY) return;
+  g->dhead[g->off] = DCIN_NO_KEY;
+  if (g->dnext[due] == DCIN_NO_KEY)
+    eject_due(s, d, net, g, due);
+  else
+    eject_bucket(s, d, net, g, due);
 }
 
 /* The eject attempt at a CP_IN: true when the flit left the ring (failures upgrade its E-Tag). */
@@ -210,26 +240,7 @@ static void ring_cycle(dcin_sim *s, dcin_die *d, int net, dcin_ring *g) {
   int len = g->len, last = len - 1;
   bool stall = dcin_ring_at(g, last) != DCIN_NIL && dcin_ring_at(g, 0) != DCIN_NIL;
   bool wraps = !stall && dcin_ring_at(g, last) != DCIN_NIL;
-  uint16_t due = g->dhead[g->off];
-  if (due != DCIN_NO_KEY) {
-    /* the flits standing on their eject CP_IN now, visited from the highest position down as
-     * the reference's scan does; each leaves or is filed again (possibly in this same bucket,
-     * one rotation ahead), so the bucket is detached whole instead of unlinking flit by flit */
-    g->dhead[g->off] = DCIN_NO_KEY;
-    if (g->dnext[due] == DCIN_NO_KEY) {
-      eject_due(s, d, net, g, due);
-    } else {
-      uint16_t due_i[512], due_p[512];
-      int nd = 0;
-      for (int i = due; i != DCIN_NO_KEY; i = g->dnext[i]) {
-        int p = i + g->off, k = nd++;
-        if (p >= len) p -= len;
-        while (k > 0 && due_p[k - 1] < p) due_p[k] = due_p[k - 1], due_i[k] = due_i[k - 1], k--;
-        due_p[k] = (uint16_t)p, due_i[k] = (uint16_t)i;
-      }
-      for (int k = 0; k < nd; k++) eject_due(s, d, net, g, due_i[k]);
-    }
-  }
+  eject_all_due(s, d, net, g);
   /* A ring with every slice occupied rotates as a whole: the slots of a slotted ring advance
    * every cycle (the rotating slot ids of I-Tag and T0 assume it).  The reference's downward scan
    * would leave such a ring frozen for good, each flit waiting behind the next (compat keeps
@@ -289,16 +300,15 @@ static void ring_cycle(dcin_sim *s, dcin_die *d, int net, dcin_ring *g) {
 }
 
 void dcin_rings_move(dcin_sim *s, dcin_die *d, int net) {
-  /* the common case without a call: no flit due at its eject CP_IN and no train at the wrap
-   * waiting behind slice 0, so every flit moves (what ring_cycle does then, compat and trace
-   * aside) */
+  /* the common case without a call: no train at the wrap waiting behind slice 0, so after the
+   * ejects every flit moves (what ring_cycle does then, compat and trace aside) */
   bool plain = !d->cfg->crossring_compat && !s->trace;
   for (int r = 0; r < d->nrings; r++) {
     dcin_ring *g = &d->rings[net][r];
     if (!g->count) continue;
     int off = g->off, len = g->len;
-    if (plain && g->dhead[off] == DCIN_NO_KEY &&
-        (g->slot[len - 1 - off] == DCIN_NIL || g->slot[off ? len - off : 0] == DCIN_NIL)) {
+    if (plain && (g->slot[len - 1 - off] == DCIN_NIL || g->slot[off ? len - off : 0] == DCIN_NIL)) {
+      eject_all_due(s, d, net, g);
       s->st.flit_hops += g->count;
       g->off = (uint16_t)(off + 1 == len ? 0 : off + 1);
       continue;
