@@ -78,6 +78,17 @@ bool dcin_etag_try(dcin_sim *s, dcin_die *d, int net, int node, int fifo, int la
   return etag_try(s, d, net, node, fifo, lane, f);
 }
 
+/* Flit f, which took its E-Tag entry, enters the eject FIFO q of (net, node) (dim: of its lane). */
+DCIN_INLINE void enter_eject_fifo(dcin_die *d, int net, int node, dcin_node *nd, dcin_q *q,
+                                  int dim, uint32_t f) {
+  dcin_put(d, q, f);
+  dcin_node_hold(d, net, node, nd);
+  if (dim == 0)
+    nd->rb_n++;
+  else
+    nd->eq_n++;
+}
+
 DCIN_INLINE bool eject_to_node(dcin_sim *s, dcin_die *d, int net, int node, int lane, uint32_t f) {
   const dcin_cfg *c = d->cfg;
   dcin_node *nd = &d->nodes[net][node];
@@ -87,12 +98,7 @@ DCIN_INLINE bool eject_to_node(dcin_sim *s, dcin_die *d, int net, int node, int 
   if (q->pre != DCIN_NIL) return false;
   int fifo = dim * 2 + neg; /* dcin_etag_fifo */
   if (!etag_try(s, d, net, node, fifo, lane, f)) return false;
-  dcin_put(d, q, f);
-  dcin_node_hold(d, net, node, nd);
-  if (dim == 0)
-    nd->rb_n++;
-  else
-    nd->eq_n++;
+  enter_eject_fifo(d, net, node, nd, q, dim, f);
   DCIN_TRACE(s, f, dim == 0 ? "RB" : "EQ", node, lane);
   if (c->crossring_compat) { /* the reference also frees the entry as the flit enters the FIFO */
     dcin_etag_release(d, nd, fifo, s->flits[f].used_entry);
@@ -133,12 +139,37 @@ void dcin_etag_fail(dcin_sim *s, dcin_die *d, int net, int node, int fifo, int l
   etag_fail(s, d, net, node, lane, f);
 }
 
-/* The eject attempt of flit f at the CP_IN of (node, lane): true when it entered the node; a
- * failure upgrades its E-Tag. */
-bool dcin_eject_try(dcin_sim *s, dcin_die *d, int net, int node, int lane, uint32_t f) {
+/* The general eject attempt: any E-Tag level, compat and tracing (kept out of line so that the
+ * common case below stays small). */
+__attribute__((noinline)) static bool eject_try_general(dcin_sim *s, dcin_die *d, int net,
+                                                        int node, int lane, uint32_t f) {
   if (eject_to_node(s, d, net, node, lane, f)) return true;
   etag_fail(s, d, net, node, lane, f);
   return false;
+}
+
+/* The eject attempt of flit f at the CP_IN of (node, lane): true when it entered the node; a
+ * failure upgrades its E-Tag.  Nearly every attempt is by a flit that has not failed on this ring
+ * (E-Tag T2, no T0 registration) outside validation runs: that case is eject_to_node and
+ * etag_try reduced to the one T2 entry check. */
+bool dcin_eject_try(dcin_sim *s, dcin_die *d, int net, int node, int lane, uint32_t f) {
+  const dcin_cfg *c = d->cfg;
+  dcin_flit *fl = &s->flits[f];
+  if (fl->etag != DCIN_T2 || fl->in_t0_table || c->crossring_compat || s->trace)
+    return eject_try_general(s, d, net, node, lane, f);
+  dcin_node *nd = &d->nodes[net][node];
+  int neg = lane & 1, dim = dcin_lane_dim(c, lane);
+  dcin_q *q = dim == 0 ? &nd->rb_in[neg] : &nd->eq_in[neg];
+  int16_t *ue = &nd->ue[dim * 2 + neg][DCIN_T2]; /* fifo dcin_etag_fifo(c, lane) */
+  if (q->pre != DCIN_NIL || *ue >= c->etag_cap[lane][DCIN_T2]) {
+    dcin_etag_fail(s, d, net, node, dim * 2 + neg, lane, f);
+    return false;
+  }
+  ++*ue;
+  fl->used_entry = DCIN_T2;
+  enter_eject_fifo(d, net, node, nd, q, dim, f);
+  fl->lane = (uint8_t)lane;
+  return true;
 }
 
 void dcin_etag_release(dcin_die *d, dcin_node *nd, int fifo, int level) {
