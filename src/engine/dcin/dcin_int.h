@@ -281,6 +281,7 @@ typedef struct dcin_ring {
   uint16_t *ndist; /* [ne][len] (see above) */
   int16_t *eidx;   /* [ecoord], necoord entries */
   int necoord;
+  int16_t *itag;     /* by slot id: I-Tag reserver (node * 4 + lane) or -1 (in die itag_slot) */
   uint64_t slot_of;  /* sim cycle slot_rot was computed for (itag.c) */
   uint32_t slot_rot; /* (NoC cycle + 1) mod len: slot id = position - slot_rot, mod len */
 } dcin_ring;
@@ -341,6 +342,12 @@ static inline uint32_t dcin_ring_take(dcin_ring *g, int p) {
   g->count--;
   return f;
 }
+
+/* The CP_OUT slice of a (node, lane) on one network: its ring and frame position. */
+typedef struct dcin_cp_site {
+  dcin_ring *g;
+  int idx;
+} dcin_cp_site;
 
 /* Per (die, network, node) queues of the node's cross station. */
 typedef struct dcin_node {
@@ -403,6 +410,7 @@ typedef struct dcin_die {
   /* ring geometry: index of CP_IN / CP_OUT per (node, lane) */
   uint16_t *cp_in, *cp_out;      /* [node * 4 + lane] */
   int16_t *ring_of;              /* [node * 4 + lane] ring index */
+  dcin_cp_site *cp_site[DCIN_NUM_NETS]; /* [node * 4 + lane] CP_OUT (CP injection) */
   uint8_t *first_lane;           /* [src * nodes + dst] dcin_first_lane, built once (no division) */
   int16_t *ekey;                 /* [node * 2 + dim] dcin_eject_key */
   int16_t *scoord;               /* [node] second-dimension coordinate (row in XY, column in YX) */

@@ -166,6 +166,16 @@ int dcin_ring_build(dcin_sim *s, dcin_die *d, cs_err *err) {
   d->itag_slot = malloc(sizeof(int16_t) * (size_t)DCIN_NUM_NETS * d->nrings * maxlen);
   if (!d->t0_bits || !d->itag_slot) return cs_err_set(err, CS_ENOMEM, "tag tables");
   for (size_t i = 0; i < (size_t)DCIN_NUM_NETS * d->nrings * maxlen; i++) d->itag_slot[i] = -1;
+  /* per network: each ring's slice of the I-Tag table, and each (node, lane)'s CP_OUT */
+  d->cp_site[0] = malloc(sizeof(dcin_cp_site) * DCIN_NUM_NETS * (size_t)nodes4);
+  if (!d->cp_site[0]) return cs_err_set(err, CS_ENOMEM, "tag tables");
+  for (int net = 0; net < DCIN_NUM_NETS; net++) {
+    d->cp_site[net] = d->cp_site[0] + (size_t)net * nodes4;
+    for (int r = 0; r < d->nrings; r++)
+      d->rings[net][r].itag = &d->itag_slot[((size_t)net * d->nrings + r) * d->itag_stride];
+    for (int k = 0; k < nodes4; k++)
+      d->cp_site[net][k] = (dcin_cp_site){&d->rings[net][d->ring_of[k]], d->cp_out[k]};
+  }
   return 0;
 }
 
