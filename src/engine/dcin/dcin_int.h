@@ -675,7 +675,6 @@ void dcin_etag_fail(dcin_sim *s, dcin_die *d, int net, int node, int fifo, int l
 void dcin_etag_release(dcin_die *d, dcin_node *nd, int fifo, int level);
 /* dcin_eject_to_node, and dcin_etag_fail when it fails; true when the flit entered the node. */
 bool dcin_eject_try(dcin_sim *s, dcin_die *d, int net, int node, int lane, uint32_t f);
-void dcin_etag_commit(dcin_node *nd);
 
 /* itag.c */
 bool dcin_itag_can_inject(dcin_sim *s, dcin_die *d, int net, int node, int lane, uint32_t f);
@@ -744,6 +743,26 @@ static inline int dcin_rr_pick(unsigned mask, unsigned rr) {
 static inline void dcin_put(dcin_die *d, dcin_q *q, uint32_t f) {
   q->pre = f;
   d->pending[d->npending++] = q;
+}
+
+/* E-Tag, end of cycle (etag.c's entry pools; inline in the commit loop, once per node with
+ * releases): entries whose flit left last cycle become free; this cycle's become due next. */
+static inline void dcin_etag_commit(dcin_node *nd) {
+  int16_t *ue = &nd->ue[0][0];
+  uint8_t *now = &nd->rel_now[0][0], *pend = &nd->rel_pending[0][0];
+  for (unsigned m = nd->rel_nmask; m; m &= m - 1) {
+    int i = __builtin_ctz(m);
+    ue[i] = (int16_t)(ue[i] - now[i]);
+    now[i] = 0;
+  }
+  for (unsigned m = nd->rel_pmask; m; m &= m - 1) {
+    int i = __builtin_ctz(m);
+    now[i] = pend[i];
+    pend[i] = 0;
+  }
+  nd->rel_nmask = nd->rel_pmask;
+  nd->rel_pmask = 0;
+  nd->rel_any = nd->rel_nmask != 0;
 }
 
 #define DCIN_TRACE(s, f, what, node, lane)                                                  \

@@ -181,21 +181,3 @@ void dcin_etag_release(dcin_die *d, dcin_node *nd, int fifo, int level) {
   }
 }
 
-/* End of cycle: entries whose flit left last cycle become free; this cycle's become due next. */
-void dcin_etag_commit(dcin_node *nd) {
-  int16_t *ue = &nd->ue[0][0];
-  uint8_t *now = &nd->rel_now[0][0], *pend = &nd->rel_pending[0][0];
-  for (unsigned m = nd->rel_nmask; m; m &= m - 1) {
-    int i = __builtin_ctz(m);
-    ue[i] = (int16_t)(ue[i] - now[i]);
-    now[i] = 0;
-  }
-  for (unsigned m = nd->rel_pmask; m; m &= m - 1) {
-    int i = __builtin_ctz(m);
-    now[i] = pend[i];
-    pend[i] = 0;
-  }
-  nd->rel_nmask = nd->rel_pmask;
-  nd->rel_pmask = 0;
-  nd->rel_any = nd->rel_nmask != 0;
-}
