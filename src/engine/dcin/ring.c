@@ -310,14 +310,20 @@ static void ring_cycle(dcin_sim *s, dcin_die *d, int net, dcin_ring *g) {
 }
 
 void dcin_rings_move(dcin_sim *s, dcin_die *d, int net) {
+  dcin_ring *rings = d->rings[net];
+  int nrings = d->nrings; /* locals: the stores into the rings could alias the die's fields */
+  if (d->cfg->crossring_compat || s->trace) {
+    for (int r = 0; r < nrings; r++)
+      if (rings[r].count) ring_cycle(s, d, net, &rings[r]);
+    return;
+  }
   /* the common case without a call: no train at the wrap waiting behind slice 0, so after the
-   * ejects every flit moves (what ring_cycle does then, compat and trace aside) */
-  bool plain = !d->cfg->crossring_compat && !s->trace;
-  for (int r = 0; r < d->nrings; r++) {
-    dcin_ring *g = &d->rings[net][r];
+   * ejects every flit moves (what ring_cycle does then) */
+  for (int r = 0; r < nrings; r++) {
+    dcin_ring *g = &rings[r];
     if (!g->count) continue;
     int off = g->off, len = g->len;
-    if (plain && (g->slot[len - 1 - off] == DCIN_NIL || g->slot[off ? len - off : 0] == DCIN_NIL)) {
+    if (g->slot[len - 1 - off] == DCIN_NIL || g->slot[off ? len - off : 0] == DCIN_NIL) {
       eject_all_due(s, d, net, g);
       s->st.flit_hops += g->count;
       g->off = (uint16_t)(off + 1 == len ? 0 : off + 1);
