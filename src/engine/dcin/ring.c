@@ -238,6 +238,33 @@ static bool try_eject(dcin_sim *s, dcin_die *d, int net, dcin_ring *g, int p, ui
   return true;
 }
 
+/* The stalled train at positions lo..len-1 (lo > 0, so position lo - 1 is empty) is shifted back
+ * by one frame index so that after the rotation it stays, lowest flit first (each moves into the
+ * index its predecessor just left); its flits are listed in stalled[].  Each keeps its filing one
+ * rotation later (its next eject CP_IN is reached one cycle later), except a flit standing on a
+ * CP_IN where it may leave: its eject just failed there and it tries again next cycle, as the
+ * slice-by-slice scan does.  This equals filing each anew from its position after the rotation. */
+static void shift_train_back(dcin_ring *g, int lo, uint32_t *stalled) {
+  int len = g->len, i = dcin_ring_idx(g, lo);
+  for (int p = lo; p < len; p++) {
+    int k = i == 0 ? len - 1 : i - 1, next = i + 1 == len ? 0 : i + 1;
+    uint32_t f = g->slot[i];
+    *stalled++ = f;
+    int key = g->dkey[i];
+    dcin_ring_unkey(g, i);
+    g->slot[k] = f;
+    g->slot[i] = DCIN_NIL;
+    if (key != DCIN_NO_KEY) { /* a flit with no eject CP_IN on this ring has none */
+      if (g->ej[p] == (*g->flits)[f].ecoord) key = g->off; /* due now, and failed */
+      key = key + 1 == len ? 0 : key + 1;
+      g->dnext[k] = g->dhead[key];
+      g->dhead[key] = (uint16_t)k;
+    }
+    g->dkey[k] = (uint16_t)key;
+    i = next;
+  }
+}
+
 /* One cycle of one ring, equivalent to visiting the slices from the last down to 0 and moving each
  * flit into the next slice if that slice is empty at that moment:
  *   1. flits at CP_IN slices whose route ends or turns here try to eject;
@@ -262,22 +289,29 @@ static void ring_cycle(dcin_sim *s, dcin_die *d, int net, dcin_ring *g) {
   uint32_t stalled[512];
   int run = 0;
   int lo = last;
+  bool refile_after = false;
   if (stall) {
     /* the stalled train: contiguous occupied positions ending at the last slice (after the
      * ejects above, which the reference does before reaching lower slices) */
     while (lo > 0 && dcin_ring_at(g, lo - 1) != DCIN_NIL) lo--;
-    /* shift it back by one frame index so that after the rotation it stays: lift the whole
-     * train first, then place it, so a train that fills the entire ring cannot overwrite itself */
-    for (int p = lo; p <= last; p++) {
-      int i = dcin_ring_idx(g, p);
-      stalled[run++] = g->slot[i];
-      dcin_ring_unkey(g, i);
-      g->slot[i] = DCIN_NIL;
-    }
-    for (int r = 0; r < run; r++) {
-      int i = dcin_ring_idx(g, lo + r), k = i == 0 ? len - 1 : i - 1;
-      g->slot[k] = stalled[r];
-      g->dkey[k] = DCIN_NO_KEY; /* filed again below, once the frame has rotated */
+    if (lo > 0) {
+      shift_train_back(g, lo, stalled);
+      run = len - lo;
+    } else {
+      /* a frozen full ring (compat): lift the whole train first, then place it, so that it
+       * cannot overwrite itself; each flit is filed again below, once the frame has rotated */
+      for (int p = lo; p <= last; p++) {
+        int i = dcin_ring_idx(g, p);
+        stalled[run++] = g->slot[i];
+        dcin_ring_unkey(g, i);
+        g->slot[i] = DCIN_NIL;
+      }
+      for (int r = 0; r < run; r++) {
+        int i = dcin_ring_idx(g, lo + r), k = i == 0 ? len - 1 : i - 1;
+        g->slot[k] = stalled[r];
+        g->dkey[k] = DCIN_NO_KEY;
+      }
+      refile_after = true;
     }
   }
   s->st.flit_hops += g->count - (uint32_t)run;
@@ -285,7 +319,8 @@ static void ring_cycle(dcin_sim *s, dcin_die *d, int net, dcin_ring *g) {
   /* The stalled flits stand where they stood: file each under its next eject CP_IN from its own
    * position, which is this one when it stands on a CP_IN where it may leave (a flit whose eject
    * just failed there tries again next cycle, as the slice-by-slice scan does). */
-  for (int r = 0; r < run; r++) dcin_ring_key(g, dcin_ring_idx(g, lo + r), lo + r, 0);
+  if (refile_after)
+    for (int r = 0; r < run; r++) dcin_ring_key(g, dcin_ring_idx(g, lo + r), lo + r, 0);
   if (wraps && d->cfg->crossring_compat) {
     uint32_t f = dcin_ring_at(g, 0);
     if (s->trace) DCIN_TRACE(s, f, "CP_IN", g->node[0], g->lane[0]);
