@@ -672,7 +672,6 @@ int dcin_eject_key(const dcin_cfg *c, int node, int dim);
 /* etag.c */
 bool dcin_etag_try(dcin_sim *s, dcin_die *d, int net, int node, int fifo, int lane, uint32_t f);
 void dcin_etag_fail(dcin_sim *s, dcin_die *d, int net, int node, int fifo, int lane, uint32_t f);
-void dcin_etag_release(dcin_die *d, dcin_node *nd, int fifo, int level);
 /* dcin_eject_to_node, and dcin_etag_fail when it fails; true when the flit entered the node. */
 bool dcin_eject_try(dcin_sim *s, dcin_die *d, int net, int node, int lane, uint32_t f);
 
@@ -745,18 +744,25 @@ static inline void dcin_put(dcin_die *d, dcin_q *q, uint32_t f) {
   d->pending[d->npending++] = q;
 }
 
-/* E-Tag, end of cycle (etag.c's entry pools; inline in the commit loop, once per node with
- * releases): entries whose flit left last cycle become free; this cycle's become due next. */
+/* E-Tag (etag.c's entry pools), inline at its callers: an entry of level `level` of eject FIFO
+ * `fifo` is returned one cycle after this one ends (none for DCIN_T_NONE). */
+static inline void dcin_etag_release(dcin_die *d, dcin_node *nd, int fifo, int level) {
+  if (level < DCIN_T_NONE) {
+    nd->rel_pending[fifo][level]++;
+    nd->rel_pmask |= (uint16_t)(1u << (fifo * 3 + level));
+    if (!nd->rel_any) d->rel_list[d->nrel++] = nd;
+    nd->rel_any = 1;
+  }
+}
+/* End of cycle (once per node with releases): entries whose flit left last cycle become free;
+ * this cycle's become due next.  One pass over both masks: an entry set in only one of them has
+ * a zero in the other (the masks mark the non-zero entries). */
 static inline void dcin_etag_commit(dcin_node *nd) {
   int16_t *ue = &nd->ue[0][0];
   uint8_t *now = &nd->rel_now[0][0], *pend = &nd->rel_pending[0][0];
-  for (unsigned m = nd->rel_nmask; m; m &= m - 1) {
+  for (unsigned m = nd->rel_nmask | nd->rel_pmask; m; m &= m - 1) {
     int i = __builtin_ctz(m);
     ue[i] = (int16_t)(ue[i] - now[i]);
-    now[i] = 0;
-  }
-  for (unsigned m = nd->rel_pmask; m; m &= m - 1) {
-    int i = __builtin_ctz(m);
     now[i] = pend[i];
     pend[i] = 0;
   }

@@ -171,13 +171,3 @@ bool dcin_eject_try(dcin_sim *s, dcin_die *d, int net, int node, int lane, uint3
   fl->lane = (uint8_t)lane;
   return true;
 }
-
-void dcin_etag_release(dcin_die *d, dcin_node *nd, int fifo, int level) {
-  if (level < DCIN_T_NONE) {
-    nd->rel_pending[fifo][level]++;
-    nd->rel_pmask |= (uint16_t)(1u << (fifo * 3 + level));
-    if (!nd->rel_any) d->rel_list[d->nrel++] = nd;
-    nd->rel_any = 1;
-  }
-}
-
