@@ -324,7 +324,9 @@ START_TEST(sn_should_retry_then_pcredit_when_trackers_run_out) {
     cs_err err;
     for (int i = 0; i < 3; i++)
       ck_assert_int_ge(
-          dcin_inject_phys(s, i, 0, i, DCIN_IP_GDMA0, 0, 10, DCIN_IP_DDR0, rd, 4, &err), 0);
+          dcin_inject_phys(s, i, &(dcin_place){0, i, DCIN_IP_GDMA0, 0, 10, DCIN_IP_DDR0, rd, 4},
+                           &err),
+          0);
     run_all(s);
     uint32_t retries = 0, blocks = 0;
     for (uint32_t t = 0; t < s->ntxns; t++) {
@@ -344,7 +346,9 @@ START_TEST(rn_should_hold_requests_without_a_tracker) {
   cs_err err;
   for (int i = 0; i < 3; i++)
     ck_assert_int_ge(
-        dcin_inject_phys(s, i, 0, 0, DCIN_IP_GDMA0, 0, 19, DCIN_IP_DDR0, true, 4, &err), 0);
+        dcin_inject_phys(s, i, &(dcin_place){0, 0, DCIN_IP_GDMA0, 0, 19, DCIN_IP_DDR0, true, 4},
+                         &err),
+        0);
   run_all(s);
   ck_assert_uint_eq(s->txns[0].rn_rd_block, 0);
   ck_assert_uint_eq(s->txns[1].rn_rd_block, 1);
@@ -367,7 +371,9 @@ START_TEST(d2d_rn_should_back_pressure_not_drop) {
   s->check_each_cycle = true;
   for (int i = 0; i < 6; i++)
     ck_assert_int_ge(
-        dcin_inject_phys(s, i, 0, i, DCIN_IP_GDMA0, 1, 19, DCIN_IP_DDR0, i % 2, 4, &err), 0);
+        dcin_inject_phys(s, i, &(dcin_place){0, i, DCIN_IP_GDMA0, 1, 19, DCIN_IP_DDR0, i % 2, 4},
+                         &err),
+        0);
   run_all(s);
   uint32_t blocked = 0;
   for (uint32_t t = 0; t < s->ntxns; t++) {
@@ -433,8 +439,10 @@ END_TEST
 START_TEST(check_should_detect_a_lost_flit) {
   dcin_sim *s = make("5x4", "1die");
   cs_err err;
-  ck_assert_int_ge(dcin_inject_phys(s, 1, 0, 0, DCIN_IP_GDMA0, 0, 19, DCIN_IP_DDR0, true, 4, &err),
-                   0);
+  ck_assert_int_ge(
+      dcin_inject_phys(s, 1, &(dcin_place){0, 0, DCIN_IP_GDMA0, 0, 19, DCIN_IP_DDR0, true, 4},
+                       &err),
+      0);
   ck_assert_int_eq(dcin_check(s, &err), 0);
   dcin_ip *ip = dcin_ipp(&s->dies[0], 0, DCIN_IP_GDMA0);
   uint32_t f = dcin_list_pop(s, &ip->inj[DCIN_NET_REQ]); /* lose it */
@@ -454,10 +462,12 @@ START_TEST(many_transactions_should_all_complete_with_flits_conserved) {
       int n = cs_test_quick() ? 40 : 200;
       for (int i = 0; i < n; i++) {
         int sd = i % s->ndies, dd = (i / 3) % s->ndies;
-        ck_assert_int_ge(
-            dcin_inject_phys(s, i, sd, (i * 7) % 20, DCIN_IP_GDMA0 + i % 2, dd, (i * 13) % 20,
-                             DCIN_IP_DDR0 + (i / 2) % 2, i % 3 != 0, 4, &err),
-            0);
+        ck_assert_int_ge(dcin_inject_phys(s, i,
+                                          &(dcin_place){sd, (i * 7) % 20, DCIN_IP_GDMA0 + i % 2, dd,
+                                                        (i * 13) % 20, DCIN_IP_DDR0 + (i / 2) % 2,
+                                                        i % 3 != 0, 4},
+                                          &err),
+                         0);
       }
       run_all(s);
       for (uint32_t t = 0; t < s->ntxns; t++) ck_assert(s->txns[t].done_final);
@@ -513,7 +523,8 @@ static void drive(void *e, const cs_inject *reqs, int n, uint64_t *req_tick, uin
 static void native_read_d0n0_to_d1n19(uint64_t *req_done_cycle, uint64_t *final_cycle) {
   dcin_sim *s = cs_test_dcin_sim("2261_5x4", "2die", 128, 64, false, false);
   cs_err err;
-  int t = dcin_inject_phys(s, 7, 0, 0, DCIN_IP_GDMA0, 1, 19, DCIN_IP_DDR0, true, 4, &err);
+  int t = dcin_inject_phys(s, 7, &(dcin_place){0, 0, DCIN_IP_GDMA0, 1, 19, DCIN_IP_DDR0, true, 4},
+                           &err);
   ck_assert_int_ge(t, 0);
   dcin_run_native(s, 100000);
   ck_assert(s->txns[t].done_final);

@@ -28,7 +28,8 @@ static one run_one_ch(const char *die, const char *layout, int sd, int sn, int d
                       bool rd) {
   dcin_sim *s = make(die, layout);
   cs_err err;
-  int t = dcin_inject_phys(s, 1, sd, sn, DCIN_IP_GDMA0, dd, dn, DCIN_IP_DDR0 + ddr, rd, 4, &err);
+  int t = dcin_inject_phys(
+      s, 1, &(dcin_place){sd, sn, DCIN_IP_GDMA0, dd, dn, DCIN_IP_DDR0 + ddr, rd, 4}, &err);
   ck_assert_int_ge(t, 0);
   dcin_run_native(s, 100000);
   const dcin_txn *x = &s->txns[t];
@@ -147,7 +148,9 @@ START_TEST(hotspot_in_compat_mode_should_match_crossring_flit_for_flit) {
   for (int k = 0; k < h->rounds; k++)
     for (int i = 0; i < 20; i++)
       ck_assert_int_ge(
-          dcin_inject_phys(s, id++, 0, i, DCIN_IP_GDMA0, 0, 19, DCIN_IP_DDR0, h->rd, 4, &err), 0);
+          dcin_inject_phys(s, id++,
+                           &(dcin_place){0, i, DCIN_IP_GDMA0, 0, 19, DCIN_IP_DDR0, h->rd, 4}, &err),
+          0);
   dcin_run_native(s, 100000);
   ck_assert_msg(!s->fault[0], "%s", s->fault);
   uint64_t end = 0, sum = 0, retries = 0;
@@ -188,7 +191,9 @@ START_TEST(cross_die_hotspot_in_compat_mode_should_match_crossring_flit_for_flit
   for (int k = 0; k < h->rounds; k++)
     for (int i = 0; i < 20; i++)
       ck_assert_int_ge(
-          dcin_inject_phys(s, id++, 0, i, DCIN_IP_GDMA0, 1, 19, DCIN_IP_DDR0, h->rd, 4, &err), 0);
+          dcin_inject_phys(s, id++,
+                           &(dcin_place){0, i, DCIN_IP_GDMA0, 1, 19, DCIN_IP_DDR0, h->rd, 4}, &err),
+          0);
   dcin_run_native(s, 100000);
   ck_assert_msg(!s->fault[0], "%s", s->fault);
   uint64_t end = 0, sum = 0, retries = 0;
@@ -229,7 +234,9 @@ START_TEST(fractional_noc_clock_should_match_crossring_in_compat_mode) {
       s->cfg.crossring_compat = compat;
       s->check_each_cycle = true;
       ck_assert_int_ge(
-          dcin_inject_phys(s, 1, 0, 0, DCIN_IP_GDMA0, 0, 19, DCIN_IP_DDR0, rd, 4, &err), 0);
+          dcin_inject_phys(s, 1, &(dcin_place){0, 0, DCIN_IP_GDMA0, 0, 19, DCIN_IP_DDR0, rd, 4},
+                           &err),
+          0);
       dcin_run_native(s, 100000);
       ck_assert_msg(!s->fault[0], "%s", s->fault);
       const dcin_txn *x = &s->txns[0];
@@ -288,8 +295,10 @@ START_TEST(mixed_traffic_in_compat_mode_should_match_crossring) {
     if (line[0] == '#' || sscanf(line, "%d,%d,%d,gdma_%d,%d,%d,ddr_%d,%c,%d", &t, &sd, &sn, &gi,
                                  &dd, &dn, &di, &rw, &burst) != 9)
       continue;
-    ck_assert_int_ge(dcin_inject_phys(s, id++, sd, sn, DCIN_IP_GDMA0 + gi, dd, dn,
-                                      DCIN_IP_DDR0 + di, rw == 'R', burst, &err),
+    ck_assert_int_ge(dcin_inject_phys(s, id++,
+                                      &(dcin_place){sd, sn, DCIN_IP_GDMA0 + gi, dd, dn,
+                                                    DCIN_IP_DDR0 + di, rw == 'R', burst},
+                                      &err),
                      0);
   }
   fclose(f);

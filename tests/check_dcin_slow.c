@@ -30,7 +30,9 @@ static agg run_aggregate(bool rd) {
   for (int k = 0; k < 128; k++)
     for (int i = 0; i < 20; i++)
       ck_assert_int_ge(
-          dcin_inject_phys(s, id++, 0, i, DCIN_IP_GDMA0, 0, 19 - i, DCIN_IP_DDR0, rd, 4, &err), 0);
+          dcin_inject_phys(
+              s, id++, &(dcin_place){0, i, DCIN_IP_GDMA0, 0, 19 - i, DCIN_IP_DDR0, rd, 4}, &err),
+          0);
   dcin_run_native(s, 1000000);
   ck_assert_uint_eq(s->active_txns, 0);
   ck_assert_int_eq(dcin_check(s, &err), 0);
@@ -111,9 +113,12 @@ START_TEST(random_configurations_should_complete_with_invariants_held) {
           dd = (int)((seed >> 24) % (uint64_t)s->ndies);
       int b = 1 + (int)((seed >> 28) % (uint64_t)a.burst_length);
       ck_assert_int_ge(
-          dcin_inject_phys(s, (uint64_t)i, sd, (int)((seed >> 32) % 20),
-                           DCIN_IP_GDMA0 + (int)((seed >> 40) & 1), dd, (int)((seed >> 44) % 20),
-                           DCIN_IP_DDR0 + (int)((seed >> 50) & 1), (seed >> 55) & 1, b, &err),
+          dcin_inject_phys(
+              s, (uint64_t)i,
+              &(dcin_place){sd, (int)((seed >> 32) % 20), DCIN_IP_GDMA0 + (int)((seed >> 40) & 1),
+                            dd, (int)((seed >> 44) % 20), DCIN_IP_DDR0 + (int)((seed >> 50) & 1),
+                            (seed >> 55) & 1, b},
+              &err),
           0);
     }
     dcin_run_native(s, 2000000);

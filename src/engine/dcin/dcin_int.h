@@ -473,6 +473,10 @@ typedef struct dcin_sim {
   uint8_t linked_dies[CS_TOPO_MAX_DIES]; /* bit b of [a]: a link joins die a and die b */
   _Static_assert(CS_TOPO_MAX_DIES <= 8, "linked_dies holds a die's links in one byte");
   dcin_axi *axi; /* 2 per connection: [2*i] a->b, [2*i+1] b->a */
+  /* per die, in index order: the links leaving it and the links arriving at it */
+  uint8_t axi_from[CS_TOPO_MAX_DIES][2 * CS_TOPO_MAX_LINKS], n_axi_from[CS_TOPO_MAX_DIES];
+  uint8_t axi_to[CS_TOPO_MAX_DIES][2 * CS_TOPO_MAX_LINKS], n_axi_to[CS_TOPO_MAX_DIES];
+  _Static_assert(2 * CS_TOPO_MAX_LINKS <= 255, "link indices fit a byte");
   /* pools */
   dcin_flit *flits;
   uint32_t nflits, cap_flits, free_flit;
@@ -516,9 +520,6 @@ typedef struct dcin_sim {
 int dcin_sim_create(const cs_die_params *die, const cs_layout *layout, const cs_adapter_config *ad,
                     dcin_sim **out, cs_err *err);
 void dcin_sim_destroy(dcin_sim *s);
-/* Injects a request at an explicit physical place; returns the txn index or negative error. */
-int dcin_inject_phys(dcin_sim *s, uint64_t request_id, int src_die, int src_node, int src_ip,
-                     int dst_die, int dst_node, int dst_ip, bool is_read, int burst, cs_err *err);
 /* Releases the gate of a transaction (the driver's rsp). */
 int dcin_rsp(dcin_sim *s, uint32_t t, cs_err *err);
 /* Simulates one sim cycle. */
@@ -553,6 +554,10 @@ typedef struct dcin_place {
 /* Checks an injection at an explicit physical place without making it (the errors of
  * dcin_inject_phys). */
 int dcin_inject_check(const dcin_sim *s, uint64_t request_id, const dcin_place *p, cs_err *err);
+/* Injects a request at an explicit physical place; returns the txn index or negative error. */
+int dcin_inject_phys(dcin_sim *s, uint64_t request_id, const dcin_place *p, cs_err *err);
+/* The same for a place dcin_inject_check has accepted, with no injection since. */
+int dcin_inject_place(dcin_sim *s, uint64_t request_id, const dcin_place *p, cs_err *err);
 
 /* The record fields the engine owns, in three parts, each from its sources: a simulated
  * transaction (dcin_describe_from) and a replayed one (reuse.c) keep them differently. */

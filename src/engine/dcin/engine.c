@@ -105,6 +105,11 @@ int dcin_sim_create(const cs_die_params *die, const cs_layout *layout, const cs_
           a->tok[ch] = s->lcfg.axi_cap;
         }
       }
+    for (int k = 0; k < 2 * s->nlinks; k++) {
+      const dcin_axi *a = &s->axi[k];
+      s->axi_from[a->src_die][s->n_axi_from[a->src_die]++] = (uint8_t)k;
+      s->axi_to[a->dst_die][s->n_axi_to[a->dst_die]++] = (uint8_t)k;
+    }
   }
   s->num_endpoints = cs_scheme_endpoints(die, s->ndies);
   s->gdma_count = calloc((size_t)(s->num_endpoints > 0 ? s->num_endpoints : 1), sizeof(uint64_t));
@@ -177,38 +182,43 @@ static void note_id_taken(dcin_sim *s, uint64_t id) {
   s->ids_taken = true;
 }
 
-int dcin_inject_phys(dcin_sim *s, uint64_t id, int src_die, int src_node, int src_ip, int dst_die,
-                     int dst_node, int dst_ip, bool is_read, int burst, cs_err *err) {
-  dcin_place place = {src_die, src_node, src_ip, dst_die, dst_node, dst_ip, is_read, burst};
-  int rc = dcin_inject_check(s, id, &place, err);
-  if (rc) return rc;
+int dcin_inject_phys(dcin_sim *s, uint64_t id, const dcin_place *p, cs_err *err) {
+  int rc = dcin_inject_check(s, id, p, err);
+  return rc ? rc : dcin_inject_place(s, id, p, err);
+}
+
+int dcin_inject_place(dcin_sim *s, uint64_t id, const dcin_place *p, cs_err *err) {
   int link = -1;
   uint8_t dir = 0;
-  if (src_die != dst_die)
-    link = dcin_d2d_pick(s, src_die, src_node, dst_die, dst_node, dst_ip - DCIN_IP_DDR0, &dir);
+  if (p->src_die != p->dst_die)
+    link = dcin_d2d_pick(s, p->src_die, p->src_node, p->dst_die, p->dst_node,
+                         p->dst_ip - DCIN_IP_DDR0, &dir);
   uint32_t t;
-  rc = dcin_txn_new(s, id, &t, err);
+  int rc = dcin_txn_new(s, id, &t, err);
   if (rc) return rc;
   note_id_taken(s, id);
   dcin_txn *x = &s->txns[t];
   x->src_id = x->dst_id = -1;
-  x->is_read = is_read;
-  x->burst = (uint16_t)burst;
-  x->src_die = (uint8_t)src_die, x->src_node = (int16_t)src_node, x->src_ip = (uint8_t)src_ip;
-  x->dst_die = (uint8_t)dst_die, x->dst_node = (int16_t)dst_node, x->dst_ip = (uint8_t)dst_ip;
-  x->cross = src_die != dst_die;
+  x->is_read = p->is_read;
+  x->burst = (uint16_t)p->burst;
+  x->src_die = (uint8_t)p->src_die, x->src_node = (int16_t)p->src_node;
+  x->src_ip = (uint8_t)p->src_ip;
+  x->dst_die = (uint8_t)p->dst_die, x->dst_node = (int16_t)p->dst_node;
+  x->dst_ip = (uint8_t)p->dst_ip;
+  x->cross = p->src_die != p->dst_die;
   x->link = (int16_t)link;
   x->link_dir = dir;
   x->t_inject = s->cyc;
-  int tn = dst_node, tip = dst_ip;
+  int tn = p->dst_node, tip = p->dst_ip;
   if (x->cross) {
     tn = dir == 0 ? s->links[link].node_a : s->links[link].node_b;
     tip = DCIN_IP_D2D_SN;
   }
-  uint32_t f = dcin_make_flit(s, t, src_die, DCIN_NET_REQ, is_read ? DCIN_K_REQ_RD : DCIN_K_REQ_WR,
-                              src_node, src_ip, tn, tip);
+  uint32_t f =
+      dcin_make_flit(s, t, p->src_die, DCIN_NET_REQ, p->is_read ? DCIN_K_REQ_RD : DCIN_K_REQ_WR,
+                     p->src_node, p->src_ip, tn, tip);
   if (f == DCIN_NIL) return cs_err_set(err, CS_ENOMEM, "flit pool");
-  dcin_enqueue(s, &s->dies[src_die], src_node, src_ip, f);
+  dcin_enqueue(s, &s->dies[p->src_die], p->src_node, p->src_ip, f);
   s->active_txns++;
   return (int)t;
 }
@@ -293,10 +303,14 @@ void dcin_cycle(dcin_sim *s) {
    * queues at the start of the step.  A link towards a die with a lower id is therefore seen
    * one cycle later than one towards a higher id, as in the reference model's loop. */
   for (int i = 0; i < s->ndies; i++) {
-    for (int k = 0; k < 2 * s->nlinks; k++)
-      if (s->axi[k].src_die == i) dcin_axi_step(s, &s->axi[k]);
-    for (int k = 0; k < 2 * s->nlinks; k++)
-      if (s->axi[k].dst_die == i && s->axi[k].busy) dcin_d2d_rx(s, &s->axi[k]);
+    for (int k = 0; k < s->n_axi_from[i]; k++) {
+      dcin_axi *a = &s->axi[s->axi_from[i][k]];
+      if (a->busy) dcin_axi_step(s, a);
+    }
+    for (int k = 0; k < s->n_axi_to[i]; k++) {
+      dcin_axi *a = &s->axi[s->axi_to[i][k]];
+      if (a->busy) dcin_d2d_rx(s, a);
+    }
     dcin_die_step(s, &s->dies[i], ip_cycle, net_cycle);
   }
   if (s->check_each_cycle && !s->fault[0]) {
@@ -425,8 +439,7 @@ static int op_inject(void *engine, const cs_inject *in, cs_err *err) {
   /* a step's requests arriving at a quiet network are collected, then replayed or simulated */
   if (!dcin_reuse_take(s, in->request_id, in->src_id, in->dst_id, &p)) {
     if ((rc = dcin_reuse_flush(s, err))) return rc;
-    rc = dcin_inject_phys(s, in->request_id, p.src_die, p.src_node, p.src_ip, p.dst_die,
-                          p.dst_node, p.dst_ip, p.is_read, p.burst, err);
+    rc = dcin_inject_place(s, in->request_id, &p, err);
     if (rc < 0) return rc;
     s->txns[rc].src_id = in->src_id;
     s->txns[rc].dst_id = in->dst_id;

@@ -781,8 +781,10 @@ int dcin_reuse_flush(dcin_sim *s, cs_err *err) {
   r->rec_ok = x != NULL;
   for (uint32_t i = 0; i < r->ninj; i++) {
     const reuse_inj *q = &r->inj[i];
-    int t = dcin_inject_phys(s, q->id, q->src_die, q->src_node, q->src_ip, q->dst_die, q->dst_node,
-                             q->dst_ip, q->is_read, q->burst, err);
+    /* checked as it was collected (op_inject), and nothing was injected since */
+    dcin_place p = {q->src_die,  q->src_node, q->src_ip,  q->dst_die,
+                    q->dst_node, q->dst_ip,   q->is_read, q->burst};
+    int t = dcin_inject_place(s, q->id, &p, err);
     if (t < 0) {
       r->rec_ok = false;
       return t;
