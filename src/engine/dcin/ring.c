@@ -316,7 +316,7 @@ static void ring_cycle(dcin_sim *s, dcin_die *d, int net, dcin_ring *g) {
   }
   s->st.flit_hops += g->count - (uint32_t)run;
   g->off = (uint16_t)(g->off + 1 == len ? 0 : g->off + 1);
-  /* The stalled flits stand where they stood: file each under its next eject CP_IN from its own
+  /* The lifted flits stand where they stood: file each under its next eject CP_IN from its own
    * position, which is this one when it stands on a CP_IN where it may leave (a flit whose eject
    * just failed there tries again next cycle, as the slice-by-slice scan does). */
   if (refile_after)
