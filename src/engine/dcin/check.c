@@ -122,6 +122,9 @@ int dcin_check(const dcin_sim *s, cs_err *err) {
           int lp = c->yx ? DCIN_TR : DCIN_TD, ln = c->yx ? DCIN_TL : DCIN_TU;
 #define QN(q) ((uint32_t)(q).n + ((q).pre != DCIN_NIL))
           for (int i = 0; i < DCIN_NUM_IPS; i++) iq += QN(nd->iq_ch[i]) + QN(nd->iq_arb[i]);
+          if (!rc && (iq > 0) != (d->iqm[net][node >> 6] >> (node & 63) & 1))
+            rc = cs_err_set(err, CS_EINTERNAL, "die %d net %d node %d: IQ set bit wrong", di, net,
+                            node);
           rb = QN(nd->rb_in[0]) + QN(nd->rb_in[1]) + QN(nd->iq_out[lp]) + QN(nd->iq_out[ln]);
           eq = QN(nd->eq_in[0]) + QN(nd->eq_in[1]) + QN(nd->iq_out[DCIN_IQ_EQ]) +
                QN(nd->rb_out[DCIN_RB_EQ]);
@@ -130,7 +133,7 @@ int dcin_check(const dcin_sim *s, cs_err *err) {
                QN(nd->iq_out[c->yx ? DCIN_TD : DCIN_TR]) +
                QN(nd->iq_out[c->yx ? DCIN_TU : DCIN_TL]);
 #undef QN
-          if (iq != nd->iq_n || rb != nd->rb_n || eq != nd->eq_n || cp != nd->cp_n)
+          if (!rc && (iq != nd->iq_n || rb != nd->rb_n || eq != nd->eq_n || cp != nd->cp_n))
             rc = cs_err_set(
                 err, CS_EINTERNAL,
                 "die %d net %d node %d: stage counters iq %u/%u rb %u/%u eq %u/%u cp %u/%u", di,
@@ -170,13 +173,6 @@ int dcin_check(const dcin_sim *s, cs_err *err) {
   for (int di = 0; di < s->ndies && !rc; di++) {
     const dcin_die *d = &s->dies[di];
     for (int node = 0; node < c->nodes && !rc; node++) {
-      uint32_t ipb = 0, eqn = 0;
-      for (int i = 0; i < DCIN_NUM_IPS; i++) ipb += d->ips[node * DCIN_NUM_IPS + i].busy;
-      for (int net = 0; net < DCIN_NUM_NETS; net++)
-        for (int i = 0; i < DCIN_NUM_IPS; i++) {
-          const dcin_q *q = &d->nodes[net][node].eq_ch[i];
-          eqn += q->n + (q->pre != DCIN_NIL);
-        }
       for (int i = 0; i < DCIN_NUM_IPS && !rc; i++) {
         const dcin_ip *ip = &d->ips[node * DCIN_NUM_IPS + i];
         uint32_t e = 0, h = 0;
@@ -192,10 +188,12 @@ int dcin_check(const dcin_sim *s, cs_err *err) {
         if (e != ip->eqch || h != ip->h2l_n)
           rc = cs_err_set(err, CS_EINTERNAL, "die %d node %d ip %d: eq_ch %u/%u h2l %u/%u", di,
                           node, i, e, ip->eqch, h, ip->h2l_n);
+        unsigned b = (unsigned)(node * DCIN_IP_BITS + i);
+        bool inj = d->ip_inj[b >> 6] >> (b & 63) & 1, ej = d->ip_ej[b >> 6] >> (b & 63) & 1;
+        if (!rc && (inj != (ip->busy > ip->h2l_n) || ej != (ip->eqch + ip->h2l_n > 0)))
+          rc = cs_err_set(err, CS_EINTERNAL, "die %d node %d ip %d: work sets inject %d eject %d",
+                          di, node, i, inj, ej);
       }
-      if (!rc && (ipb != d->ipbusy[node] || eqn != d->eqch[node]))
-        rc = cs_err_set(err, CS_EINTERNAL, "die %d node %d: IP busy %u/%u, EQ channel %u/%u", di,
-                        node, ipb, d->ipbusy[node], eqn, d->eqch[node]);
     }
   }
   for (int i = 0; i < 2 * s->nlinks && !rc; i++) {

@@ -100,7 +100,7 @@ void dcin_d2d_rn_receive(dcin_sim *s, dcin_die *d, int node, uint32_t f) {
       if (g == DCIN_NIL) break;
       s->flits[g].old = 1;
       dcin_list_push_front(s, &ip->inj[DCIN_NET_REQ], g);
-      dcin_ip_busy(d, node, ip, +1);
+      dcin_ip_inj_add(d, node, DCIN_IP_D2D_RN, ip);
       break;
     }
     case DCIN_K_RSP_DBID: {

@@ -424,11 +424,15 @@ typedef struct dcin_die {
   int itag_stride;
   dcin_q **pending; /* queues whose pre register was filled (commit list) */
   uint32_t npending, cap_pending;
-  uint32_t *ipbusy;               /* [node]: sum of the node's dcin_ip.busy */
+  /* IP work sets, one bit per (node, ip) at node * DCIN_IP_BITS + ip (ascending bits visit the
+   * IPs in node order, then IP order, as the nested loops did), ipwords words each: */
+  uint64_t *ip_inj; /* the IP holds items on its inject side (busy > h2l_n) */
+  uint64_t *ip_ej;  /* flits for the IP in the EQ channel buffers or its h2l (eqch + h2l_n > 0) */
+  int ipwords;
   uint32_t nq[DCIN_NUM_NETS];     /* per network: sum of dcin_node.busy (skip idle networks) */
   uint64_t *busym[DCIN_NUM_NETS]; /* per network: bitset of the nodes with busy > 0, mwords words */
+  uint64_t *iqm[DCIN_NUM_NETS];   /* per network: bitset of the nodes with iq_n > 0, mwords words */
   int mwords;
-  uint32_t *eqch;       /* [node]: flits in the node's EQ channel buffers, all nets */
   dcin_node **rel_list; /* the (net, node) queues with rel_any set, each once */
   uint32_t nrel;
   dcin_list sn_release; /* txns with a pending share-tracker release */
@@ -657,8 +661,8 @@ double dcin_cycles_to_ns(const dcin_cfg *c, uint64_t cycles);
 
 /* pool.c */
 int dcin_arena_take(dcin_sim *s, dcin_q *q, int cap);
-uint32_t dcin_flit_new(dcin_sim *s);
-void dcin_flit_free(dcin_sim *s, uint32_t f);
+/* Doubles the flit pool, threading the new flits onto the free list (CS_ENOMEM if it cannot). */
+int dcin_flit_grow(dcin_sim *s);
 void dcin_list_push(dcin_sim *s, dcin_list *l, uint32_t f);
 void dcin_list_push_front(dcin_sim *s, dcin_list *l, uint32_t f);
 uint32_t dcin_list_pop(dcin_sim *s, dcin_list *l);
@@ -667,6 +671,30 @@ uint32_t dcin_wait_pop(dcin_sim *s, dcin_list *l);
 int dcin_txn_new(dcin_sim *s, uint64_t request_id, uint32_t *out, cs_err *err);
 /* Recycles the slot of a finished, described transaction that nothing references any more. */
 void dcin_txn_try_free(dcin_sim *s, uint32_t t);
+/* A zeroed flit off the free list (DCIN_NIL when the pool cannot grow).  Inline: every flit
+ * the protocol creates passes here. */
+static inline uint32_t dcin_flit_new(dcin_sim *s) {
+  if (s->free_flit == DCIN_NIL && dcin_flit_grow(s)) return DCIN_NIL;
+  uint32_t f = s->free_flit;
+  dcin_flit *fl = &s->flits[f];
+  s->free_flit = fl->next;
+  memset(fl, 0, sizeof *fl);
+  fl->next = DCIN_NIL;
+  fl->used_entry = DCIN_T_NONE;
+  fl->etag = DCIN_T2;
+  s->nflits++;
+  return f;
+}
+/* Returns flit f to the free list; its transaction's slot is recycled with its last flit. */
+static inline void dcin_flit_free(dcin_sim *s, uint32_t f) {
+  dcin_flit *fl = &s->flits[f];
+  uint32_t t = fl->txn;
+  if (t != DCIN_NIL && --s->txns[t].live == 0) dcin_txn_try_free(s, t);
+  fl->txn = DCIN_NIL;
+  fl->next = s->free_flit;
+  s->free_flit = f;
+  s->nflits--;
+}
 
 /* ring.c */
 int dcin_ring_build(dcin_sim *s, dcin_die *d, cs_err *err);
@@ -703,8 +731,29 @@ bool dcin_rn_reserve(dcin_sim *s, dcin_ip *ip, dcin_txn *t);
 void dcin_sn_tx_data(dcin_sim *s, dcin_die *d, int node, int ip, uint32_t f);
 void dcin_sn_release_due(dcin_sim *s, dcin_die *d);
 void dcin_sn_gate_open(dcin_sim *s, uint32_t t);
-uint32_t dcin_make_flit(dcin_sim *s, uint32_t t, int die, int net, int kind, int src_node,
-                        int src_ip, int dst_node, int dst_ip);
+/* Notes that the flit pool could not grow (the cycle's fault). */
+void dcin_pool_fault(dcin_sim *s);
+/* A new flit of transaction t (DCIN_NIL, with the fault noted, when the pool cannot grow).
+ * Inline: most of its arguments are constants at each caller. */
+DCIN_INLINE uint32_t dcin_make_flit(dcin_sim *s, uint32_t t, int die, int net, int kind,
+                                    int src_node, int src_ip, int dst_node, int dst_ip) {
+  uint32_t f = dcin_flit_new(s);
+  if (f == DCIN_NIL) {
+    dcin_pool_fault(s);
+    return DCIN_NIL;
+  }
+  dcin_flit *fl = &s->flits[f];
+  fl->txn = t;
+  s->txns[t].live++;
+  fl->die = (uint8_t)die;
+  fl->net = (uint8_t)net;
+  fl->kind = (uint8_t)kind;
+  fl->src_node = (int16_t)src_node;
+  fl->src_ip = (uint8_t)src_ip;
+  fl->dst_node = (int16_t)dst_node;
+  fl->dst_ip = (uint8_t)dst_ip;
+  return f;
+}
 /* An RSP departing 1 ns + SN processing after `base` (dcin_send_rsp: after now). */
 void dcin_send_rsp(dcin_sim *s, dcin_die *d, int node, int ip, uint32_t t, int kind, int dst_node,
                    int dst_ip);
@@ -793,9 +842,25 @@ static inline void dcin_node_release(dcin_die *d, int net, int node, dcin_node *
   if (!--nd->busy) d->busym[net][node >> 6] &= ~(1ull << (node & 63));
   d->nq[net]--;
 }
-static inline void dcin_ip_busy(dcin_die *d, int node, dcin_ip *ip, int delta) {
-  ip->busy = (uint32_t)((int)ip->busy + delta);
-  d->ipbusy[node] = (uint32_t)((int)d->ipbusy[node] + delta);
+/* Bits per node in the IP work sets: a power of two, so a bit's node and IP are a shift and a
+ * mask. */
+#define DCIN_IP_BITS 8
+_Static_assert(DCIN_NUM_IPS <= DCIN_IP_BITS, "every IP of a node has a bit in the work sets");
+static inline void dcin_ipset_add(uint64_t *set, int node, int ip) {
+  unsigned b = (unsigned)(node * DCIN_IP_BITS + ip);
+  set[b >> 6] |= 1ull << (b & 63);
+}
+static inline void dcin_ipset_del(uint64_t *set, int node, int ip) {
+  unsigned b = (unsigned)(node * DCIN_IP_BITS + ip);
+  set[b >> 6] &= ~(1ull << (b & 63));
+}
+/* An item entered / left the inject side of IP ipi of node (its inject lists and l2h); busy
+ * counts both sides, so the inject side is empty exactly when busy == h2l_n. */
+static inline void dcin_ip_inj_add(dcin_die *d, int node, int ipi, dcin_ip *ip) {
+  if (ip->busy++ == ip->h2l_n) dcin_ipset_add(d->ip_inj, node, ipi);
+}
+static inline void dcin_ip_inj_del(dcin_die *d, int node, int ipi, dcin_ip *ip) {
+  if (--ip->busy == ip->h2l_n) dcin_ipset_del(d->ip_inj, node, ipi);
 }
 static inline bool dcin_ip_is_d2d(int ip) { return ip == DCIN_IP_D2D_RN || ip == DCIN_IP_D2D_SN; }
 

@@ -58,19 +58,23 @@ int dcin_die_init(dcin_sim *s, dcin_die *d, int id, cs_err *err) {
     }
   }
   d->ips = calloc((size_t)c->nodes * DCIN_NUM_IPS, sizeof(dcin_ip));
-  d->ipbusy = calloc((size_t)c->nodes, sizeof *d->ipbusy);
-  d->eqch = calloc((size_t)c->nodes, sizeof *d->eqch);
+  d->ipwords = (c->nodes * DCIN_IP_BITS + 63) / 64;
+  d->ip_inj = calloc((size_t)d->ipwords * 2, sizeof(uint64_t));
+  d->ip_ej = d->ip_inj ? d->ip_inj + d->ipwords : NULL;
   d->mwords = (c->nodes + 63) / 64;
-  d->busym[0] = calloc((size_t)d->mwords * DCIN_NUM_NETS, sizeof(uint64_t));
+  d->busym[0] = calloc((size_t)d->mwords * DCIN_NUM_NETS * 2, sizeof(uint64_t));
   if (!d->busym[0]) return cs_err_set(err, CS_ENOMEM, "die %d node sets", id);
-  for (int net = 1; net < DCIN_NUM_NETS; net++) d->busym[net] = d->busym[0] + net * d->mwords;
+  for (int net = 0; net < DCIN_NUM_NETS; net++) {
+    d->busym[net] = d->busym[0] + net * d->mwords;
+    d->iqm[net] = d->busym[0] + (DCIN_NUM_NETS + net) * d->mwords;
+  }
   /* every queue can be listed at most once (its pre holds one flit) */
   d->cap_pending = (uint32_t)(c->nodes * (DCIN_NUM_NETS * (3 * DCIN_NUM_IPS + DCIN_NUM_IQ_DIRS + 4 +
                                                            DCIN_NUM_RB_OUT + DCIN_NUM_EQ_PORTS) +
                                           DCIN_NUM_IPS * DCIN_NUM_NETS * 3));
   d->pending = malloc(sizeof *d->pending * d->cap_pending);
   d->rel_list = malloc(sizeof *d->rel_list * (size_t)c->nodes * DCIN_NUM_NETS);
-  if (!d->ipbusy || !d->eqch || !d->pending || !d->rel_list)
+  if (!d->ip_inj || !d->pending || !d->rel_list)
     return cs_err_set(err, CS_ENOMEM, "die %d", id);
   if (!d->ips) return cs_err_set(err, CS_ENOMEM, "die %d IP interfaces", id);
   for (int n = 0; n < c->nodes; n++)
@@ -133,8 +137,7 @@ void dcin_die_free(dcin_die *d) {
     free(d->nodes[net]);
   }
   free(d->ips);
-  free(d->ipbusy);
-  free(d->eqch);
+  free(d->ip_inj);
   free(d->busym[0]);
   free(d->pending);
   free(d->rel_list);

@@ -49,22 +49,19 @@ void dcin_eq_step(dcin_sim *s, dcin_die *d, int net, int node) {
     dcin_put(d, out, g);
     nd->eq_n--;
     dcin_ip *to = dcin_ipp(d, node, ipi);
-    to->eqch++;
+    if (!to->eqch++ && !to->h2l_n) dcin_ipset_add(d->ip_ej, node, ipi);
     to->eqch_net[net]++;
     DCIN_TRACE(s, g, "EQ_CH", node, -1);
-    d->eqch[node]++;
     rr[ipi] = (uint8_t)((p + 1) & 3);
   }
 }
 
 void dcin_ip_eject(dcin_sim *s, dcin_die *d, bool ip_cycle, bool net_cycle) {
-  const dcin_cfg *c = d->cfg;
-  for (int node = 0; node < c->nodes; node++) {
-    if (!d->eqch[node] && !d->ipbusy[node]) continue;
-    DCIN_UNROLL(6)
-    for (int ipi = 0; ipi < DCIN_NUM_IPS; ipi++) {
+  for (int w = 0; w < d->ipwords; w++)
+    for (uint64_t m = d->ip_ej[w]; m; m &= m - 1) { /* IPs with flits to take, in order */
+      int b = w * 64 + __builtin_ctzll(m);
+      int node = b / DCIN_IP_BITS, ipi = b % DCIN_IP_BITS;
       dcin_ip *ip = dcin_ipp(d, node, ipi);
-      if (!ip->eqch && !ip->h2l_n) continue;
       if (net_cycle) {
         DCIN_UNROLL(3)
         for (int net = 0; net < DCIN_NUM_NETS; net++) {
@@ -75,30 +72,28 @@ void dcin_ip_eject(dcin_sim *s, dcin_die *d, bool ip_cycle, bool net_cycle) {
             dcin_put(d, &ip->h2l_h[net], dcin_q_pop(ch));
             ip->eqch_net[net]--;
             dcin_node_release(d, net, node, nd);
-            d->eqch[node]--;
             ip->eqch--;
-            ip->h2l_n++;
-            dcin_ip_busy(d, node, ip, +1);
+            ip->h2l_n++; /* the flit stays in the IP's work set: eqch + h2l_n is unchanged */
+            ip->busy++;
           }
           if (ip->h2l_h[net].n && dcin_q_can_put(&ip->h2l_l[net]))
             dcin_put(d, &ip->h2l_l[net], dcin_q_pop(&ip->h2l_h[net]));
         }
       }
-      if (!ip->busy || !(ip_cycle || dcin_ip_is_d2d(ipi))) continue;
+      if (!ip->h2l_n || !(ip_cycle || dcin_ip_is_d2d(ipi))) continue;
       DCIN_UNROLL(3)
       for (int net = 0; net < DCIN_NUM_NETS; net++) {
         dcin_q *l = &ip->h2l_l[net];
         if (!l->n) continue;
         if (net == DCIN_NET_DATA && !dcin_rx_bucket(ip, s->cyc)) continue;
         uint32_t f = dcin_q_pop(l);
-        ip->h2l_n--;
-        dcin_ip_busy(d, node, ip, -1);
+        ip->busy--;
+        if (!--ip->h2l_n && !ip->eqch) dcin_ipset_del(d->ip_ej, node, ipi);
         s->st.flits_ejected++;
         DCIN_TRACE(s, f, "IP_RX", node, -1);
         dcin_ip_receive(s, d, node, ipi, f);
       }
     }
-  }
 }
 
 void dcin_commit(dcin_sim *s, dcin_die *d) {

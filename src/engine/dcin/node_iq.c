@@ -73,8 +73,8 @@ static void l2h_to_iq(dcin_sim *s, dcin_die *d, int node, int ipi, dcin_ip *ip, 
   uint32_t f = dcin_q_pop(l2h);
   dcin_put(d, ch, f);
   dcin_node_hold(d, net, node, nd);
-  nd->iq_n++;
-  dcin_ip_busy(d, node, ip, -1);
+  if (!nd->iq_n++) d->iqm[net][node >> 6] |= 1ull << (node & 63);
+  dcin_ip_inj_del(d, node, ipi, ip);
   dcin_flit *fl = &s->flits[f];
   dcin_txn *t = &s->txns[fl->txn];
   if (net == DCIN_NET_REQ && t->t_req_noc == DCIN_NO_CYCLE) t->t_req_noc = s->cyc;
@@ -84,13 +84,11 @@ static void l2h_to_iq(dcin_sim *s, dcin_die *d, int node, int ipi, dcin_ip *ip, 
 }
 
 void dcin_ip_inject(dcin_sim *s, dcin_die *d, bool ip_cycle, bool net_cycle) {
-  const dcin_cfg *c = d->cfg;
-  for (int node = 0; node < c->nodes; node++) {
-    if (!d->ipbusy[node]) continue;
-    DCIN_UNROLL(6)
-    for (int ipi = 0; ipi < DCIN_NUM_IPS; ipi++) {
+  for (int w = 0; w < d->ipwords; w++)
+    for (uint64_t m = d->ip_inj[w]; m; m &= m - 1) { /* IPs with items to inject, in order */
+      int b = w * 64 + __builtin_ctzll(m);
+      int node = b / DCIN_IP_BITS, ipi = b % DCIN_IP_BITS;
       dcin_ip *ip = dcin_ipp(d, node, ipi);
-      if (ip->busy == ip->h2l_n) continue; /* nothing on the inject side (busy counts both) */
       if (ip_cycle || dcin_ip_is_d2d(ipi)) {
         DCIN_UNROLL(3)
         for (int net = 0; net < DCIN_NUM_NETS; net++) inject_to_l2h(s, d, node, ipi, ip, net);
@@ -100,16 +98,14 @@ void dcin_ip_inject(dcin_sim *s, dcin_die *d, bool ip_cycle, bool net_cycle) {
         for (int net = 0; net < DCIN_NUM_NETS; net++) l2h_to_iq(s, d, node, ipi, ip, net);
       }
     }
-  }
 }
 
 void dcin_iq_step(dcin_sim *s, dcin_die *d, int net) {
   const dcin_cfg *c = d->cfg;
   for (int w = 0; w < d->mwords; w++)
-    for (uint64_t m = d->busym[net][w]; m; m &= m - 1) { /* nodes holding flits, in order */
+    for (uint64_t m = d->iqm[net][w]; m; m &= m - 1) { /* nodes with flits to arbitrate, in order */
       int node = w * 64 + __builtin_ctzll(m);
       dcin_node *nd = &d->nodes[net][node];
-      if (!nd->iq_n) continue;
       unsigned want[DCIN_NUM_IQ_DIRS] = {0}; /* per direction: the IPs whose head requests it */
       unsigned dirs = 0;                     /* directions somebody requests */
       DCIN_UNROLL(6)
@@ -130,7 +126,7 @@ void dcin_iq_step(dcin_sim *s, dcin_die *d, int net) {
         if (!dcin_q_can_put(out)) continue;
         int ipi = dcin_rr_pick(want[dir], nd->iq_rr[dir]);
         dcin_put(d, out, dcin_q_pop(&nd->iq_arb[ipi]));
-        nd->iq_n--;
+        if (!--nd->iq_n) d->iqm[net][w] &= ~(1ull << (node & 63));
         if (dir == DCIN_IQ_EQ)
           nd->eq_n++;
         else if (dcin_lane_dim(c, dir) == 0)

@@ -5,13 +5,12 @@
  */
 #include "dcin_int.h"
 
-void dcin_rb_step(dcin_sim *s, dcin_die *d, int net, int node) {
+/* The arbitration of a node with at least one input head. */
+__attribute__((noinline)) static void rb_arbitrate(dcin_sim *s, dcin_die *d, dcin_node *nd,
+                                                   int node, int lane_p, int lane_n) {
   const dcin_cfg *c = d->cfg;
-  int lane_p = c->yx ? DCIN_TR : DCIN_TD, lane_n = c->yx ? DCIN_TL : DCIN_TU;
-  dcin_node *nd = &d->nodes[net][node];
   dcin_q *in[4] = {&nd->rb_in[1], &nd->rb_in[0], &nd->iq_out[lane_n], &nd->iq_out[lane_p]};
   unsigned want[DCIN_NUM_RB_OUT] = {0}; /* per output: the inputs whose head requests it */
-  bool any = false;
   int a = d->scoord[node]; /* second-dimension coordinate of this node */
   DCIN_UNROLL(4)
   for (int i = 0; i < 4; i++) {
@@ -19,9 +18,7 @@ void dcin_rb_step(dcin_sim *s, dcin_die *d, int net, int node) {
     const dcin_flit *fl = &s->flits[dcin_q_front(in[i])];
     int o = fl->dst_node == node ? DCIN_RB_EQ : d->scoord[fl->dst_node] > a ? DCIN_RB_P : DCIN_RB_N;
     want[o] |= 1u << i;
-    any = true;
   }
-  if (!any) return;
   /* reference quirk: one set of RB pointers per node, shared by the three networks */
   uint8_t *rr = c->crossring_compat ? d->nodes[0][node].rb_rr : nd->rb_rr;
   DCIN_UNROLL(3)
@@ -44,4 +41,14 @@ void dcin_rb_step(dcin_sim *s, dcin_die *d, int net, int node) {
       nd->cp_n++;
     rr[o] = (uint8_t)((i + 1) & 3);
   }
+}
+
+void dcin_rb_step(dcin_sim *s, dcin_die *d, int net, int node) {
+  int lane_p = d->cfg->yx ? DCIN_TR : DCIN_TD, lane_n = d->cfg->yx ? DCIN_TL : DCIN_TU;
+  dcin_node *nd = &d->nodes[net][node];
+  /* About one call in three finds the node's ring-bridge flits still in pre registers (they
+   * entered this cycle): with no input head there is nothing to arbitrate, and this test spares
+   * those calls the arbiter's set-up. */
+  if (nd->rb_in[0].n | nd->rb_in[1].n | nd->iq_out[lane_n].n | nd->iq_out[lane_p].n)
+    rb_arbitrate(s, d, nd, node, lane_p, lane_n);
 }

@@ -21,36 +21,18 @@ int dcin_arena_take(dcin_sim *s, dcin_q *q, int cap) {
   return 0;
 }
 
-uint32_t dcin_flit_new(dcin_sim *s) {
-  if (s->free_flit == DCIN_NIL) {
-    uint32_t ncap = s->cap_flits ? s->cap_flits * 2 : 4096;
-    dcin_flit *nf = cs_big_realloc(s->flits, (size_t)ncap * sizeof *nf);
-    if (!nf) return DCIN_NIL;
-    s->flits = nf;
-    for (uint32_t i = ncap; i-- > s->cap_flits;) {
-      nf[i].next = s->free_flit;
-      nf[i].txn = DCIN_NIL;
-      s->free_flit = i;
-    }
-    s->cap_flits = ncap;
+int dcin_flit_grow(dcin_sim *s) {
+  uint32_t ncap = s->cap_flits ? s->cap_flits * 2 : 4096;
+  dcin_flit *nf = cs_big_realloc(s->flits, (size_t)ncap * sizeof *nf);
+  if (!nf) return CS_ENOMEM;
+  s->flits = nf;
+  for (uint32_t i = ncap; i-- > s->cap_flits;) {
+    nf[i].next = s->free_flit;
+    nf[i].txn = DCIN_NIL;
+    s->free_flit = i;
   }
-  uint32_t f = s->free_flit;
-  s->free_flit = s->flits[f].next;
-  memset(&s->flits[f], 0, sizeof s->flits[f]);
-  s->flits[f].next = DCIN_NIL;
-  s->flits[f].used_entry = DCIN_T_NONE;
-  s->flits[f].etag = DCIN_T2;
-  s->nflits++;
-  return f;
-}
-
-void dcin_flit_free(dcin_sim *s, uint32_t f) {
-  uint32_t t = s->flits[f].txn;
-  if (t != DCIN_NIL && --s->txns[t].live == 0) dcin_txn_try_free(s, t);
-  s->flits[f].txn = DCIN_NIL;
-  s->flits[f].next = s->free_flit;
-  s->free_flit = f;
-  s->nflits--;
+  s->cap_flits = ncap;
+  return 0;
 }
 
 void dcin_list_push(dcin_sim *s, dcin_list *l, uint32_t f) {

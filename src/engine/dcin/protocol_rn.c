@@ -9,24 +9,8 @@
 
 #include "dcin_int.h"
 
-uint32_t dcin_make_flit(dcin_sim *s, uint32_t t, int die, int net, int kind, int src_node,
-                        int src_ip, int dst_node, int dst_ip) {
-  uint32_t f = dcin_flit_new(s);
-  if (f == DCIN_NIL) {
-    if (!s->fault[0]) snprintf(s->fault, sizeof s->fault, "out of memory growing the flit pool");
-    return DCIN_NIL;
-  }
-  dcin_flit *fl = &s->flits[f];
-  fl->txn = t;
-  s->txns[t].live++;
-  fl->die = (uint8_t)die;
-  fl->net = (uint8_t)net;
-  fl->kind = (uint8_t)kind;
-  fl->src_node = (int16_t)src_node;
-  fl->src_ip = (uint8_t)src_ip;
-  fl->dst_node = (int16_t)dst_node;
-  fl->dst_ip = (uint8_t)dst_ip;
-  return f;
+void dcin_pool_fault(dcin_sim *s) {
+  if (!s->fault[0]) snprintf(s->fault, sizeof s->fault, "out of memory growing the flit pool");
 }
 
 void dcin_enqueue(dcin_sim *s, dcin_die *d, int node, int ip, uint32_t f) {
@@ -37,7 +21,7 @@ void dcin_enqueue(dcin_sim *s, dcin_die *d, int node, int ip, uint32_t f) {
     dcin_list_push(s, &x->rsp_q[fl->kind - DCIN_K_RSP_DBID], f);
   else
     dcin_list_push(s, &x->inj[fl->net], f);
-  dcin_ip_busy(d, node, x, +1);
+  dcin_ip_inj_add(d, node, ip, x);
 }
 
 void dcin_send_rsp_at(dcin_sim *s, dcin_die *d, int node, int ip, uint32_t t, int kind,
@@ -143,7 +127,7 @@ void dcin_rn_receive(dcin_sim *s, dcin_die *d, int node, int ipi, uint32_t f) {
       s->flits[g].depart = 0;
       dcin_ip *x = dcin_ipp(d, node, ipi);
       dcin_list_push_front(s, &x->inj[DCIN_NET_REQ], g);
-      dcin_ip_busy(d, node, x, +1);
+      dcin_ip_inj_add(d, node, ipi, x);
       t->state = DCIN_TS_REQ;
       break;
     }
