@@ -281,6 +281,7 @@ typedef struct dcin_ring {
   uint16_t *ndist; /* [ne][len] (see above) */
   int16_t *eidx;   /* [ecoord], necoord entries */
   int necoord;
+  int16_t *itag;     /* by slot id: I-Tag reserver (node * 4 + lane) or -1 (in die itag_slot) */
   uint64_t slot_of;  /* sim cycle slot_rot was computed for (itag.c) */
   uint32_t slot_rot; /* (NoC cycle + 1) mod len: slot id = position - slot_rot, mod len */
 } dcin_ring;
@@ -341,6 +342,12 @@ static inline uint32_t dcin_ring_take(dcin_ring *g, int p) {
   g->count--;
   return f;
 }
+
+/* The CP_OUT slice of a (node, lane) on one network: its ring and frame position. */
+typedef struct dcin_cp_site {
+  dcin_ring *g;
+  int idx;
+} dcin_cp_site;
 
 /* Per (die, network, node) queues of the node's cross station. */
 typedef struct dcin_node {
@@ -403,6 +410,7 @@ typedef struct dcin_die {
   /* ring geometry: index of CP_IN / CP_OUT per (node, lane) */
   uint16_t *cp_in, *cp_out;      /* [node * 4 + lane] */
   int16_t *ring_of;              /* [node * 4 + lane] ring index */
+  dcin_cp_site *cp_site[DCIN_NUM_NETS]; /* [node * 4 + lane] CP_OUT (CP injection) */
   uint8_t *first_lane;           /* [src * nodes + dst] dcin_first_lane, built once (no division) */
   int16_t *ekey;                 /* [node * 2 + dim] dcin_eject_key */
   int16_t *scoord;               /* [node] second-dimension coordinate (row in XY, column in YX) */
@@ -698,10 +706,8 @@ int dcin_eject_key(const dcin_cfg *c, int node, int dim);
 /* etag.c */
 bool dcin_etag_try(dcin_sim *s, dcin_die *d, int net, int node, int fifo, int lane, uint32_t f);
 void dcin_etag_fail(dcin_sim *s, dcin_die *d, int net, int node, int fifo, int lane, uint32_t f);
-void dcin_etag_release(dcin_die *d, dcin_node *nd, int fifo, int level);
 /* dcin_eject_to_node, and dcin_etag_fail when it fails; true when the flit entered the node. */
 bool dcin_eject_try(dcin_sim *s, dcin_die *d, int net, int node, int lane, uint32_t f);
-void dcin_etag_commit(dcin_node *nd);
 
 /* itag.c */
 bool dcin_itag_can_inject(dcin_sim *s, dcin_die *d, int net, int node, int lane, uint32_t f);
@@ -791,6 +797,33 @@ static inline int dcin_rr_pick(unsigned mask, unsigned rr) {
 static inline void dcin_put(dcin_die *d, dcin_q *q, uint32_t f) {
   q->pre = f;
   d->pending[d->npending++] = q;
+}
+
+/* E-Tag (etag.c's entry pools), inline at its callers: an entry of level `level` of eject FIFO
+ * `fifo` is returned one cycle after this one ends (none for DCIN_T_NONE). */
+static inline void dcin_etag_release(dcin_die *d, dcin_node *nd, int fifo, int level) {
+  if (level < DCIN_T_NONE) {
+    nd->rel_pending[fifo][level]++;
+    nd->rel_pmask |= (uint16_t)(1u << (fifo * 3 + level));
+    if (!nd->rel_any) d->rel_list[d->nrel++] = nd;
+    nd->rel_any = 1;
+  }
+}
+/* End of cycle (once per node with releases): entries whose flit left last cycle become free;
+ * this cycle's become due next.  One pass over both masks: an entry set in only one of them has
+ * a zero in the other (the masks mark the non-zero entries). */
+static inline void dcin_etag_commit(dcin_node *nd) {
+  int16_t *ue = &nd->ue[0][0];
+  uint8_t *now = &nd->rel_now[0][0], *pend = &nd->rel_pending[0][0];
+  for (unsigned m = nd->rel_nmask | nd->rel_pmask; m; m &= m - 1) {
+    int i = __builtin_ctz(m);
+    ue[i] = (int16_t)(ue[i] - now[i]);
+    now[i] = pend[i];
+    pend[i] = 0;
+  }
+  nd->rel_nmask = nd->rel_pmask;
+  nd->rel_pmask = 0;
+  nd->rel_any = nd->rel_nmask != 0;
 }
 
 #define DCIN_TRACE(s, f, what, node, lane)                                                  \

@@ -150,6 +150,7 @@ void dcin_die_free(dcin_die *d) {
   free(d->t0_bits);
   free(d->t0_read);
   free(d->itag_slot);
+  free(d->cp_site[0]);
 }
 
 void dcin_die_step(dcin_sim *s, dcin_die *d, bool ip_cycle, bool net_cycle);

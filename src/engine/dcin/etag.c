@@ -9,7 +9,9 @@
 
 #include "dcin_int.h"
 
-static bool lane_negative(int lane) { return lane == DCIN_TL || lane == DCIN_TU; }
+_Static_assert(DCIN_TR == 0 && DCIN_TL == 1 && DCIN_TD == 2 && DCIN_TU == 3,
+               "bit 0 of a lane marks the negative lanes");
+static bool lane_negative(int lane) { return lane & 1; }
 static int lane_phys_dim(int lane) { return (lane == DCIN_TR || lane == DCIN_TL) ? 0 : 1; }
 
 static uint64_t *t0_table(dcin_die *d, int net, int node, int dim) {
@@ -30,28 +32,34 @@ static bool t0_winner(dcin_die *d, int net, int node, int lane, const dcin_flit 
   return false;
 }
 
-DCIN_INLINE bool etag_try(dcin_sim *s, dcin_die *d, int net, int node, int fifo, int lane,
-                          uint32_t f) {
-  dcin_flit *fl = &s->flits[f];
-  dcin_node *nd = &d->nodes[net][node];
+/* The entry level a flit that has failed before (E-Tag T1 or T0) may take, DCIN_T_NONE if none. */
+static int etag_upgraded_level(dcin_die *d, int net, int node, int lane, const dcin_node *nd,
+                               int fifo, const dcin_flit *fl) {
   const int *cap = d->cfg->etag_cap[lane];
   bool a0 = nd->ue[fifo][DCIN_T0] < cap[DCIN_T0];
   bool a1 = nd->ue[fifo][DCIN_T1] < cap[DCIN_T1];
   bool a2 = nd->ue[fifo][DCIN_T2] < cap[DCIN_T2];
-  int use = DCIN_T_NONE;
   if (fl->etag == DCIN_T0) {
-    if (a0 && t0_winner(d, net, node, lane, fl))
-      use = DCIN_T0;
-    else if (a1)
-      use = DCIN_T1;
-    else if (a2)
-      use = DCIN_T2;
-  } else if (fl->etag == DCIN_T1) {
-    use = a1 ? DCIN_T1 : a2 ? DCIN_T2 : DCIN_T_NONE;
-  } else {
-    use = a2 ? DCIN_T2 : DCIN_T_NONE;
+    if (a0 && t0_winner(d, net, node, lane, fl)) return DCIN_T0;
+    return a1 ? DCIN_T1 : a2 ? DCIN_T2 : DCIN_T_NONE;
   }
-  if (use == DCIN_T_NONE) return false;
+  return a1 ? DCIN_T1 : a2 ? DCIN_T2 : DCIN_T_NONE;
+}
+
+DCIN_INLINE bool etag_try(dcin_sim *s, dcin_die *d, int net, int node, int fifo, int lane,
+                          uint32_t f) {
+  dcin_flit *fl = &s->flits[f];
+  dcin_node *nd = &d->nodes[net][node];
+  int use;
+  if (fl->etag == DCIN_T2) { /* most ejects: the flit has not failed on this ring */
+    if (nd->ue[fifo][DCIN_T2] >= d->cfg->etag_cap[lane][DCIN_T2]) return false;
+    use = DCIN_T2;
+  } else {
+    use = etag_upgraded_level(d, net, node, lane, nd, fifo, fl);
+    if (use == DCIN_T_NONE) return false;
+    if (fl->etag == DCIN_T1) s->st.etag_t1++;
+    if (fl->etag == DCIN_T0) s->st.etag_t0++;
+  }
   /* the reference forgets the T0 registration when the flit leaves through a positive lane */
   if (fl->in_t0_table && d->cfg->crossring_compat && !lane_negative(lane)) fl->in_t0_table = 0;
   if (fl->in_t0_table) {
@@ -61,8 +69,6 @@ DCIN_INLINE bool etag_try(dcin_sim *s, dcin_die *d, int net, int node, int fifo,
     fl->in_t0_table = 0;
     if (use == DCIN_T0) nd->t0_ptr[dim]++;
   }
-  if (fl->etag == DCIN_T1) s->st.etag_t1++;
-  if (fl->etag == DCIN_T0) s->st.etag_t0++;
   nd->ue[fifo][use]++;
   fl->used_entry = (uint8_t)use;
   return true;
@@ -72,21 +78,27 @@ bool dcin_etag_try(dcin_sim *s, dcin_die *d, int net, int node, int fifo, int la
   return etag_try(s, d, net, node, fifo, lane, f);
 }
 
-DCIN_INLINE bool eject_to_node(dcin_sim *s, dcin_die *d, int net, int node, int lane, uint32_t f) {
-  const dcin_cfg *c = d->cfg;
-  dcin_node *nd = &d->nodes[net][node];
-  bool neg = lane == DCIN_TL || lane == DCIN_TU;
-  int dim = dcin_lane_dim(c, lane);
-  dcin_q *q = dim == 0 ? &nd->rb_in[neg ? 1 : 0] : &nd->eq_in[neg ? 1 : 0];
-  if (q->pre != DCIN_NIL) return false;
-  int fifo = dcin_etag_fifo(c, lane);
-  if (!etag_try(s, d, net, node, fifo, lane, f)) return false;
+/* Flit f, which took its E-Tag entry, enters the eject FIFO q of (net, node) (dim: of its lane). */
+DCIN_INLINE void enter_eject_fifo(dcin_die *d, int net, int node, dcin_node *nd, dcin_q *q,
+                                  int dim, uint32_t f) {
   dcin_put(d, q, f);
   dcin_node_hold(d, net, node, nd);
   if (dim == 0)
     nd->rb_n++;
   else
     nd->eq_n++;
+}
+
+DCIN_INLINE bool eject_to_node(dcin_sim *s, dcin_die *d, int net, int node, int lane, uint32_t f) {
+  const dcin_cfg *c = d->cfg;
+  dcin_node *nd = &d->nodes[net][node];
+  int neg = lane & 1; /* TL, TU */
+  int dim = dcin_lane_dim(c, lane);
+  dcin_q *q = dim == 0 ? &nd->rb_in[neg] : &nd->eq_in[neg];
+  if (q->pre != DCIN_NIL) return false;
+  int fifo = dim * 2 + neg; /* dcin_etag_fifo */
+  if (!etag_try(s, d, net, node, fifo, lane, f)) return false;
+  enter_eject_fifo(d, net, node, nd, q, dim, f);
   DCIN_TRACE(s, f, dim == 0 ? "RB" : "EQ", node, lane);
   if (c->crossring_compat) { /* the reference also frees the entry as the flit enters the FIFO */
     dcin_etag_release(d, nd, fifo, s->flits[f].used_entry);
@@ -127,38 +139,35 @@ void dcin_etag_fail(dcin_sim *s, dcin_die *d, int net, int node, int fifo, int l
   etag_fail(s, d, net, node, lane, f);
 }
 
-/* The eject attempt of flit f at the CP_IN of (node, lane): true when it entered the node; a
- * failure upgrades its E-Tag. */
-bool dcin_eject_try(dcin_sim *s, dcin_die *d, int net, int node, int lane, uint32_t f) {
+/* The general eject attempt: any E-Tag level, compat and tracing (kept out of line so that the
+ * common case below stays small). */
+__attribute__((noinline)) static bool eject_try_general(dcin_sim *s, dcin_die *d, int net,
+                                                        int node, int lane, uint32_t f) {
   if (eject_to_node(s, d, net, node, lane, f)) return true;
   etag_fail(s, d, net, node, lane, f);
   return false;
 }
 
-void dcin_etag_release(dcin_die *d, dcin_node *nd, int fifo, int level) {
-  if (level < DCIN_T_NONE) {
-    nd->rel_pending[fifo][level]++;
-    nd->rel_pmask |= (uint16_t)(1u << (fifo * 3 + level));
-    if (!nd->rel_any) d->rel_list[d->nrel++] = nd;
-    nd->rel_any = 1;
+/* The eject attempt of flit f at the CP_IN of (node, lane): true when it entered the node; a
+ * failure upgrades its E-Tag.  Nearly every attempt is by a flit that has not failed on this ring
+ * (E-Tag T2, no T0 registration) outside validation runs: that case is eject_to_node and
+ * etag_try reduced to the one T2 entry check. */
+bool dcin_eject_try(dcin_sim *s, dcin_die *d, int net, int node, int lane, uint32_t f) {
+  const dcin_cfg *c = d->cfg;
+  dcin_flit *fl = &s->flits[f];
+  if (fl->etag != DCIN_T2 || fl->in_t0_table || c->crossring_compat || s->trace)
+    return eject_try_general(s, d, net, node, lane, f);
+  dcin_node *nd = &d->nodes[net][node];
+  int neg = lane & 1, dim = dcin_lane_dim(c, lane);
+  dcin_q *q = dim == 0 ? &nd->rb_in[neg] : &nd->eq_in[neg];
+  int16_t *ue = &nd->ue[dim * 2 + neg][DCIN_T2]; /* fifo dcin_etag_fifo(c, lane) */
+  if (q->pre != DCIN_NIL || *ue >= c->etag_cap[lane][DCIN_T2]) {
+    dcin_etag_fail(s, d, net, node, dim * 2 + neg, lane, f);
+    return false;
   }
-}
-
-/* End of cycle: entries whose flit left last cycle become free; this cycle's become due next. */
-void dcin_etag_commit(dcin_node *nd) {
-  int16_t *ue = &nd->ue[0][0];
-  uint8_t *now = &nd->rel_now[0][0], *pend = &nd->rel_pending[0][0];
-  for (unsigned m = nd->rel_nmask; m; m &= m - 1) {
-    int i = __builtin_ctz(m);
-    ue[i] = (int16_t)(ue[i] - now[i]);
-    now[i] = 0;
-  }
-  for (unsigned m = nd->rel_pmask; m; m &= m - 1) {
-    int i = __builtin_ctz(m);
-    now[i] = pend[i];
-    pend[i] = 0;
-  }
-  nd->rel_nmask = nd->rel_pmask;
-  nd->rel_pmask = 0;
-  nd->rel_any = nd->rel_nmask != 0;
+  ++*ue;
+  fl->used_entry = DCIN_T2;
+  enter_eject_fifo(d, net, node, nd, q, dim, f);
+  fl->lane = (uint8_t)lane;
+  return true;
 }

@@ -5,10 +5,6 @@
  */
 #include "dcin_int.h"
 
-static int16_t *tag_at(dcin_die *d, int net, int ring, uint32_t slot) {
-  return &d->itag_slot[((size_t)net * d->nrings + ring) * d->itag_stride + slot];
-}
-
 /* Slot ids rotate one position per NoC cycle; the ring has advanced netcyc + 1 times by the time
  * flits inject in NoC cycle netcyc (the reference advances first thing in every cycle). */
 DCIN_INLINE uint32_t slot_id(dcin_sim *s, const dcin_die *d, dcin_ring *g, int idx) {
@@ -26,7 +22,7 @@ DCIN_INLINE uint32_t slot_id(dcin_sim *s, const dcin_die *d, dcin_ring *g, int i
 
 /* The CP_OUT of (node, lane) in this cycle: its ring, slice, passing slot and that slot's tag. */
 typedef struct cp_out_at {
-  int r, idx, me;
+  int idx, me;
   dcin_ring *g;
   uint32_t sl;
   int16_t *tag;
@@ -35,11 +31,11 @@ typedef struct cp_out_at {
 DCIN_INLINE cp_out_at cp_out_of(dcin_sim *s, dcin_die *d, int net, int node, int lane) {
   cp_out_at a;
   a.me = node * 4 + lane;
-  a.r = d->ring_of[a.me];
-  a.g = &d->rings[net][a.r];
-  a.idx = d->cp_out[a.me];
+  const dcin_cp_site *site = &d->cp_site[net][a.me];
+  a.g = site->g;
+  a.idx = site->idx;
   a.sl = slot_id(s, d, a.g, a.idx);
-  a.tag = tag_at(d, net, a.r, a.sl);
+  a.tag = &a.g->itag[a.sl];
   return a;
 }
 
@@ -76,7 +72,7 @@ DCIN_INLINE void on_inject(dcin_sim *s, dcin_die *d, int net, int node, int lane
     nd->itag_out[lane]--;
   } else if (fl->itag) {
     /* the tagged flit found another free slot: drop its reservation */
-    int16_t *old = tag_at(d, net, a->r, fl->slot);
+    int16_t *old = &a->g->itag[fl->slot];
     if (*old == a->me) {
       *old = -1;
       nd->itag_out[lane]--;

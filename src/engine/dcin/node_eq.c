@@ -98,14 +98,17 @@ void dcin_ip_eject(dcin_sim *s, dcin_die *d, bool ip_cycle, bool net_cycle) {
 
 void dcin_commit(dcin_sim *s, dcin_die *d) {
   (void)s;
-  uint32_t keep = 0;
-  for (uint32_t i = 0; i < d->npending; i++) {
-    dcin_q *q = d->pending[i];
+  /* the count and the list are read into locals: the stores into the queues could otherwise
+   * alias them, and they would be read again for every queue */
+  dcin_q **pending = d->pending;
+  uint32_t npending = d->npending, keep = 0;
+  for (uint32_t i = 0; i < npending; i++) {
+    dcin_q *q = pending[i];
     if (q->n < q->cap) {
       dcin_q_push(q, q->pre);
       q->pre = DCIN_NIL;
     } else {
-      d->pending[keep++] = q; /* FIFO full: the flit stays in pre */
+      pending[keep++] = q; /* FIFO full: the flit stays in pre */
     }
   }
   d->npending = keep;

@@ -166,6 +166,16 @@ int dcin_ring_build(dcin_sim *s, dcin_die *d, cs_err *err) {
   d->itag_slot = malloc(sizeof(int16_t) * (size_t)DCIN_NUM_NETS * d->nrings * maxlen);
   if (!d->t0_bits || !d->itag_slot) return cs_err_set(err, CS_ENOMEM, "tag tables");
   for (size_t i = 0; i < (size_t)DCIN_NUM_NETS * d->nrings * maxlen; i++) d->itag_slot[i] = -1;
+  /* per network: each ring's slice of the I-Tag table, and each (node, lane)'s CP_OUT */
+  d->cp_site[0] = malloc(sizeof(dcin_cp_site) * DCIN_NUM_NETS * (size_t)nodes4);
+  if (!d->cp_site[0]) return cs_err_set(err, CS_ENOMEM, "tag tables");
+  for (int net = 0; net < DCIN_NUM_NETS; net++) {
+    d->cp_site[net] = d->cp_site[0] + (size_t)net * nodes4;
+    for (int r = 0; r < d->nrings; r++)
+      d->rings[net][r].itag = &d->itag_slot[((size_t)net * d->nrings + r) * d->itag_stride];
+    for (int k = 0; k < nodes4; k++)
+      d->cp_site[net][k] = (dcin_cp_site){&d->rings[net][d->ring_of[k]], d->cp_out[k]};
+  }
   return 0;
 }
 
@@ -176,11 +186,83 @@ int dcin_eject_key(const dcin_cfg *c, int node, int dim) {
   return c->yx ? node / c->cols : node % c->cols;
 }
 
+/* A due flit whose eject failed: filed under its next eject CP_IN (out of line: most ejects
+ * succeed). */
+static void refile(dcin_ring *g, int i, int p) { dcin_ring_key(g, i, p, 1); }
+
+/* The eject attempt of the flit at frame index i, which the caller took out of its bucket: it
+ * leaves the ring, or it is filed under its next eject CP_IN (a failure upgrades its E-Tag). */
+DCIN_INLINE void eject_due(dcin_sim *s, dcin_die *d, int net, dcin_ring *g, int i) {
+  int p = i + g->off;
+  if (p >= g->len) p -= g->len;
+  uint32_t f = g->slot[i];
+  g->dkey[i] = DCIN_NO_KEY;
+  if (g->ej[p] == s->flits[f].ecoord && dcin_eject_try(s, d, net, g->node[p], g->lane[p], f)) {
+    g->slot[i] = DCIN_NIL;
+    g->count--;
+    return;
+  }
+  refile(g, i, p); /* still riding */
+}
+
+/* The flits standing on their eject CP_IN now (bucket[off], which holds `due` first), visited
+ * from the highest position down as the reference's scan does.  Each leaves or is filed again
+ * (possibly in this same bucket, one rotation ahead), so the bucket is detached whole instead of
+ * unlinking flit by flit. */
+static void eject_bucket(dcin_sim *s, dcin_die *d, int net, dcin_ring *g, int due) {
+  uint16_t due_i[512], due_p[512];
+  int nd = 0, len = g->len;
+  for (int i = due; i != DCIN_NO_KEY; i = g->dnext[i]) {
+    int p = i + g->off, k = nd++;
+    if (p >= len) p -= len;
+    while (k > 0 && due_p[k - 1] < p) due_p[k] = due_p[k - 1], due_i[k] = due_i[k - 1], k--;
+    due_p[k] = (uint16_t)p, due_i[k] = (uint16_t)i;
+  }
+  for (int k = 0; k < nd; k++) eject_due(s, d, net, g, due_i[k]);
+}
+/* The same, with a lone due flit handled inline (the common case). */
+DCIN_INLINE void eject_all_due(dcin_sim *s, dcin_die *d, int net, dcin_ring *g) {
+  uint16_t due = g->dhead[g->off];
+  if (due == DCIN_NO_KEY) return;
+  g->dhead[g->off] = DCIN_NO_KEY;
+  if (g->dnext[due] == DCIN_NO_KEY)
+    eject_due(s, d, net, g, due);
+  else
+    eject_bucket(s, d, net, g, due);
+}
+
 /* The eject attempt at a CP_IN: true when the flit left the ring (failures upgrade its E-Tag). */
 static bool try_eject(dcin_sim *s, dcin_die *d, int net, dcin_ring *g, int p, uint32_t f) {
   if (!dcin_eject_try(s, d, net, g->node[p], g->lane[p], f)) return false;
   dcin_ring_take(g, p);
   return true;
+}
+
+/* The stalled train at positions lo..len-1 (lo > 0, so position lo - 1 is empty) is shifted back
+ * by one frame index so that after the rotation it stays, lowest flit first (each moves into the
+ * index its predecessor just left); its flits are listed in stalled[].  Each keeps its filing one
+ * rotation later (its next eject CP_IN is reached one cycle later), except a flit standing on a
+ * CP_IN where it may leave: its eject just failed there and it tries again next cycle, as the
+ * slice-by-slice scan does.  This equals filing each anew from its position after the rotation. */
+static void shift_train_back(dcin_ring *g, int lo, uint32_t *stalled) {
+  int len = g->len, i = dcin_ring_idx(g, lo);
+  for (int p = lo; p < len; p++) {
+    int k = i == 0 ? len - 1 : i - 1, next = i + 1 == len ? 0 : i + 1;
+    uint32_t f = g->slot[i];
+    *stalled++ = f;
+    int key = g->dkey[i];
+    dcin_ring_unkey(g, i);
+    g->slot[k] = f;
+    g->slot[i] = DCIN_NIL;
+    if (key != DCIN_NO_KEY) { /* a flit with no eject CP_IN on this ring has none */
+      if (g->ej[p] == (*g->flits)[f].ecoord) key = g->off; /* due now, and failed */
+      key = key + 1 == len ? 0 : key + 1;
+      g->dnext[k] = g->dhead[key];
+      g->dhead[key] = (uint16_t)k;
+    }
+    g->dkey[k] = (uint16_t)key;
+    i = next;
+  }
 }
 
 /* One cycle of one ring, equivalent to visiting the slices from the last down to 0 and moving each
@@ -195,25 +277,7 @@ static void ring_cycle(dcin_sim *s, dcin_die *d, int net, dcin_ring *g) {
   int len = g->len, last = len - 1;
   bool stall = dcin_ring_at(g, last) != DCIN_NIL && dcin_ring_at(g, 0) != DCIN_NIL;
   bool wraps = !stall && dcin_ring_at(g, last) != DCIN_NIL;
-  /* the flits standing on their eject CP_IN now: bucket[off], visited from the highest
-   * position down as the reference's scan does */
-  if (g->dhead[g->off] != DCIN_NO_KEY) {
-    uint16_t due_i[512], due_p[512];
-    int nd = 0;
-    for (int i = g->dhead[g->off]; i != DCIN_NO_KEY; i = g->dnext[i]) {
-      int p = i + g->off, k = nd++;
-      if (p >= len) p -= len;
-      while (k > 0 && due_p[k - 1] < p) due_p[k] = due_p[k - 1], due_i[k] = due_i[k - 1], k--;
-      due_p[k] = (uint16_t)p, due_i[k] = (uint16_t)i;
-    }
-    for (int k = 0; k < nd; k++) {
-      int i = due_i[k], p = due_p[k];
-      uint32_t f = g->slot[i];
-      if (g->ej[p] == s->flits[f].ecoord && try_eject(s, d, net, g, p, f)) continue;
-      dcin_ring_unkey(g, i); /* still riding: file it under its next eject CP_IN */
-      dcin_ring_key(g, i, p, 1);
-    }
-  }
+  eject_all_due(s, d, net, g);
   /* A ring with every slice occupied rotates as a whole: the slots of a slotted ring advance
    * every cycle (the rotating slot ids of I-Tag and T0 assume it).  The reference's downward scan
    * would leave such a ring frozen for good, each flit waiting behind the next (compat keeps
@@ -225,30 +289,38 @@ static void ring_cycle(dcin_sim *s, dcin_die *d, int net, dcin_ring *g) {
   uint32_t stalled[512];
   int run = 0;
   int lo = last;
+  bool refile_after = false;
   if (stall) {
     /* the stalled train: contiguous occupied positions ending at the last slice (after the
      * ejects above, which the reference does before reaching lower slices) */
     while (lo > 0 && dcin_ring_at(g, lo - 1) != DCIN_NIL) lo--;
-    /* shift it back by one frame index so that after the rotation it stays: lift the whole
-     * train first, then place it, so a train that fills the entire ring cannot overwrite itself */
-    for (int p = lo; p <= last; p++) {
-      int i = dcin_ring_idx(g, p);
-      stalled[run++] = g->slot[i];
-      dcin_ring_unkey(g, i);
-      g->slot[i] = DCIN_NIL;
-    }
-    for (int r = 0; r < run; r++) {
-      int i = dcin_ring_idx(g, lo + r), k = i == 0 ? len - 1 : i - 1;
-      g->slot[k] = stalled[r];
-      g->dkey[k] = DCIN_NO_KEY; /* filed again below, once the frame has rotated */
+    if (lo > 0) {
+      shift_train_back(g, lo, stalled);
+      run = len - lo;
+    } else {
+      /* a frozen full ring (compat): lift the whole train first, then place it, so that it
+       * cannot overwrite itself; each flit is filed again below, once the frame has rotated */
+      for (int p = lo; p <= last; p++) {
+        int i = dcin_ring_idx(g, p);
+        stalled[run++] = g->slot[i];
+        dcin_ring_unkey(g, i);
+        g->slot[i] = DCIN_NIL;
+      }
+      for (int r = 0; r < run; r++) {
+        int i = dcin_ring_idx(g, lo + r), k = i == 0 ? len - 1 : i - 1;
+        g->slot[k] = stalled[r];
+        g->dkey[k] = DCIN_NO_KEY;
+      }
+      refile_after = true;
     }
   }
   s->st.flit_hops += g->count - (uint32_t)run;
   g->off = (uint16_t)(g->off + 1 == len ? 0 : g->off + 1);
-  /* The stalled flits stand where they stood: file each under its next eject CP_IN from its own
+  /* The lifted flits stand where they stood: file each under its next eject CP_IN from its own
    * position, which is this one when it stands on a CP_IN where it may leave (a flit whose eject
    * just failed there tries again next cycle, as the slice-by-slice scan does). */
-  for (int r = 0; r < run; r++) dcin_ring_key(g, dcin_ring_idx(g, lo + r), lo + r, 0);
+  if (refile_after)
+    for (int r = 0; r < run; r++) dcin_ring_key(g, dcin_ring_idx(g, lo + r), lo + r, 0);
   if (wraps && d->cfg->crossring_compat) {
     uint32_t f = dcin_ring_at(g, 0);
     if (s->trace) DCIN_TRACE(s, f, "CP_IN", g->node[0], g->lane[0]);
@@ -273,16 +345,21 @@ static void ring_cycle(dcin_sim *s, dcin_die *d, int net, dcin_ring *g) {
 }
 
 void dcin_rings_move(dcin_sim *s, dcin_die *d, int net) {
-  /* the common case without a call: no flit due at its eject CP_IN and no train at the wrap
-   * waiting behind slice 0, so every flit moves (what ring_cycle does then, compat and trace
-   * aside) */
-  bool plain = !d->cfg->crossring_compat && !s->trace;
-  for (int r = 0; r < d->nrings; r++) {
-    dcin_ring *g = &d->rings[net][r];
+  dcin_ring *rings = d->rings[net];
+  int nrings = d->nrings; /* locals: the stores into the rings could alias the die's fields */
+  if (d->cfg->crossring_compat || s->trace) {
+    for (int r = 0; r < nrings; r++)
+      if (rings[r].count) ring_cycle(s, d, net, &rings[r]);
+    return;
+  }
+  /* the common case without a call: no train at the wrap waiting behind slice 0, so after the
+   * ejects every flit moves (what ring_cycle does then) */
+  for (int r = 0; r < nrings; r++) {
+    dcin_ring *g = &rings[r];
     if (!g->count) continue;
     int off = g->off, len = g->len;
-    if (plain && g->dhead[off] == DCIN_NO_KEY &&
-        (g->slot[len - 1 - off] == DCIN_NIL || g->slot[off ? len - off : 0] == DCIN_NIL)) {
+    if (g->slot[len - 1 - off] == DCIN_NIL || g->slot[off ? len - off : 0] == DCIN_NIL) {
+      eject_all_due(s, d, net, g);
       s->st.flit_hops += g->count;
       g->off = (uint16_t)(off + 1 == len ? 0 : off + 1);
       continue;
