@@ -53,6 +53,17 @@ static int see_list(seen *v, const dcin_sim *s, const dcin_list *l, const char *
   return 0;
 }
 
+/* An IP out of the inject work set with items on its inject side must be parked: only REQs
+ * waiting, the first of them refused its tracker or buffer, which no release has freed since. */
+static bool parked_rightly(const dcin_sim *s, const dcin_ip *ip, int ipi) {
+  if (!dcin_ip_parkable(ip) || ipi == DCIN_IP_D2D_RN) return false;
+  const dcin_flit *fl = &s->flits[ip->inj[DCIN_NET_REQ].head];
+  const dcin_txn *t = &s->txns[fl->txn];
+  if (fl->old) return false;
+  return t->is_read ? ip->rd_trk <= 0 || ip->rdb < t->burst
+                    : ip->wr_trk <= 0 || ip->wdb < t->burst;
+}
+
 int dcin_check(const dcin_sim *s, cs_err *err) {
   seen v = {calloc(s->cap_flits ? s->cap_flits : 1, 1), s->cap_flits, 0, NULL};
   if (!v.mark) return cs_err_set(err, CS_ENOMEM, "checker");
@@ -190,9 +201,12 @@ int dcin_check(const dcin_sim *s, cs_err *err) {
                           node, i, e, ip->eqch, h, ip->h2l_n);
         unsigned b = (unsigned)(node * DCIN_IP_BITS + i);
         bool inj = d->ip_inj[b >> 6] >> (b & 63) & 1, ej = d->ip_ej[b >> 6] >> (b & 63) & 1;
-        if (!rc && (inj != (ip->busy > ip->h2l_n) || ej != (ip->eqch + ip->h2l_n > 0)))
+        if (!rc && ((inj && ip->busy == ip->h2l_n) || ej != (ip->eqch + ip->h2l_n > 0)))
           rc = cs_err_set(err, CS_EINTERNAL, "die %d node %d ip %d: work sets inject %d eject %d",
                           di, node, i, inj, ej);
+        if (!rc && !inj && ip->busy > ip->h2l_n && !parked_rightly(s, ip, i))
+          rc = cs_err_set(err, CS_EINTERNAL, "die %d node %d ip %d: parked with work to do", di,
+                          node, i);
       }
     }
   }

@@ -426,7 +426,8 @@ typedef struct dcin_die {
   uint32_t npending, cap_pending;
   /* IP work sets, one bit per (node, ip) at node * DCIN_IP_BITS + ip (ascending bits visit the
    * IPs in node order, then IP order, as the nested loops did), ipwords words each: */
-  uint64_t *ip_inj; /* the IP holds items on its inject side (busy > h2l_n) */
+  uint64_t *ip_inj; /* the IP holds items on its inject side (busy > h2l_n) and is not parked
+                     * (dcin_ip_parkable) */
   uint64_t *ip_ej;  /* flits for the IP in the EQ channel buffers or its h2l (eqch + h2l_n > 0) */
   int ipwords;
   uint32_t nq[DCIN_NUM_NETS];     /* per network: sum of dcin_node.busy (skip idle networks) */
@@ -855,12 +856,23 @@ static inline void dcin_ipset_del(uint64_t *set, int node, int ip) {
   set[b >> 6] &= ~(1ull << (b & 63));
 }
 /* An item entered / left the inject side of IP ipi of node (its inject lists and l2h); busy
- * counts both sides, so the inject side is empty exactly when busy == h2l_n. */
+ * counts both sides, so the inject side is empty exactly when busy == h2l_n.  An entering item
+ * also ends a park. */
 static inline void dcin_ip_inj_add(dcin_die *d, int node, int ipi, dcin_ip *ip) {
-  if (ip->busy++ == ip->h2l_n) dcin_ipset_add(d->ip_inj, node, ipi);
+  ip->busy++;
+  dcin_ipset_add(d->ip_inj, node, ipi);
 }
 static inline void dcin_ip_inj_del(dcin_die *d, int node, int ipi, dcin_ip *ip) {
   if (--ip->busy == ip->h2l_n) dcin_ipset_del(d->ip_inj, node, ipi);
+}
+/* An IP whose head REQ was just refused its tracker or buffer, with nothing else on its inject
+ * side, is parked: left out of the inject work set until a release (dcin_ip_unpark) or an
+ * enqueue.  Retrying the reservation before then would fail the same way and set no new flag. */
+static inline bool dcin_ip_parkable(const dcin_ip *ip) {
+  return ip->busy - ip->h2l_n == ip->inj[DCIN_NET_REQ].n; /* no item but the REQs waiting */
+}
+static inline void dcin_ip_unpark(dcin_die *d, int node, int ipi, const dcin_ip *ip) {
+  if (ip->busy > ip->h2l_n) dcin_ipset_add(d->ip_inj, node, ipi);
 }
 static inline bool dcin_ip_is_d2d(int ip) { return ip == DCIN_IP_D2D_RN || ip == DCIN_IP_D2D_SN; }
 

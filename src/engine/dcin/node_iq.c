@@ -25,6 +25,7 @@ bool dcin_rx_bucket(dcin_ip *ip, uint64_t now) {
 }
 
 _Static_assert(DCIN_NUM_RSP_PRIO == 4, "inject_to_l2h tests the four RSP queues by name");
+_Static_assert(DCIN_NET_REQ == 0, "a refused REQ parks its IP before the other networks' turn");
 
 static void inject_to_l2h(dcin_sim *s, dcin_die *d, int node, int ipi, dcin_ip *ip, int net) {
   dcin_q *l2h = &ip->l2h[net];
@@ -50,7 +51,12 @@ static void inject_to_l2h(dcin_sim *s, dcin_die *d, int node, int ipi, dcin_ip *
     if (fl->depart > now) return;
     if (!fl->old && ipi != DCIN_IP_D2D_RN) {
       dcin_txn *t = &s->txns[fl->txn];
-      if (!dcin_rn_reserve(s, ip, t)) return;
+      if (!dcin_rn_reserve(s, ip, t)) {
+        /* the REQ network goes first: with nothing else queued this visit does nothing more,
+         * and neither does any before a release or an enqueue */
+        if (dcin_ip_parkable(ip)) dcin_ipset_del(d->ip_inj, node, ipi);
+        return;
+      }
       t->t_reserve = now;
     }
     f = dcin_list_pop(s, q);

@@ -61,9 +61,10 @@ bool dcin_rn_reserve(dcin_sim *s, dcin_ip *ip, dcin_txn *t) {
   return true;
 }
 
-static void rn_release(dcin_txn *t, dcin_ip *ip) {
+static void rn_release(dcin_die *d, int node, int ipi, dcin_txn *t, dcin_ip *ip) {
   if (t->rn_released) return;
   t->rn_released = 1;
+  dcin_ip_unpark(d, node, ipi, ip); /* a refused head REQ may now get its tracker and buffer */
   if (t->is_read) {
     ip->rd_trk++;
     ip->rdb += t->burst;
@@ -106,7 +107,7 @@ void dcin_rn_receive(dcin_sim *s, dcin_die *d, int node, int ipi, uint32_t f) {
         s->flits[g].depart = s->cyc + c->ddr_w_lat + (uint64_t)i * c->ip_scale + c->rn_proc;
         dcin_enqueue(s, d, node, ipi, g);
       }
-      if (!t->cross) rn_release(t, ip);
+      if (!t->cross) rn_release(d, node, ipi, t, ip);
       break;
     }
     case DCIN_K_RSP_RETRY:
@@ -132,13 +133,13 @@ void dcin_rn_receive(dcin_sim *s, dcin_die *d, int node, int ipi, uint32_t f) {
       break;
     }
     case DCIN_K_RSP_COMP:
-      rn_release(t, ip);
+      rn_release(d, node, ipi, t, ip);
       dcin_final_done(s, ti);
       break;
     case DCIN_K_DATA:
       if (++t->data_rx_rn == t->burst) {
         t->t_data_done = s->cyc;
-        rn_release(t, ip);
+        rn_release(d, node, ipi, t, ip);
         dcin_final_done(s, ti);
       }
       break;
