@@ -39,10 +39,7 @@ static int etag_upgraded_level(dcin_die *d, int net, int node, int lane, const d
   bool a0 = nd->ue[fifo][DCIN_T0] < cap[DCIN_T0];
   bool a1 = nd->ue[fifo][DCIN_T1] < cap[DCIN_T1];
   bool a2 = nd->ue[fifo][DCIN_T2] < cap[DCIN_T2];
-  if (fl->etag == DCIN_T0) {
-    if (a0 && t0_winner(d, net, node, lane, fl)) return DCIN_T0;
-    return a1 ? DCIN_T1 : a2 ? DCIN_T2 : DCIN_T_NONE;
-  }
+  if (fl->etag == DCIN_T0 && a0 && t0_winner(d, net, node, lane, fl)) return DCIN_T0;
   return a1 ? DCIN_T1 : a2 ? DCIN_T2 : DCIN_T_NONE;
 }
 

@@ -186,10 +186,6 @@ int dcin_eject_key(const dcin_cfg *c, int node, int dim) {
   return c->yx ? node / c->cols : node % c->cols;
 }
 
-/* A due flit whose eject failed: filed under its next eject CP_IN (out of line: most ejects
- * succeed). */
-static void refile(dcin_ring *g, int i, int p) { dcin_ring_key(g, i, p, 1); }
-
 /* The eject attempt of the flit at frame index i, which the caller took out of its bucket: it
  * leaves the ring, or it is filed under its next eject CP_IN (a failure upgrades its E-Tag). */
 DCIN_INLINE void eject_due(dcin_sim *s, dcin_die *d, int net, dcin_ring *g, int i) {
@@ -202,7 +198,7 @@ DCIN_INLINE void eject_due(dcin_sim *s, dcin_die *d, int net, dcin_ring *g, int 
     g->count--;
     return;
   }
-  refile(g, i, p); /* still riding */
+  dcin_ring_key(g, i, p, 1); /* still riding: filed under its next eject CP_IN */
 }
 
 /* The flits standing on their eject CP_IN now (bucket[off], which holds `due` first), visited
