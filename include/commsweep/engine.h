@@ -82,6 +82,11 @@ typedef struct cs_engine_ops {
   int (*create)(const cs_job *job, void **engine, cs_err *err);
   /* Accepts a req or rsp inject at the current tick.  The record is copied. */
   int (*inject)(void *engine, const cs_inject *in, cs_err *err);
+  /* Optional (NULL: the driver calls inject once per req).  Accepts a step's reqs, reqs[0..n),
+   * in order at the current tick, exactly as n calls of inject would: *injected = n, or, when
+   * one is refused, the index of that one (those before it are injected) with err saying why. */
+  int (*inject_step)(void *engine, const cs_inject *reqs, size_t n, size_t *injected,
+                     cs_err *err);
   /* Advances until a completion is pending or max_ticks ticks have passed, whichever is first. */
   int (*advance)(void *engine, uint64_t max_ticks, cs_err *err);
   /* Moves up to cap pending completions, oldest first, into out; returns how many. */

@@ -112,17 +112,12 @@ static cs_inject rsp_of(const cs_inject *req) {
                      .burst_length = req->burst_length};
 }
 
-/* The step's rest handed to an engine that knows it (cs_engine_ops.finish_step), after the
- * checks the per-transaction loop makes of every rsp it would inject. */
+/* The step's rest handed to an engine that knows it (cs_engine_ops.finish_step); run_step has
+ * made the checks the per-transaction loop makes of every rsp it would inject. */
 static int finish_step(const cs_job *job, const cs_plan *plan, const cs_engine_ops *ops,
                        void *engine, uint32_t step, cs_txn_record *step_records, bool *finished,
                        cs_err *err) {
   uint64_t begin = plan->step_txn_begin[step], end = plan->step_txn_begin[step + 1];
-  for (uint64_t i = begin; i < end; i++) {
-    cs_inject rsp = rsp_of(&plan->txns[i]);
-    int rc = cs_validate_rsp(&plan->txns[i], &rsp, err);
-    if (rc) return rc;
-  }
   uint64_t guard = job->engine.deadlock_guard_ticks ? job->engine.deadlock_guard_ticks : 1;
   int rc = ops->finish_step(engine, guard, step_records, end - begin, finished, err);
   return rc ? cs_err_prefix(err, "step %u", step) : CS_OK;
@@ -137,10 +132,17 @@ static int run_step(const cs_job *job, const cs_plan *plan, const cs_engine_ops 
   if (rc) return rc;
   uint64_t now = ops->now(engine);
   size_t extra_slots = cs_engine_record_slots(); /* -1 until the job's engine fills its own */
+  if (ops->inject_step) {
+    size_t injected = 0;
+    if ((rc = ops->inject_step(engine, plan->txns + begin, end - begin, &injected, err)))
+      return cs_err_prefix(err, "step %u req %llu", step, (unsigned long long)(begin + injected));
+  } else {
+    for (uint64_t i = begin; i < end; i++)
+      if ((rc = ops->inject(engine, &plan->txns[i], err)))
+        return cs_err_prefix(err, "step %u req %llu", step, (unsigned long long)i);
+  }
   for (uint64_t i = begin; i < end; i++) {
     const cs_inject *req = &plan->txns[i];
-    if ((rc = ops->inject(engine, req, err))) return cs_err_prefix(err, "step %u req %llu", step,
-                                                                    (unsigned long long)i);
     cs_txn_record *r = &step_records[i - begin];
     *r = (cs_txn_record){0}; /* a streamed window holds the previous step's records */
     r->request_id = req->request_id;
@@ -152,6 +154,10 @@ static int run_step(const cs_job *job, const cs_plan *plan, const cs_engine_ops 
     r->req_inject_tick = now;
     for (size_t x = 0; x < extra_slots; x++) r->engine_extra[x] = -1;
     state[i - begin] = WAIT_REQ;
+    if (ops->finish_step) { /* the checks of every rsp the loop below would inject */
+      cs_inject rsp = rsp_of(req);
+      if ((rc = cs_validate_rsp(req, &rsp, err))) return rc;
+    }
   }
   if (ops->finish_step) {
     bool finished = false;

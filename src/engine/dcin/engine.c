@@ -399,28 +399,9 @@ static int op_create(const cs_job *job, void **engine, cs_err *err) {
   return 0;
 }
 
-static int op_inject(void *engine, const cs_inject *in, cs_err *err) {
-  dcin_engine *e = engine;
-  dcin_sim *s = e->sim;
-  if (in->packet_type == CS_PKT_RSP) {
-    bool replayed;
-    int rc = dcin_reuse_flush(s, err);
-    if (rc) return rc;
-    rc = dcin_reuse_rsp(s, in->request_id, in->src_id, in->dst_id, &replayed, err);
-    if (rc || replayed) return rc;
-    uint32_t t = dcin_txn_find(s, in->request_id);
-    if (t == DCIN_NIL)
-      return cs_err_set(err, CS_EINVAL, "rsp for unknown request %llu",
-                        (unsigned long long)in->request_id);
-    const dcin_txn *x = &s->txns[t];
-    if (in->src_id != x->dst_id || in->dst_id != x->src_id)
-      return cs_err_set(
-          err, CS_ECONSTRAINT, "C10: rsp of request %llu goes %d->%d, the req went %d->%d",
-          (unsigned long long)in->request_id, in->src_id, in->dst_id, x->src_id, x->dst_id);
-    rc = dcin_rsp(s, t, err);
-    if (!rc) dcin_reuse_note_rsp(s, t);
-    return rc;
-  }
+/* A req (or a packet that is neither req nor rsp, refused): located, checked, and collected for
+ * step reuse or injected at once. */
+DCIN_INLINE int inject_req(dcin_sim *s, const cs_inject *in, cs_err *err) {
   if (in->packet_type != CS_PKT_REQ)
     return cs_err_set(err, CS_ECONSTRAINT, "C9: request %llu: packet type %d is not req/rsp",
                       (unsigned long long)in->request_id, in->packet_type);
@@ -447,6 +428,46 @@ static int op_inject(void *engine, const cs_inject *in, cs_err *err) {
     note_id_taken(s, in->request_id);
   }
   s->gdma_count[in->src_id]++;
+  return 0;
+}
+
+static int op_inject(void *engine, const cs_inject *in, cs_err *err) {
+  dcin_engine *e = engine;
+  dcin_sim *s = e->sim;
+  if (in->packet_type == CS_PKT_RSP) {
+    bool replayed;
+    int rc = dcin_reuse_flush(s, err);
+    if (rc) return rc;
+    rc = dcin_reuse_rsp(s, in->request_id, in->src_id, in->dst_id, &replayed, err);
+    if (rc || replayed) return rc;
+    uint32_t t = dcin_txn_find(s, in->request_id);
+    if (t == DCIN_NIL)
+      return cs_err_set(err, CS_EINVAL, "rsp for unknown request %llu",
+                        (unsigned long long)in->request_id);
+    const dcin_txn *x = &s->txns[t];
+    if (in->src_id != x->dst_id || in->dst_id != x->src_id)
+      return cs_err_set(
+          err, CS_ECONSTRAINT, "C10: rsp of request %llu goes %d->%d, the req went %d->%d",
+          (unsigned long long)in->request_id, in->src_id, in->dst_id, x->src_id, x->dst_id);
+    rc = dcin_rsp(s, t, err);
+    if (!rc) dcin_reuse_note_rsp(s, t);
+    return rc;
+  }
+  return inject_req(s, in, err);
+}
+
+/* A step's reqs in one call: the per-request work without a call through the ops table each. */
+static int op_inject_step(void *engine, const cs_inject *reqs, size_t n, size_t *injected,
+                          cs_err *err) {
+  dcin_sim *s = ((dcin_engine *)engine)->sim;
+  for (size_t i = 0; i < n; i++) {
+    int rc = inject_req(s, &reqs[i], err);
+    if (rc) {
+      *injected = i;
+      return rc;
+    }
+  }
+  *injected = n;
   return 0;
 }
 
@@ -634,6 +655,7 @@ const cs_engine_ops cs_dcin_ops = {
     .shared_attach = op_shared_attach,
     .create = op_create,
     .inject = op_inject,
+    .inject_step = op_inject_step,
     .advance = op_advance,
     .poll = op_poll,
     .now = op_now,
