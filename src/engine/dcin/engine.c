@@ -138,19 +138,13 @@ fail:
 
 static uint64_t tick_of(const dcin_sim *s, uint64_t c) { return c * s->tick_num / s->tick_den; }
 
-int dcin_inject_check(const dcin_sim *s, uint64_t id, const dcin_place *p, cs_err *err) {
+/* The checks of a request at a place inside the chip, from a GDMA to a DDR (as every place made
+ * from endpoints is): its burst, the buffers it needs, the link it crosses, its id. */
+DCIN_INLINE int inject_check_request(const dcin_sim *s, uint64_t id, const dcin_place *p,
+                                     cs_err *err) {
   const dcin_cfg *c = &s->cfg;
-  int src_die = p->src_die, src_node = p->src_node, src_ip = p->src_ip;
-  int dst_die = p->dst_die, dst_node = p->dst_node, dst_ip = p->dst_ip, burst = p->burst;
+  int src_die = p->src_die, dst_die = p->dst_die, burst = p->burst;
   bool is_read = p->is_read;
-  if (src_die < 0 || src_die >= s->ndies || dst_die < 0 || dst_die >= s->ndies || src_node < 0 ||
-      src_node >= c->nodes || dst_node < 0 || dst_node >= c->nodes)
-    return cs_err_set(err, CS_EINVAL, "request %llu: place die%d:%d -> die%d:%d outside the chip",
-                      (unsigned long long)id, src_die, src_node, dst_die, dst_node);
-  if ((src_ip != DCIN_IP_GDMA0 && src_ip != DCIN_IP_GDMA1) ||
-      (dst_ip != DCIN_IP_DDR0 && dst_ip != DCIN_IP_DDR1))
-    return cs_err_set(err, CS_EINVAL, "request %llu: source must be gdma_0/1, target ddr_0/1",
-                      (unsigned long long)id);
   if (burst < 1 || burst > 255)
     return cs_err_set(err, CS_EINVAL, "request %llu: burst_length %d outside 1..255",
                       (unsigned long long)id, burst);
@@ -174,6 +168,21 @@ int dcin_inject_check(const dcin_sim *s, uint64_t id, const dcin_place *p, cs_er
   if (!fresh && (dcin_txn_find(s, id) != DCIN_NIL || dcin_reuse_has(s, id)))
     return cs_err_set(err, CS_EINVAL, "request id %llu injected twice", (unsigned long long)id);
   return 0;
+}
+
+int dcin_inject_check(const dcin_sim *s, uint64_t id, const dcin_place *p, cs_err *err) {
+  const dcin_cfg *c = &s->cfg;
+  int src_die = p->src_die, src_node = p->src_node, src_ip = p->src_ip;
+  int dst_die = p->dst_die, dst_node = p->dst_node, dst_ip = p->dst_ip;
+  if (src_die < 0 || src_die >= s->ndies || dst_die < 0 || dst_die >= s->ndies || src_node < 0 ||
+      src_node >= c->nodes || dst_node < 0 || dst_node >= c->nodes)
+    return cs_err_set(err, CS_EINVAL, "request %llu: place die%d:%d -> die%d:%d outside the chip",
+                      (unsigned long long)id, src_die, src_node, dst_die, dst_node);
+  if ((src_ip != DCIN_IP_GDMA0 && src_ip != DCIN_IP_GDMA1) ||
+      (dst_ip != DCIN_IP_DDR0 && dst_ip != DCIN_IP_DDR1))
+    return cs_err_set(err, CS_EINVAL, "request %llu: source must be gdma_0/1, target ddr_0/1",
+                      (unsigned long long)id);
+  return inject_check_request(s, id, p, err);
 }
 
 /* A request id is in use from now on (injected, or collected for step reuse). */
@@ -415,7 +424,8 @@ DCIN_INLINE int inject_req(dcin_sim *s, const cs_inject *in, cs_err *err) {
   int ch = (int)(s->gdma_count[in->src_id] % 2);
   dcin_place p = {src.die, src.node, DCIN_IP_GDMA0 + ch, dst.die,
                   dst.node, DCIN_IP_DDR0 + ch, in->is_read, in->burst_length};
-  int rc = dcin_inject_check(s, in->request_id, &p, err);
+  /* endpoints in range are inside the chip (num_endpoints = dies x nodes), from GDMA to DDR */
+  int rc = inject_check_request(s, in->request_id, &p, err);
   if (rc) return rc;
   /* a step's requests arriving at a quiet network are collected, then replayed or simulated */
   if (!dcin_reuse_take(s, in->request_id, in->src_id, in->dst_id, &p)) {
