@@ -32,7 +32,6 @@
 typedef struct reuse_ev {
   uint32_t rel;  /* completion cycle - step start */
   uint32_t idx;  /* transaction in step order */
-  uint32_t tick; /* its driver tick - the start's, once worked out (play_through) */
   uint8_t phase; /* CS_PHASE_* */
 } reuse_ev;
 
@@ -43,14 +42,16 @@ typedef struct reuse_rel {
 } reuse_rel;
 
 /* What the record of a transaction needs besides its place (the step's injects, equal in every
- * step that matches, give that): its counters, its D2D link and the record's six NoC cycles
- * relative to the step's start, ready to be added (reuse_noc).  76 bytes against a dcin_txn's
- * 240: with its rsp cycle and completions, about 120 bytes per transaction instead of 280. */
+ * step that matches, give that): its counters, its D2D link, the record's six NoC cycles relative
+ * to the step's start, ready to be added (reuse_noc), and the driver ticks of its two completions
+ * relative to the start's, once worked out (play_through).  84 bytes against a dcin_txn's 240:
+ * with its rsp cycle and completions, about 116 bytes per transaction instead of 280. */
 #define REUSE_NO_STAMP UINT32_MAX
 enum { RC_INJECT, RC_WDATA_GEN, RC_REQ_DONE, RC_RSP_INJECT, RC_WDATA_DONE, RC_FINAL, RC_NUM };
 typedef struct reuse_txn {
   uint32_t noc[RC_NUM];
   uint32_t counters[DCIN_COUNTERS]; /* dcin_txn.retries .. dcin_txn.eject_fail */
+  uint32_t tick_req, tick_final;
   int16_t link;
   uint8_t link_dir;
 } reuse_txn;
@@ -88,9 +89,10 @@ typedef struct reuse_step {
   dcin_stats delta;
   /* Whole-step replay (play_through), worked out at the step's first: whether the driver's
    * rounds run through it given a guard that lets them (0: not yet known, 1: yes, 2: never), and
-   * the longest stretch of ticks between consecutive completions.  Like ev[].tick, the same at
+   * the longest stretch of ticks between consecutive completions.  Like txn[].tick_*, the same at
    * every replay: a step matches only in the same phase of the driver tick (reuse_sig). */
   uint8_t through;
+  uint32_t last_tick; /* of the last completion, relative to the start's */
   uint64_t through_residue; /* start % tick_den they were worked out for */
   uint64_t max_gap_ticks;
   size_t bytes;                          /* what it counts against the budget */
@@ -104,6 +106,8 @@ typedef struct reuse_inj {
   uint8_t src_die, dst_die, src_ip, dst_ip, is_read, burst;
   int16_t src_node, dst_node;
 } reuse_inj;
+
+enum { INJ_KEY = 8 + 2 * sizeof(int16_t) }; /* a collected request's place in the key */
 
 #define REUSE_BUCKETS 1024
 #define REUSE_MAX_BYTES ((size_t)256 << 20) /* recorded steps kept per engine */
@@ -146,8 +150,8 @@ struct dcin_reuse {
   uint64_t play_start;
   uint32_t play_cursor;
   bool play_open;     /* its end state is not yet applied */
-  uint64_t *play_ids; /* request id per step index */
-  bool play_consecutive; /* play_ids[i] == play_ids[0] + i: no play_map */
+  /* its request ids are inj[i].id, kept until the next step is collected */
+  bool play_consecutive; /* inj[i].id == inj[0].id + i: no play_map */
   uint32_t *play_map;    /* otherwise, open addressing: step index or DCIN_NIL */
   uint32_t play_mask;
   uint8_t *play_state; /* dcin_reuse_finish: the driver's view of each transaction */
@@ -446,7 +450,6 @@ void dcin_reuse_free(dcin_sim *s) {
   free(r->inj_map);
   free(r->rec_slot);
   free(r->rec_t0);
-  free(r->play_ids);
   free(r->play_map);
   free(r->play_state);
   free(r);
@@ -661,6 +664,18 @@ bool dcin_reuse_take(dcin_sim *s, uint64_t id, int src_id, int dst_id, const dci
                                   (uint8_t)p->burst,
                                   (int16_t)p->src_node,
                                   (int16_t)p->dst_node};
+  /* its place follows the state in the key, 12 bytes (none: the step is simulated, unrecorded) */
+  if (r->sig_len && sig_reserve(r, INJ_KEY)) {
+    uint8_t *b = r->sig + r->sig_len;
+    const uint8_t head[8] = {(uint8_t)p->src_die, (uint8_t)p->dst_die, (uint8_t)p->src_ip,
+                             (uint8_t)p->dst_ip,  (uint8_t)p->is_read, (uint8_t)p->burst};
+    const int16_t nodes[2] = {(int16_t)p->src_node, (int16_t)p->dst_node};
+    memcpy(b, head, sizeof head);
+    memcpy(b + sizeof head, nodes, sizeof nodes);
+    r->sig_len += INJ_KEY;
+  } else {
+    r->sig_len = 0;
+  }
   return true;
 }
 
@@ -683,21 +698,17 @@ static uint32_t play_find(const dcin_reuse *r, uint64_t id);
 static uint32_t play_find(const dcin_reuse *r, uint64_t id) {
   if (!r->play) return DCIN_NIL;
   if (r->play_consecutive)
-    return r->play->n && id - r->play_ids[0] < r->play->n ? (uint32_t)(id - r->play_ids[0])
+    return r->play->n && id - r->inj[0].id < r->play->n ? (uint32_t)(id - r->inj[0].id)
                                                           : DCIN_NIL;
   for (uint32_t h = (uint32_t)(id * 0x9e3779b97f4a7c15ULL >> 32) & r->play_mask;;
        h = (h + 1) & r->play_mask) {
     uint32_t v = r->play_map[h];
     if (v == DCIN_NIL) return DCIN_NIL;
-    if (r->play_ids[v] == id) return v;
+    if (r->inj[v].id == id) return v;
   }
 }
 
 static bool play_begin(dcin_sim *s, dcin_reuse *r, reuse_step *x) {
-  uint64_t *ids = realloc(r->play_ids, sizeof *ids * (x->n ? x->n : 1));
-  if (!ids) return false;
-  r->play_ids = ids;
-  for (uint32_t i = 0; i < x->n; i++) ids[i] = r->inj[i].id;
   r->play_consecutive = r->inj_consecutive;
   if (!r->play_consecutive) {
     uint32_t cap = 1;
@@ -712,7 +723,7 @@ static bool play_begin(dcin_sim *s, dcin_reuse *r, reuse_step *x) {
   /* dcin_inject_check refused repeated ids as they were taken, and nothing was injected since;
    * the map is built with a second look all the same */
   for (uint32_t i = 0; !r->play_consecutive && i < x->n; i++) {
-    uint64_t id = ids[i];
+    uint64_t id = r->inj[i].id;
     if (dcin_txn_find(s, id) != DCIN_NIL || play_find(r, id) != DCIN_NIL) {
       r->play = NULL;
       return false; /* a repeated id: let the normal path report it */
@@ -735,17 +746,6 @@ int dcin_reuse_flush(dcin_sim *s, cs_err *err) {
   dcin_reuse *r = s->reuse;
   if (!r || !r->buffering) return 0;
   r->buffering = false;
-  /* the injects at their places follow the state: 12 bytes each */
-  enum { INJ_KEY = 8 + 2 * sizeof(int16_t) };
-  if (!sig_reserve(r, (size_t)r->ninj * INJ_KEY)) r->sig_len = 0;
-  for (uint32_t i = 0; r->sig_len && i < r->ninj; i++) {
-    const reuse_inj *q = &r->inj[i];
-    uint8_t b[INJ_KEY] = {q->src_die, q->dst_die, q->src_ip, q->dst_ip, q->is_read, q->burst};
-    memcpy(b + 8, &q->src_node, sizeof q->src_node);
-    memcpy(b + 10, &q->dst_node, sizeof q->dst_node);
-    memcpy(r->sig + r->sig_len, b, INJ_KEY);
-    r->sig_len += INJ_KEY;
-  }
   uint64_t h = fnv(r->sig, r->sig_len);
   reuse_step *hit = r->sig_len ? lookup(s, r, h) : NULL;
   if (hit && hit->n == r->ninj && play_begin(s, r, hit)) return 0;
@@ -838,7 +838,7 @@ void dcin_reuse_deliver(dcin_sim *s, uint64_t c) {
   s->cyc = c;
   while (r->play_cursor < x->nev && r->play_start + x->ev[r->play_cursor].rel == c) {
     const reuse_ev *e = &x->ev[r->play_cursor++];
-    dcin_comp_push(s, r->play_ids[e->idx], e->phase);
+    dcin_comp_push(s, r->inj[e->idx].id, e->phase);
     if (e->phase == CS_PHASE_FINAL && s->active_txns) s->active_txns--;
   }
   s->cyc = c + 1;
@@ -863,7 +863,7 @@ static void play_end(dcin_sim *s, dcin_reuse *r) {
     const dcin_txn *src = &x->rel[i].txn;
     uint32_t t;
     cs_err e;
-    if (dcin_txn_new(s, r->play_ids[x->rel[i].idx], &t, &e)) {
+    if (dcin_txn_new(s, r->inj[x->rel[i].idx].id, &t, &e)) {
       if (!s->fault[0]) snprintf(s->fault, sizeof s->fault, "step replay: %.200s", e.msg);
       break;
     }
@@ -940,7 +940,7 @@ enum { PLAY_WAIT_REQ, PLAY_WAIT_FINAL, PLAY_DONE };
  * the driver, going transaction by transaction, would inject every rsp when the recorded run did
  * and see each transaction's req phase, then its final completion, once; the longest stretch of
  * ticks between the cycles of consecutive completions; each completion's tick relative to the
- * step's (reuse_ev.tick). */
+ * step's (reuse_txn.tick_req, tick_final, reuse_step.last_tick). */
 static void play_through(const dcin_sim *s, dcin_reuse *r, reuse_step *x, uint64_t residue) {
   x->through = 2;
   x->through_residue = residue;
@@ -969,18 +969,21 @@ static void play_through(const dcin_sim *s, dcin_reuse *r, reuse_step *x, uint64
     /* where the clock stands when the driver answers: after the cycle, or at the step's end */
     uint64_t answer = g < x->nev ? (uint64_t)rel + 1 : x->len;
     for (; k < g; k++) {
-      reuse_ev *e = &x->ev[k];
+      const reuse_ev *e = &x->ev[k];
       if (e->idx >= x->n) return;
-      e->tick = (uint32_t)tick;
       uint8_t *st = &r->play_state[e->idx];
-      if (e->phase == CS_PHASE_REQ && *st == PLAY_WAIT_REQ && x->rsp[e->idx] == answer)
+      if (e->phase == CS_PHASE_REQ && *st == PLAY_WAIT_REQ && x->rsp[e->idx] == answer) {
         *st = PLAY_WAIT_FINAL;
-      else if (e->phase == CS_PHASE_FINAL && *st == PLAY_WAIT_FINAL)
+        x->txn[e->idx].tick_req = (uint32_t)tick;
+      } else if (e->phase == CS_PHASE_FINAL && *st == PLAY_WAIT_FINAL) {
         *st = PLAY_DONE;
-      else
+        x->txn[e->idx].tick_final = (uint32_t)tick;
+      } else {
         return;
+      }
     }
   }
+  x->last_tick = (uint32_t)prev;
   x->through = 1;
 }
 
@@ -1012,25 +1015,20 @@ int dcin_reuse_finish(dcin_sim *s, uint64_t *now_tick, uint64_t guard_ticks, cs_
   *finished = false;
   if (!r || !r->play_open || r->play_cursor || s->comp_n || !n || n != r->play->n) return CS_OK;
   for (size_t i = 0; i < n; i++)
-    if (rec[i].request_id != r->play_ids[i]) return CS_OK;
+    if (rec[i].request_id != r->inj[i].id) return CS_OK;
   if (!play_runs_through(s, r, *now_tick, guard_ticks)) return CS_OK;
   const reuse_step *x = r->play;
   uint64_t base = r->play_start * s->tick_num / s->tick_den; /* tick(start) */
-  for (uint32_t k = 0; k < x->nev; k++) {
-    const reuse_ev *e = &x->ev[k];
-    cs_txn_record *t = &rec[e->idx];
-    uint64_t tick = base + e->tick;
-    if (e->phase == CS_PHASE_REQ) {
-      t->req_complete_tick = tick;
-      t->rsp_inject_tick = tick; /* the driver answers at once */
-    } else {
-      t->rsp_complete_tick = tick;
-    }
+  for (uint32_t i = 0; i < x->n; i++) { /* in record order: each record is written once */
+    const reuse_txn *m = &x->txn[i];
+    rec[i].req_complete_tick = base + m->tick_req;
+    rec[i].rsp_inject_tick = base + m->tick_req; /* the driver answers at once */
+    rec[i].rsp_complete_tick = base + m->tick_final;
+    play_describe(s, r, i, &rec[i]);
   }
-  for (uint32_t i = 0; i < x->n; i++) play_describe(s, r, i, &rec[i]);
   const reuse_ev *last = &x->ev[x->nev - 1];
   s->active_txns = s->active_txns > x->n ? s->active_txns - x->n : 0; /* one per final */
-  *now_tick = base + last->tick;
+  *now_tick = base + x->last_tick;
   r->play_cursor = x->nev;
   s->cyc = r->play_start + last->rel + 1; /* as after delivering the last completions */
   play_end(s, r);
@@ -1066,7 +1064,7 @@ void dcin_reuse_note_completions(dcin_sim *s, uint64_t c) {
       r->rec_ok = false;
       return;
     }
-    x->ev[x->nev++] = (reuse_ev){(uint32_t)(c - r->rec_start), idx, 0, cp->phase};
+    x->ev[x->nev++] = (reuse_ev){(uint32_t)(c - r->rec_start), idx, cp->phase};
   }
 }
 
