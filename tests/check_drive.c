@@ -107,17 +107,19 @@ static const cs_engine_ops fake_ops = {.name = "fake", .inject = f_inject, .adva
 /* finish_step of a scripted engine that knows how its odd steps end: it plays them as its
  * advance and poll would (every req was injected at `now`; req k completes 10 + k % 3 ticks
  * later, its rsp 5 ticks after that) and leaves the even steps to the driver. */
-static int f_finish_step(void *e, uint64_t guard_ticks, cs_txn_record *rec, size_t n,
-                         bool *finished, cs_err *err) {
+static int f_finish_step(void *e, const cs_engine_step *step, cs_txn_record *rec, bool *finished,
+                         cs_err *err) {
   fake *f = e;
   (void)err;
-  f->guard_seen = guard_ticks;
+  f->guard_seen = step->guard_ticks;
+  ck_assert_uint_eq(step->extra_slots, cs_engine_record_slots());
   *finished = false;
-  if (!n || rec[0].step % 2 == 0) return CS_OK;
-  uint64_t start = f->now;
-  for (size_t k = 0; k < n; k++) {
-    uint64_t id = rec[k].request_id;
-    rec[k].req_complete_tick = rec[k].rsp_inject_tick = start + 10 + id % 3;
+  if (!step->n || step->step % 2 == 0) return CS_OK;
+  ck_assert_uint_eq(step->now, f->now);
+  for (size_t k = 0; k < step->n; k++) {
+    uint64_t id = step->reqs[k].request_id;
+    cs_engine_record_begin(&rec[k], &step->reqs[k], step->step, step->now, step->extra_slots);
+    rec[k].req_complete_tick = rec[k].rsp_inject_tick = step->now + 10 + id % 3;
     rec[k].rsp_complete_tick = rec[k].req_complete_tick + 5;
     f_describe(e, id, &rec[k]);
     f->t[id].live = 0;

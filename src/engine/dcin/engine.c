@@ -560,13 +560,13 @@ static void op_describe(const void *engine, uint64_t id, cs_txn_record *rec) {
 }
 
 /* A replayed step at once; the flush is the one the driver's next poll would make. */
-static int op_finish_step(void *engine, uint64_t guard_ticks, cs_txn_record *records, size_t n,
+static int op_finish_step(void *engine, const cs_engine_step *step, cs_txn_record *records,
                           bool *finished, cs_err *err) {
   dcin_engine *e = engine;
   *finished = false;
   flush_keeping_fault(e->sim);
-  if (e->sim->fault[0] || !dcin_reuse_playing(e->sim)) return CS_OK;
-  return dcin_reuse_finish(e->sim, &e->now_tick, guard_ticks, records, n, finished, err);
+  if (e->sim->fault[0] || !dcin_reuse_playing(e->sim) || step->now != e->now_tick) return CS_OK;
+  return dcin_reuse_finish(e->sim, &e->now_tick, step, records, finished, err);
 }
 
 static void op_where(const void *engine, uint64_t id, char *buf, size_t cap) {

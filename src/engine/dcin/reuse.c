@@ -1009,18 +1009,20 @@ static bool play_runs_through(const dcin_sim *s, dcin_reuse *r, uint64_t now,
 /* cs_engine_ops.finish_step for the step being replayed, untouched since play_begin: what the
  * driver's rounds of advance, poll, rsp inject and describe would give, at once.  When they
  * would not run through (play_runs_through), nothing changes and *finished stays false. */
-int dcin_reuse_finish(dcin_sim *s, uint64_t *now_tick, uint64_t guard_ticks, cs_txn_record *rec,
-                      size_t n, bool *finished, cs_err *err) {
+int dcin_reuse_finish(dcin_sim *s, uint64_t *now_tick, const cs_engine_step *step,
+                      cs_txn_record *rec, bool *finished, cs_err *err) {
   dcin_reuse *r = s->reuse;
   *finished = false;
+  size_t n = step->n;
   if (!r || !r->play_open || r->play_cursor || s->comp_n || !n || n != r->play->n) return CS_OK;
   for (size_t i = 0; i < n; i++)
-    if (rec[i].request_id != r->inj[i].id) return CS_OK;
-  if (!play_runs_through(s, r, *now_tick, guard_ticks)) return CS_OK;
+    if (step->reqs[i].request_id != r->inj[i].id) return CS_OK;
+  if (!play_runs_through(s, r, *now_tick, step->guard_ticks)) return CS_OK;
   const reuse_step *x = r->play;
   uint64_t base = r->play_start * s->tick_num / s->tick_den; /* tick(start) */
-  for (uint32_t i = 0; i < x->n; i++) { /* in record order: each record is written once */
+  for (uint32_t i = 0; i < x->n; i++) { /* in record order: each record is written once, whole */
     const reuse_txn *m = &x->txn[i];
+    cs_engine_record_begin(&rec[i], &step->reqs[i], step->step, step->now, step->extra_slots);
     rec[i].req_complete_tick = base + m->tick_req;
     rec[i].rsp_inject_tick = base + m->tick_req; /* the driver answers at once */
     rec[i].rsp_complete_tick = base + m->tick_final;
