@@ -915,6 +915,23 @@ static void finish_step_setup(cs_job *job, cs_engine_ops *round_trips,
   ops[1] = round_trips;
 }
 
+/* Runs job k on both ops, each on its own engine, checks that they give the same bits and puts
+ * the steps each replayed into replayed[]. */
+static void run_job_both_ops(const cs_job *job, const cs_engine_ops *const ops[2], bool reuse,
+                             uint64_t replayed[2], size_t k) {
+  cs_txn_record *rec[2];
+  uint64_t n[2];
+  cs_engine_stats st[2];
+  dcin_stats ist[2];
+  for (int i = 0; i < 2; i++) {
+    cs_err err;
+    int rc =
+        run_job_ops(job, ops[i], reuse, NULL, &rec[i], &n[i], &st[i], &ist[i], &replayed[i], &err);
+    ck_assert_msg(rc == 0, "%s", err.msg);
+  }
+  assert_same_bits(rec, n, st, ist, k);
+}
+
 /* A replayed step handed over whole (finish_step) must give the driver exactly what going
  * through it transaction by transaction gives: the same records (ticks included), statistics and
  * engine state. */
@@ -923,19 +940,10 @@ START_TEST(finish_step_should_give_the_bits_of_the_per_transaction_round_trips) 
   cs_engine_ops round_trips;
   const cs_engine_ops *ops[2];
   finish_step_setup(&job, &round_trips, ops);
-  cs_txn_record *rec[2];
-  uint64_t n[2], replayed[2];
-  cs_engine_stats st[2];
-  dcin_stats ist[2];
-  for (int k = 0; k < 2; k++) {
-    cs_err err;
-    int rc = run_job_ops(&job, ops[k], true, NULL, &rec[k], &n[k], &st[k], &ist[k], &replayed[k],
-                         &err);
-    ck_assert_msg(rc == 0, "%s", err.msg);
-  }
+  uint64_t replayed[2];
+  run_job_both_ops(&job, ops, true, replayed, 0);
   ck_assert_uint_eq(replayed[0], 12); /* 2 (N - 1) steps, the first two recorded */
   ck_assert_uint_eq(replayed[1], 12);
-  assert_same_bits(rec, n, st, ist, 0);
 }
 END_TEST
 
@@ -969,6 +977,71 @@ START_TEST(finish_step_should_leave_a_step_the_guard_stops_to_the_round_trips) {
   ck_assert_int_eq(rc[1], CS_EDEADLOCK);
   ck_assert_str_eq(err[0].msg, err[1].msg);
   ck_assert_msg(strstr(err[0].msg, "step 0:") != NULL, "%s", err[0].msg);
+}
+END_TEST
+
+/* A step's reqs handed over in one call (inject_step) must give exactly what injecting them one
+ * by one gives: the same records, statistics and engine state, for replayed steps (the ring
+ * AllReduce, 12 of 14 replayed, whole or round trip by round trip) and simulated ones (the
+ * pairwise AllToAll; the AllReduce with reuse off). */
+START_TEST(inject_step_should_give_the_bits_of_injecting_request_by_request) {
+  const int ring[8] = {0, 5, 10, 15, 20, 25, 30, 35}, local[8] = {0, 3, 5, 6, 9, 10, 12, 15};
+  static const struct {
+    cs_primitive prim;
+    bool reuse, finish;
+  } jobs[] = {{CS_PRIM_ALLREDUCE, true, true},
+              {CS_PRIM_ALLREDUCE, true, false},
+              {CS_PRIM_ALLREDUCE, false, true},
+              {CS_PRIM_ALLTOALL, true, true}};
+  for (size_t k = 0; k < sizeof jobs / sizeof jobs[0]; k++) {
+    cs_job job;
+    cs_test_job(&job, "dcin", jobs[k].prim, 65536, jobs[k].prim == CS_PRIM_ALLTOALL ? local : ring,
+                8);
+    if (jobs[k].prim == CS_PRIM_ALLTOALL) {
+      snprintf(job.adapter.topology, sizeof job.adapter.topology, "5x4");
+      snprintf(job.adapter.dcin_layout, sizeof job.adapter.dcin_layout, "1die");
+      job.adapter.num_dies = 1;
+      job.adapter.num_initiators = job.adapter.num_targets = 20;
+    }
+    cs_engine_ops variant[2] = {cs_dcin_ops, cs_dcin_ops};
+    variant[1].inject_step = NULL; /* request by request */
+    for (int i = 0; i < 2; i++)
+      if (!jobs[k].finish) variant[i].finish_step = NULL;
+    const cs_engine_ops *const ops[2] = {&variant[0], &variant[1]};
+    uint64_t replayed[2];
+    run_job_both_ops(&job, ops, jobs[k].reuse, replayed, k);
+    ck_assert_uint_eq(replayed[0], replayed[1]);
+    if (jobs[k].reuse && jobs[k].prim == CS_PRIM_ALLREDUCE)
+      ck_assert_uint_eq(replayed[0], 12); /* 2 (N - 1) steps, the first two recorded */
+  }
+}
+END_TEST
+
+/* A req refused inside a step's call: the same code and message as when it is injected alone,
+ * and *injected names it (the fourth: its target is outside the chip's 40 endpoints). */
+START_TEST(inject_step_should_refuse_a_req_as_inject_does) {
+  cs_job job;
+  const int parts[8] = {0, 5, 10, 15, 20, 25, 30, 35};
+  cs_test_job(&job, "dcin", CS_PRIM_ALLTOALL, 65536, parts, 8);
+  cs_inject reqs[5];
+  for (int i = 0; i < 5; i++)
+    reqs[i] = (cs_inject){.request_id = (uint64_t)i,
+                          .src_id = 5 * i,
+                          .dst_id = 5 * i + 1,
+                          .is_read = 0,
+                          .packet_type = CS_PKT_REQ,
+                          .burst_length = 4};
+  reqs[3].dst_id = 40;
+  void *e[2] = {ops_engine(&job), ops_engine(&job)};
+  cs_err err[2];
+  size_t injected = 99;
+  ck_assert_int_eq(cs_dcin_ops.inject_step(e[0], reqs, 5, &injected, &err[0]), CS_EINVAL);
+  ck_assert_uint_eq(injected, 3);
+  for (int i = 0; i < 3; i++) ck_assert_int_eq(cs_dcin_ops.inject(e[1], &reqs[i], &err[1]), 0);
+  ck_assert_int_eq(cs_dcin_ops.inject(e[1], &reqs[3], &err[1]), CS_EINVAL);
+  ck_assert_str_eq(err[0].msg, err[1].msg);
+  ck_assert_str_eq(err[0].msg, "request 3: endpoint 15->40 outside 0..39");
+  for (int i = 0; i < 2; i++) cs_dcin_ops.destroy(e[i]);
 }
 END_TEST
 
@@ -1010,6 +1083,8 @@ static Suite *suite(void) {
   tcase_add_test(tc, full_reuse_context_should_drop_its_least_recently_used_steps);
   tcase_add_test(tc, finish_step_should_give_the_bits_of_the_per_transaction_round_trips);
   tcase_add_test(tc, finish_step_should_leave_a_step_the_guard_stops_to_the_round_trips);
+  tcase_add_test(tc, inject_step_should_give_the_bits_of_injecting_request_by_request);
+  tcase_add_test(tc, inject_step_should_refuse_a_req_as_inject_does);
   tcase_add_test(tc, create_should_reject_inconsistent_adapter_fields);
   tcase_add_test(tc, ticks_should_follow_the_driver_frequency);
   tcase_add_test(tc, described_transactions_should_be_recycled);

@@ -28,11 +28,14 @@ typedef struct fake {
   uint32_t injects;
   uint32_t steps_finished; /* by f_finish_step */
   uint64_t guard_seen;     /* the guard f_finish_step was given */
+  uint64_t refuse;         /* request id whose req inject fails, or 0 for none */
+  uint32_t step_calls;     /* calls of f_inject_step */
 } fake;
 
 static int f_inject(void *e, const cs_inject *in, cs_err *err) {
   fake *f = e;
-  (void)err;
+  if (f->refuse && in->request_id == f->refuse && in->packet_type == CS_PKT_REQ)
+    return cs_err_set(err, CS_EINVAL, "request %llu refused", (unsigned long long)in->request_id);
   f->t[in->request_id].last = *in;
   f->t[in->request_id].live = 1;
   f->t[in->request_id].phase = in->packet_type == CS_PKT_REQ ? CS_PHASE_REQ : CS_PHASE_FINAL;
@@ -86,6 +89,17 @@ static void f_stats(const void *e, cs_engine_stats *s) {
   s->skipped_cycles = f->busy ? 0 : f->now;
 }
 
+/* inject_step of the scripted engine: its inject, request by request, counted per call. */
+static int f_inject_step(void *e, const cs_inject *reqs, size_t n, size_t *injected, cs_err *err) {
+  fake *f = e;
+  f->step_calls++;
+  for (*injected = 0; *injected < n; ++*injected) {
+    int rc = f_inject(e, &reqs[*injected], err);
+    if (rc) return rc;
+  }
+  return CS_OK;
+}
+
 static const cs_engine_ops fake_ops = {.name = "fake", .inject = f_inject, .advance = f_advance,
                                        .poll = f_poll, .now = f_now, .describe = f_describe,
                                        .where = f_where, .stats = f_stats};
@@ -93,17 +107,19 @@ static const cs_engine_ops fake_ops = {.name = "fake", .inject = f_inject, .adva
 /* finish_step of a scripted engine that knows how its odd steps end: it plays them as its
  * advance and poll would (every req was injected at `now`; req k completes 10 + k % 3 ticks
  * later, its rsp 5 ticks after that) and leaves the even steps to the driver. */
-static int f_finish_step(void *e, uint64_t guard_ticks, cs_txn_record *rec, size_t n,
-                         bool *finished, cs_err *err) {
+static int f_finish_step(void *e, const cs_engine_step *step, cs_txn_record *rec, bool *finished,
+                         cs_err *err) {
   fake *f = e;
   (void)err;
-  f->guard_seen = guard_ticks;
+  f->guard_seen = step->guard_ticks;
+  ck_assert_uint_eq(step->extra_slots, cs_engine_record_slots());
   *finished = false;
-  if (!n || rec[0].step % 2 == 0) return CS_OK;
-  uint64_t start = f->now;
-  for (size_t k = 0; k < n; k++) {
-    uint64_t id = rec[k].request_id;
-    rec[k].req_complete_tick = rec[k].rsp_inject_tick = start + 10 + id % 3;
+  if (!step->n || step->step % 2 == 0) return CS_OK;
+  ck_assert_uint_eq(step->now, f->now);
+  for (size_t k = 0; k < step->n; k++) {
+    uint64_t id = step->reqs[k].request_id;
+    cs_engine_record_begin(&rec[k], &step->reqs[k], step->step, step->now, step->extra_slots);
+    rec[k].req_complete_tick = rec[k].rsp_inject_tick = step->now + 10 + id % 3;
     rec[k].rsp_complete_tick = rec[k].req_complete_tick + 5;
     f_describe(e, id, &rec[k]);
     f->t[id].live = 0;
@@ -173,22 +189,65 @@ END_TEST
  * completes nothing for deadlock_guard_ticks ticks is stopped then. */
 /* Steps an engine finishes itself (finish_step) get the records the per-transaction loop gives,
  * the driver's own fields included; the steps it declines run through that loop. */
-START_TEST(drive_should_give_the_same_records_when_the_engine_finishes_steps) {
+/* Drives the job on the fake engine with fake_ops, then on a fresh one with ops, and checks that
+ * both gave the same records; returns the second engine (the caller frees it). */
+static fake *drive_both(const cs_engine_ops *ops) {
   cs_err err;
   ck_assert_int_eq(cs_drive(&job, &plan, &fake_ops, engine, records, &err), CS_OK);
-  ck_assert_uint_ge(plan.num_steps, 2);
-  cs_txn_record *finished = calloc(plan.num_txns, sizeof *finished);
+  cs_txn_record *other_records = calloc(plan.num_txns, sizeof *other_records);
   fake *other = calloc(1, sizeof *other);
-  ck_assert_ptr_nonnull(finished);
+  ck_assert_ptr_nonnull(other_records);
   ck_assert_ptr_nonnull(other);
   other->stuck = UINT64_MAX;
+  ck_assert_msg(cs_drive(&job, &plan, ops, other, other_records, &err) == CS_OK, "%s", err.msg);
+  ck_assert_int_eq(memcmp(records, other_records, plan.num_txns * sizeof *records), 0);
+  free(other_records);
+  return other;
+}
+
+START_TEST(drive_should_give_the_same_records_when_the_engine_finishes_steps) {
+  ck_assert_uint_ge(plan.num_steps, 2);
   cs_engine_ops ops = fake_ops;
   ops.finish_step = f_finish_step;
-  ck_assert_int_eq(cs_drive(&job, &plan, &ops, other, finished, &err), CS_OK);
+  fake *other = drive_both(&ops);
   ck_assert_uint_eq(other->steps_finished, plan.num_steps / 2); /* the odd ones */
   ck_assert_uint_eq(other->guard_seen, job.engine.deadlock_guard_ticks);
-  ck_assert_int_eq(memcmp(records, finished, plan.num_txns * sizeof *records), 0);
-  free(finished);
+  free(other);
+}
+END_TEST
+
+/* A step's reqs handed over in one call (inject_step) give the records of injecting them one by
+ * one: one call per step, then the rsps through inject as before. */
+START_TEST(drive_should_give_the_same_records_when_the_engine_takes_a_step_s_reqs_at_once) {
+  cs_engine_ops ops = fake_ops;
+  ops.inject_step = f_inject_step;
+  fake *other = drive_both(&ops);
+  ck_assert_uint_eq(other->step_calls, plan.num_steps);
+  ck_assert_uint_eq(other->injects, 2 * plan.num_txns); /* each req once, each rsp once */
+  ck_assert_int_eq(memcmp(engine->inject_tick, other->inject_tick, sizeof engine->inject_tick), 0);
+  free(other);
+}
+END_TEST
+
+/* A req refused inside a step's call names the same step and request as the request-by-request
+ * inject does: the third req of step 1. */
+START_TEST(drive_should_name_the_req_an_engine_refuses_in_a_step_s_call) {
+  cs_err err[2];
+  uint64_t refused = plan.step_txn_begin[1] + 2;
+  fake *other = calloc(1, sizeof *other);
+  ck_assert_ptr_nonnull(other);
+  engine->refuse = other->refuse = refused;
+  other->stuck = UINT64_MAX;
+  cs_engine_ops ops = fake_ops;
+  ops.inject_step = f_inject_step;
+  ck_assert_int_eq(cs_drive(&job, &plan, &fake_ops, engine, records, &err[0]), CS_EINVAL);
+  ck_assert_int_eq(cs_drive(&job, &plan, &ops, other, records, &err[1]), CS_EINVAL);
+  char want[96];
+  snprintf(want, sizeof want, "step 1 req %llu: request %llu refused", (unsigned long long)refused,
+           (unsigned long long)refused);
+  ck_assert_str_eq(err[0].msg, want);
+  ck_assert_str_eq(err[1].msg, want);
+  ck_assert_uint_eq(other->step_calls, 2);
   free(other);
 }
 END_TEST
@@ -398,6 +457,8 @@ int main(void) {
   tcase_add_test(tc, drive_should_keep_steps_apart);
   tcase_add_test(tc, advance_end_should_be_the_first_cycle_of_the_target_tick_and_saturate);
   tcase_add_test(tc, drive_should_inject_each_rsp_reversed_in_its_completion_tick);
+  tcase_add_test(tc, drive_should_give_the_same_records_when_the_engine_takes_a_step_s_reqs_at_once);
+  tcase_add_test(tc, drive_should_name_the_req_an_engine_refuses_in_a_step_s_call);
   tcase_add_test(tc, drive_should_give_the_same_records_when_the_engine_finishes_steps);
   tcase_add_test(tc, deadlock_guard_should_name_stuck_requests);
   tcase_add_test(tc, deadlock_guard_should_wait_for_an_engine_that_simulates_nothing);

@@ -23,6 +23,16 @@ typedef struct cs_completion {
   uint8_t phase;  /* CS_PHASE_REQ or CS_PHASE_FINAL */
 } cs_completion;
 
+/* A step as the driver hands it to cs_engine_ops.finish_step: its reqs, just injected. */
+typedef struct cs_engine_step {
+  const cs_inject *reqs; /* reqs[0..n), in inject order; records[i] is reqs[i]'s */
+  size_t n;
+  uint32_t step;
+  uint64_t now;         /* the tick they were injected at */
+  uint64_t guard_ticks; /* the deadlock guard of the per-transaction protocol */
+  size_t extra_slots;   /* cs_engine_record_slots(), for cs_engine_record_begin */
+} cs_engine_step;
+
 /* Extra EngineResult columns an engine fills beyond the common ones (cs_engine_ops
  * .result_columns): counters only, at most CS_ENGINE_EXTRA_MAX per engine. */
 #define CS_ENGINE_EXTRA_MAX 8
@@ -82,6 +92,11 @@ typedef struct cs_engine_ops {
   int (*create)(const cs_job *job, void **engine, cs_err *err);
   /* Accepts a req or rsp inject at the current tick.  The record is copied. */
   int (*inject)(void *engine, const cs_inject *in, cs_err *err);
+  /* Optional (NULL: the driver calls inject once per req).  Accepts a step's reqs, reqs[0..n),
+   * in order at the current tick, exactly as n calls of inject would: *injected = n, or, when
+   * one is refused, the index of that one (those before it are injected) with err saying why. */
+  int (*inject_step)(void *engine, const cs_inject *reqs, size_t n, size_t *injected,
+                     cs_err *err);
   /* Advances until a completion is pending or max_ticks ticks have passed, whichever is first. */
   int (*advance)(void *engine, uint64_t max_ticks, cs_err *err);
   /* Moves up to cap pending completions, oldest first, into out; returns how many. */
@@ -93,15 +108,15 @@ typedef struct cs_engine_ops {
    * step) are untouched. */
   void (*describe)(const void *engine, uint64_t request_id, cs_txn_record *rec);
   /* Optional (NULL: the driver always goes transaction by transaction).  Called right after the
-   * driver injected a step's n reqs, whose records are records[0..n) (request_id set, in inject
-   * order): when the engine already knows how the step ends (e.g. it replays a recorded one), it
-   * runs the step to its end exactly as the per-transaction protocol would, with every rsp
-   * injected at the tick its req phase completed, and fills each record's req_complete_tick,
-   * rsp_inject_tick, rsp_complete_tick and what describe() fills; *finished = true.  Otherwise,
-   * and whenever that protocol would stop the step (no completion within guard_ticks ticks, an
-   * rsp the engine would refuse), it changes nothing the records or later calls could show and
-   * sets *finished = false: the driver then runs the step transaction by transaction. */
-  int (*finish_step)(void *engine, uint64_t guard_ticks, cs_txn_record *records, size_t n,
+   * driver injected a step's reqs (cs_engine_step), before it makes their records: when the engine already knows how the step ends (e.g. it replays a recorded
+   * one), it runs the step to its end exactly as the per-transaction protocol would, with every
+   * rsp injected at the tick its req phase completed, and makes each record whole: the driver's
+   * fields as cs_engine_record_begin sets them, then req_complete_tick, rsp_inject_tick,
+   * rsp_complete_tick and what describe() fills; *finished = true.  Otherwise, and whenever that
+   * protocol would stop the step (no completion within guard_ticks ticks, an rsp the engine
+   * would refuse), it changes nothing, records included, and sets *finished = false: the driver
+   * then runs the step transaction by transaction. */
+  int (*finish_step)(void *engine, const struct cs_engine_step *step, cs_txn_record *records,
                      bool *finished, cs_err *err);
   /* Where a request is now ("waiting for DBID at SN die1:node3 ddr_0"), for deadlock reports. */
   void (*where)(const void *engine, uint64_t request_id, char *buf, size_t cap);
@@ -123,6 +138,22 @@ static inline uint64_t cs_engine_advance_end(uint64_t now, uint64_t max_ticks, u
   *target = cs_engine_advance_limit(now, max_ticks);
   if (*target > (UINT64_MAX - num) / den) return UINT64_MAX;
   return (*target * den + num - 1) / num;
+}
+
+/* A req's record as the driver starts it when it injects the req at tick `now` in step `step`:
+ * zero but for its id, step, endpoints, direction, burst and inject tick, and the first
+ * extra_slots (cs_engine_record_slots()) extra columns at -1. */
+static inline void cs_engine_record_begin(cs_txn_record *rec, const cs_inject *req, uint32_t step,
+                                          uint64_t now, size_t extra_slots) {
+  *rec = (cs_txn_record){0}; /* a streamed window holds the previous step's records */
+  rec->request_id = req->request_id;
+  rec->step = step;
+  rec->src = req->src_id;
+  rec->dst = req->dst_id;
+  rec->is_read = req->is_read;
+  rec->burst_length = req->burst_length;
+  rec->req_inject_tick = now;
+  for (size_t x = 0; x < extra_slots; x++) rec->engine_extra[x] = -1;
 }
 
 /* The registry: engine ops by name.  Returns NULL for an unknown name. */

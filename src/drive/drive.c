@@ -115,16 +115,23 @@ static cs_inject rsp_of(const cs_inject *req) {
 /* The step's rest handed to an engine that knows it (cs_engine_ops.finish_step), after the
  * checks the per-transaction loop makes of every rsp it would inject. */
 static int finish_step(const cs_job *job, const cs_plan *plan, const cs_engine_ops *ops,
-                       void *engine, uint32_t step, cs_txn_record *step_records, bool *finished,
-                       cs_err *err) {
+                       void *engine, uint32_t step, uint64_t now, size_t extra_slots,
+                       cs_txn_record *step_records, bool *finished, cs_err *err) {
   uint64_t begin = plan->step_txn_begin[step], end = plan->step_txn_begin[step + 1];
   for (uint64_t i = begin; i < end; i++) {
     cs_inject rsp = rsp_of(&plan->txns[i]);
     int rc = cs_validate_rsp(&plan->txns[i], &rsp, err);
     if (rc) return rc;
   }
-  uint64_t guard = job->engine.deadlock_guard_ticks ? job->engine.deadlock_guard_ticks : 1;
-  int rc = ops->finish_step(engine, guard, step_records, end - begin, finished, err);
+  cs_engine_step at = {.reqs = plan->txns + begin,
+                       .n = end - begin,
+                       .step = step,
+                       .now = now,
+                       .guard_ticks = job->engine.deadlock_guard_ticks
+                                          ? job->engine.deadlock_guard_ticks
+                                          : 1,
+                       .extra_slots = extra_slots};
+  int rc = ops->finish_step(engine, &at, step_records, finished, err);
   return rc ? cs_err_prefix(err, "step %u", step) : CS_OK;
 }
 
@@ -137,26 +144,25 @@ static int run_step(const cs_job *job, const cs_plan *plan, const cs_engine_ops 
   if (rc) return rc;
   uint64_t now = ops->now(engine);
   size_t extra_slots = cs_engine_record_slots(); /* -1 until the job's engine fills its own */
-  for (uint64_t i = begin; i < end; i++) {
-    const cs_inject *req = &plan->txns[i];
-    if ((rc = ops->inject(engine, req, err))) return cs_err_prefix(err, "step %u req %llu", step,
-                                                                    (unsigned long long)i);
-    cs_txn_record *r = &step_records[i - begin];
-    *r = (cs_txn_record){0}; /* a streamed window holds the previous step's records */
-    r->request_id = req->request_id;
-    r->step = step;
-    r->src = req->src_id;
-    r->dst = req->dst_id;
-    r->is_read = req->is_read;
-    r->burst_length = req->burst_length;
-    r->req_inject_tick = now;
-    for (size_t x = 0; x < extra_slots; x++) r->engine_extra[x] = -1;
-    state[i - begin] = WAIT_REQ;
+  if (ops->inject_step) {
+    size_t injected = 0;
+    if ((rc = ops->inject_step(engine, plan->txns + begin, end - begin, &injected, err)))
+      return cs_err_prefix(err, "step %u req %llu", step, (unsigned long long)(begin + injected));
+  } else {
+    for (uint64_t i = begin; i < end; i++)
+      if ((rc = ops->inject(engine, &plan->txns[i], err)))
+        return cs_err_prefix(err, "step %u req %llu", step, (unsigned long long)i);
   }
   if (ops->finish_step) {
     bool finished = false;
-    if ((rc = finish_step(job, plan, ops, engine, step, step_records, &finished, err))) return rc;
+    if ((rc = finish_step(job, plan, ops, engine, step, now, extra_slots, step_records, &finished,
+                          err)))
+      return rc;
     if (finished) return CS_OK;
+  }
+  for (uint64_t i = begin; i < end; i++) {
+    cs_engine_record_begin(&step_records[i - begin], &plan->txns[i], step, now, extra_slots);
+    state[i - begin] = WAIT_REQ;
   }
   uint64_t remaining = end - begin;
   cs_completion done[POLL_BATCH];

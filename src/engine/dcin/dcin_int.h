@@ -637,8 +637,8 @@ uint64_t dcin_reuse_next(const dcin_sim *s);
 void dcin_reuse_deliver(dcin_sim *s, uint64_t c);
 int dcin_reuse_rsp(dcin_sim *s, uint64_t id, int src_id, int dst_id, bool *handled, cs_err *err);
 bool dcin_reuse_describe(const dcin_sim *s, uint64_t id, cs_txn_record *rec);
-int dcin_reuse_finish(dcin_sim *s, uint64_t *now_tick, uint64_t guard_ticks, cs_txn_record *rec,
-                      size_t n, bool *finished, cs_err *err);
+int dcin_reuse_finish(dcin_sim *s, uint64_t *now_tick, const cs_engine_step *step,
+                      cs_txn_record *rec, bool *finished, cs_err *err);
 void dcin_reuse_note_completions(dcin_sim *s, uint64_t c);
 void dcin_reuse_note_rsp(dcin_sim *s, uint32_t t);
 void dcin_reuse_note_describe(dcin_sim *s, uint32_t t);

@@ -138,19 +138,13 @@ fail:
 
 static uint64_t tick_of(const dcin_sim *s, uint64_t c) { return c * s->tick_num / s->tick_den; }
 
-int dcin_inject_check(const dcin_sim *s, uint64_t id, const dcin_place *p, cs_err *err) {
+/* The checks of a request at a place inside the chip, from a GDMA to a DDR (as every place made
+ * from endpoints is): its burst, the buffers it needs, the link it crosses, its id. */
+DCIN_INLINE int inject_check_request(const dcin_sim *s, uint64_t id, const dcin_place *p,
+                                     cs_err *err) {
   const dcin_cfg *c = &s->cfg;
-  int src_die = p->src_die, src_node = p->src_node, src_ip = p->src_ip;
-  int dst_die = p->dst_die, dst_node = p->dst_node, dst_ip = p->dst_ip, burst = p->burst;
+  int src_die = p->src_die, dst_die = p->dst_die, burst = p->burst;
   bool is_read = p->is_read;
-  if (src_die < 0 || src_die >= s->ndies || dst_die < 0 || dst_die >= s->ndies || src_node < 0 ||
-      src_node >= c->nodes || dst_node < 0 || dst_node >= c->nodes)
-    return cs_err_set(err, CS_EINVAL, "request %llu: place die%d:%d -> die%d:%d outside the chip",
-                      (unsigned long long)id, src_die, src_node, dst_die, dst_node);
-  if ((src_ip != DCIN_IP_GDMA0 && src_ip != DCIN_IP_GDMA1) ||
-      (dst_ip != DCIN_IP_DDR0 && dst_ip != DCIN_IP_DDR1))
-    return cs_err_set(err, CS_EINVAL, "request %llu: source must be gdma_0/1, target ddr_0/1",
-                      (unsigned long long)id);
   if (burst < 1 || burst > 255)
     return cs_err_set(err, CS_EINVAL, "request %llu: burst_length %d outside 1..255",
                       (unsigned long long)id, burst);
@@ -174,6 +168,21 @@ int dcin_inject_check(const dcin_sim *s, uint64_t id, const dcin_place *p, cs_er
   if (!fresh && (dcin_txn_find(s, id) != DCIN_NIL || dcin_reuse_has(s, id)))
     return cs_err_set(err, CS_EINVAL, "request id %llu injected twice", (unsigned long long)id);
   return 0;
+}
+
+int dcin_inject_check(const dcin_sim *s, uint64_t id, const dcin_place *p, cs_err *err) {
+  const dcin_cfg *c = &s->cfg;
+  int src_die = p->src_die, src_node = p->src_node, src_ip = p->src_ip;
+  int dst_die = p->dst_die, dst_node = p->dst_node, dst_ip = p->dst_ip;
+  if (src_die < 0 || src_die >= s->ndies || dst_die < 0 || dst_die >= s->ndies || src_node < 0 ||
+      src_node >= c->nodes || dst_node < 0 || dst_node >= c->nodes)
+    return cs_err_set(err, CS_EINVAL, "request %llu: place die%d:%d -> die%d:%d outside the chip",
+                      (unsigned long long)id, src_die, src_node, dst_die, dst_node);
+  if ((src_ip != DCIN_IP_GDMA0 && src_ip != DCIN_IP_GDMA1) ||
+      (dst_ip != DCIN_IP_DDR0 && dst_ip != DCIN_IP_DDR1))
+    return cs_err_set(err, CS_EINVAL, "request %llu: source must be gdma_0/1, target ddr_0/1",
+                      (unsigned long long)id);
+  return inject_check_request(s, id, p, err);
 }
 
 /* A request id is in use from now on (injected, or collected for step reuse). */
@@ -399,6 +408,39 @@ static int op_create(const cs_job *job, void **engine, cs_err *err) {
   return 0;
 }
 
+/* A req (or a packet that is neither req nor rsp, refused): located, checked, and collected for
+ * step reuse or injected at once. */
+DCIN_INLINE int inject_req(dcin_sim *s, const cs_inject *in, cs_err *err) {
+  if (in->packet_type != CS_PKT_REQ)
+    return cs_err_set(err, CS_ECONSTRAINT, "C9: request %llu: packet type %d is not req/rsp",
+                      (unsigned long long)in->request_id, in->packet_type);
+  if (in->src_id < 0 || in->src_id >= s->num_endpoints || in->dst_id < 0 ||
+      in->dst_id >= s->num_endpoints)
+    return cs_err_set(err, CS_EINVAL, "request %llu: endpoint %d->%d outside 0..%d",
+                      (unsigned long long)in->request_id, in->src_id, in->dst_id,
+                      s->num_endpoints - 1);
+  cs_endpoint src = cs_scheme_locate(&s->die_params, in->src_id);
+  cs_endpoint dst = cs_scheme_locate(&s->die_params, in->dst_id);
+  int ch = (int)(s->gdma_count[in->src_id] % 2);
+  dcin_place p = {src.die, src.node, DCIN_IP_GDMA0 + ch, dst.die,
+                  dst.node, DCIN_IP_DDR0 + ch, in->is_read, in->burst_length};
+  /* endpoints in range are inside the chip (num_endpoints = dies x nodes), from GDMA to DDR */
+  int rc = inject_check_request(s, in->request_id, &p, err);
+  if (rc) return rc;
+  /* a step's requests arriving at a quiet network are collected, then replayed or simulated */
+  if (!dcin_reuse_take(s, in->request_id, in->src_id, in->dst_id, &p)) {
+    if ((rc = dcin_reuse_flush(s, err))) return rc;
+    rc = dcin_inject_place(s, in->request_id, &p, err);
+    if (rc < 0) return rc;
+    s->txns[rc].src_id = in->src_id;
+    s->txns[rc].dst_id = in->dst_id;
+  } else {
+    note_id_taken(s, in->request_id);
+  }
+  s->gdma_count[in->src_id]++;
+  return 0;
+}
+
 static int op_inject(void *engine, const cs_inject *in, cs_err *err) {
   dcin_engine *e = engine;
   dcin_sim *s = e->sim;
@@ -421,32 +463,21 @@ static int op_inject(void *engine, const cs_inject *in, cs_err *err) {
     if (!rc) dcin_reuse_note_rsp(s, t);
     return rc;
   }
-  if (in->packet_type != CS_PKT_REQ)
-    return cs_err_set(err, CS_ECONSTRAINT, "C9: request %llu: packet type %d is not req/rsp",
-                      (unsigned long long)in->request_id, in->packet_type);
-  if (in->src_id < 0 || in->src_id >= s->num_endpoints || in->dst_id < 0 ||
-      in->dst_id >= s->num_endpoints)
-    return cs_err_set(err, CS_EINVAL, "request %llu: endpoint %d->%d outside 0..%d",
-                      (unsigned long long)in->request_id, in->src_id, in->dst_id,
-                      s->num_endpoints - 1);
-  cs_endpoint src = cs_scheme_locate(&s->die_params, in->src_id);
-  cs_endpoint dst = cs_scheme_locate(&s->die_params, in->dst_id);
-  int ch = (int)(s->gdma_count[in->src_id] % 2);
-  dcin_place p = {src.die, src.node, DCIN_IP_GDMA0 + ch, dst.die,
-                  dst.node, DCIN_IP_DDR0 + ch, in->is_read, in->burst_length};
-  int rc = dcin_inject_check(s, in->request_id, &p, err);
-  if (rc) return rc;
-  /* a step's requests arriving at a quiet network are collected, then replayed or simulated */
-  if (!dcin_reuse_take(s, in->request_id, in->src_id, in->dst_id, &p)) {
-    if ((rc = dcin_reuse_flush(s, err))) return rc;
-    rc = dcin_inject_place(s, in->request_id, &p, err);
-    if (rc < 0) return rc;
-    s->txns[rc].src_id = in->src_id;
-    s->txns[rc].dst_id = in->dst_id;
-  } else {
-    note_id_taken(s, in->request_id);
+  return inject_req(s, in, err);
+}
+
+/* A step's reqs in one call: the per-request work without a call through the ops table each. */
+static int op_inject_step(void *engine, const cs_inject *reqs, size_t n, size_t *injected,
+                          cs_err *err) {
+  dcin_sim *s = ((dcin_engine *)engine)->sim;
+  for (size_t i = 0; i < n; i++) {
+    int rc = inject_req(s, &reqs[i], err);
+    if (rc) {
+      *injected = i;
+      return rc;
+    }
   }
-  s->gdma_count[in->src_id]++;
+  *injected = n;
   return 0;
 }
 
@@ -529,13 +560,13 @@ static void op_describe(const void *engine, uint64_t id, cs_txn_record *rec) {
 }
 
 /* A replayed step at once; the flush is the one the driver's next poll would make. */
-static int op_finish_step(void *engine, uint64_t guard_ticks, cs_txn_record *records, size_t n,
+static int op_finish_step(void *engine, const cs_engine_step *step, cs_txn_record *records,
                           bool *finished, cs_err *err) {
   dcin_engine *e = engine;
   *finished = false;
   flush_keeping_fault(e->sim);
-  if (e->sim->fault[0] || !dcin_reuse_playing(e->sim)) return CS_OK;
-  return dcin_reuse_finish(e->sim, &e->now_tick, guard_ticks, records, n, finished, err);
+  if (e->sim->fault[0] || !dcin_reuse_playing(e->sim) || step->now != e->now_tick) return CS_OK;
+  return dcin_reuse_finish(e->sim, &e->now_tick, step, records, finished, err);
 }
 
 static void op_where(const void *engine, uint64_t id, char *buf, size_t cap) {
@@ -634,6 +665,7 @@ const cs_engine_ops cs_dcin_ops = {
     .shared_attach = op_shared_attach,
     .create = op_create,
     .inject = op_inject,
+    .inject_step = op_inject_step,
     .advance = op_advance,
     .poll = op_poll,
     .now = op_now,

@@ -30,7 +30,7 @@
 #include "dcin_int.h"
 
 typedef struct reuse_ev {
-  uint64_t rel;  /* completion cycle - step start */
+  uint32_t rel;  /* completion cycle - step start */
   uint32_t idx;  /* transaction in step order */
   uint8_t phase; /* CS_PHASE_* */
 } reuse_ev;
@@ -42,18 +42,31 @@ typedef struct reuse_rel {
 } reuse_rel;
 
 /* What the record of a transaction needs besides its place (the step's injects, equal in every
- * step that matches, give that): every other field dcin_describe_from reads, stamps relative to
- * the step's start (REUSE_NO_STAMP: not reached).  80 bytes against a dcin_txn's 240: with its
- * rsp cycle and completions, 120 bytes per transaction instead of 280. */
+ * step that matches, give that): its counters, its D2D link, the record's six NoC cycles relative
+ * to the step's start, ready to be added (reuse_noc), and the driver ticks of its two completions
+ * relative to the start's, once worked out (play_through).  84 bytes against a dcin_txn's 240:
+ * with its rsp cycle and completions, about 116 bytes per transaction instead of 280. */
 #define REUSE_NO_STAMP UINT32_MAX
-enum { RS_INJECT, RS_WDATA_GEN, RS_REQ_DONE, RS_RSP_INJECT, RS_DATA_DONE, RS_WDATA_D2D, RS_FINAL,
-       RS_NUM };
+enum { RC_INJECT, RC_WDATA_GEN, RC_REQ_DONE, RC_RSP_INJECT, RC_WDATA_DONE, RC_FINAL, RC_NUM };
 typedef struct reuse_txn {
-  uint32_t stamp[RS_NUM];
+  uint32_t noc[RC_NUM];
   uint32_t counters[DCIN_COUNTERS]; /* dcin_txn.retries .. dcin_txn.eject_fail */
+  uint32_t tick_req, tick_final;
   int16_t link;
   uint8_t link_dir;
 } reuse_txn;
+
+/* A stamp (sim cycle, DCIN_NO_CYCLE: not reached) as the record's NoC cycle relative to a step
+ * starting at `start`: 0 when not reached, else 1 + (start % net_scale + stamp - start) /
+ * net_scale, so that the NoC cycle of a step starting at s' is s' / net_scale + value - 1.  Exact
+ * for every start in the same phase: steps match only in the same clock phase (reuse_sig), which
+ * is a multiple of net_scale.  REUSE_NO_STAMP when it does not fit. */
+static uint32_t reuse_noc(const dcin_sim *s, uint64_t stamp, uint64_t start) {
+  if (stamp == DCIN_NO_CYCLE) return 0;
+  if (stamp < start || stamp - start >= REUSE_NO_STAMP) return REUSE_NO_STAMP;
+  uint64_t ns = (uint64_t)s->cfg.net_scale, v = 1 + (start % ns + stamp - start) / ns;
+  return v < REUSE_NO_STAMP ? (uint32_t)v : REUSE_NO_STAMP;
+}
 
 typedef struct reuse_t0 reuse_t0;
 
@@ -74,6 +87,14 @@ typedef struct reuse_step {
   reuse_t0 *t0; /* the T0 pointers it consulted */
   uint32_t nt0;
   dcin_stats delta;
+  /* Whole-step replay (play_through), worked out at the step's first: whether the driver's
+   * rounds run through it given a guard that lets them (0: not yet known, 1: yes, 2: never), and
+   * the longest stretch of ticks between consecutive completions.  Like txn[].tick_*, the same at
+   * every replay: a step matches only in the same phase of the driver tick (reuse_sig). */
+  uint8_t through;
+  uint32_t last_tick; /* of the last completion, relative to the start's */
+  uint64_t through_residue; /* start % tick_den they were worked out for */
+  uint64_t max_gap_ticks;
   size_t bytes;                          /* what it counts against the budget */
   struct reuse_step *next;               /* hash chain */
   struct reuse_step *lru_prev, *lru_next; /* most recently used first */
@@ -85,6 +106,8 @@ typedef struct reuse_inj {
   uint8_t src_die, dst_die, src_ip, dst_ip, is_read, burst;
   int16_t src_node, dst_node;
 } reuse_inj;
+
+enum { INJ_KEY = 8 + 2 * sizeof(int16_t) }; /* a collected request's place in the key */
 
 #define REUSE_BUCKETS 1024
 #define REUSE_MAX_BYTES ((size_t)256 << 20) /* recorded steps kept per engine */
@@ -127,8 +150,8 @@ struct dcin_reuse {
   uint64_t play_start;
   uint32_t play_cursor;
   bool play_open;     /* its end state is not yet applied */
-  uint64_t *play_ids; /* request id per step index */
-  bool play_consecutive; /* play_ids[i] == play_ids[0] + i: no play_map */
+  /* its request ids are inj[i].id, kept until the next step is collected */
+  bool play_consecutive; /* inj[i].id == inj[0].id + i: no play_map */
   uint32_t *play_map;    /* otherwise, open addressing: step index or DCIN_NIL */
   uint32_t play_mask;
   uint8_t *play_state; /* dcin_reuse_finish: the driver's view of each transaction */
@@ -427,7 +450,6 @@ void dcin_reuse_free(dcin_sim *s) {
   free(r->inj_map);
   free(r->rec_slot);
   free(r->rec_t0);
-  free(r->play_ids);
   free(r->play_map);
   free(r->play_state);
   free(r);
@@ -642,6 +664,18 @@ bool dcin_reuse_take(dcin_sim *s, uint64_t id, int src_id, int dst_id, const dci
                                   (uint8_t)p->burst,
                                   (int16_t)p->src_node,
                                   (int16_t)p->dst_node};
+  /* its place follows the state in the key, 12 bytes (none: the step is simulated, unrecorded) */
+  if (r->sig_len && sig_reserve(r, INJ_KEY)) {
+    uint8_t *b = r->sig + r->sig_len;
+    const uint8_t head[8] = {(uint8_t)p->src_die, (uint8_t)p->dst_die, (uint8_t)p->src_ip,
+                             (uint8_t)p->dst_ip,  (uint8_t)p->is_read, (uint8_t)p->burst};
+    const int16_t nodes[2] = {(int16_t)p->src_node, (int16_t)p->dst_node};
+    memcpy(b, head, sizeof head);
+    memcpy(b + sizeof head, nodes, sizeof nodes);
+    r->sig_len += INJ_KEY;
+  } else {
+    r->sig_len = 0;
+  }
   return true;
 }
 
@@ -664,21 +698,17 @@ static uint32_t play_find(const dcin_reuse *r, uint64_t id);
 static uint32_t play_find(const dcin_reuse *r, uint64_t id) {
   if (!r->play) return DCIN_NIL;
   if (r->play_consecutive)
-    return r->play->n && id - r->play_ids[0] < r->play->n ? (uint32_t)(id - r->play_ids[0])
+    return r->play->n && id - r->inj[0].id < r->play->n ? (uint32_t)(id - r->inj[0].id)
                                                           : DCIN_NIL;
   for (uint32_t h = (uint32_t)(id * 0x9e3779b97f4a7c15ULL >> 32) & r->play_mask;;
        h = (h + 1) & r->play_mask) {
     uint32_t v = r->play_map[h];
     if (v == DCIN_NIL) return DCIN_NIL;
-    if (r->play_ids[v] == id) return v;
+    if (r->inj[v].id == id) return v;
   }
 }
 
 static bool play_begin(dcin_sim *s, dcin_reuse *r, reuse_step *x) {
-  uint64_t *ids = realloc(r->play_ids, sizeof *ids * (x->n ? x->n : 1));
-  if (!ids) return false;
-  r->play_ids = ids;
-  for (uint32_t i = 0; i < x->n; i++) ids[i] = r->inj[i].id;
   r->play_consecutive = r->inj_consecutive;
   if (!r->play_consecutive) {
     uint32_t cap = 1;
@@ -693,7 +723,7 @@ static bool play_begin(dcin_sim *s, dcin_reuse *r, reuse_step *x) {
   /* dcin_inject_check refused repeated ids as they were taken, and nothing was injected since;
    * the map is built with a second look all the same */
   for (uint32_t i = 0; !r->play_consecutive && i < x->n; i++) {
-    uint64_t id = ids[i];
+    uint64_t id = r->inj[i].id;
     if (dcin_txn_find(s, id) != DCIN_NIL || play_find(r, id) != DCIN_NIL) {
       r->play = NULL;
       return false; /* a repeated id: let the normal path report it */
@@ -716,17 +746,6 @@ int dcin_reuse_flush(dcin_sim *s, cs_err *err) {
   dcin_reuse *r = s->reuse;
   if (!r || !r->buffering) return 0;
   r->buffering = false;
-  /* the injects at their places follow the state: 12 bytes each */
-  enum { INJ_KEY = 8 + 2 * sizeof(int16_t) };
-  if (!sig_reserve(r, (size_t)r->ninj * INJ_KEY)) r->sig_len = 0;
-  for (uint32_t i = 0; r->sig_len && i < r->ninj; i++) {
-    const reuse_inj *q = &r->inj[i];
-    uint8_t b[INJ_KEY] = {q->src_die, q->dst_die, q->src_ip, q->dst_ip, q->is_read, q->burst};
-    memcpy(b + 8, &q->src_node, sizeof q->src_node);
-    memcpy(b + 10, &q->dst_node, sizeof q->dst_node);
-    memcpy(r->sig + r->sig_len, b, INJ_KEY);
-    r->sig_len += INJ_KEY;
-  }
   uint64_t h = fnv(r->sig, r->sig_len);
   reuse_step *hit = r->sig_len ? lookup(s, r, h) : NULL;
   if (hit && hit->n == r->ninj && play_begin(s, r, hit)) return 0;
@@ -819,7 +838,7 @@ void dcin_reuse_deliver(dcin_sim *s, uint64_t c) {
   s->cyc = c;
   while (r->play_cursor < x->nev && r->play_start + x->ev[r->play_cursor].rel == c) {
     const reuse_ev *e = &x->ev[r->play_cursor++];
-    dcin_comp_push(s, r->play_ids[e->idx], e->phase);
+    dcin_comp_push(s, r->inj[e->idx].id, e->phase);
     if (e->phase == CS_PHASE_FINAL && s->active_txns) s->active_txns--;
   }
   s->cyc = c + 1;
@@ -844,7 +863,7 @@ static void play_end(dcin_sim *s, dcin_reuse *r) {
     const dcin_txn *src = &x->rel[i].txn;
     uint32_t t;
     cs_err e;
-    if (dcin_txn_new(s, r->play_ids[x->rel[i].idx], &t, &e)) {
+    if (dcin_txn_new(s, r->inj[x->rel[i].idx].id, &t, &e)) {
       if (!s->fault[0]) snprintf(s->fault, sizeof s->fault, "step replay: %.200s", e.msg);
       break;
     }
@@ -885,10 +904,8 @@ int dcin_reuse_rsp(dcin_sim *s, uint64_t id, int src_id, int dst_id, bool *handl
   return 0;
 }
 
-/* The recorded stamp k of a replayed transaction, as a cycle. */
-static uint64_t play_stamp(const dcin_reuse *r, const reuse_txn *m, int k) {
-  return m->stamp[k] == REUSE_NO_STAMP ? DCIN_NO_CYCLE : r->play_start + m->stamp[k];
-}
+/* A record cycle of a replayed transaction (reuse_noc), for a step starting at NoC cycle base. */
+static inline uint64_t play_noc(uint32_t v, uint64_t base) { return v ? base + v - 1 : 0; }
 
 /* The record of transaction i of the step being replayed, shifted. */
 DCIN_INLINE void play_describe(const dcin_sim *s, const dcin_reuse *r, uint32_t i,
@@ -899,10 +916,13 @@ DCIN_INLINE void play_describe(const dcin_sim *s, const dcin_reuse *r, uint32_t 
   dcin_describe_place(s, q->src_die, q->src_node, q->src_ip, q->dst_die, q->dst_node, q->dst_ip,
                       q->is_read, q->burst, cross, m->link, m->link_dir, rec);
   dcin_describe_counters(m->counters, rec);
-  dcin_describe_cycles(s, q->is_read, cross, play_stamp(r, m, RS_INJECT),
-                       play_stamp(r, m, RS_WDATA_GEN), play_stamp(r, m, RS_REQ_DONE),
-                       play_stamp(r, m, RS_RSP_INJECT), play_stamp(r, m, RS_DATA_DONE),
-                       play_stamp(r, m, RS_WDATA_D2D), play_stamp(r, m, RS_FINAL), rec);
+  uint64_t base = r->play_start / (uint64_t)s->cfg.net_scale;
+  rec->req_inject_cycle = play_noc(m->noc[RC_INJECT], base);
+  rec->wdata_gen_cycle = play_noc(m->noc[RC_WDATA_GEN], base);
+  rec->req_complete_cycle = play_noc(m->noc[RC_REQ_DONE], base);
+  rec->rsp_inject_cycle = play_noc(m->noc[RC_RSP_INJECT], base);
+  rec->wdata_complete_cycle = play_noc(m->noc[RC_WDATA_DONE], base);
+  rec->rsp_complete_cycle = play_noc(m->noc[RC_FINAL], base);
 }
 
 /* describe(): the recorded transaction of a replayed step, shifted; false if id is not one. */
@@ -916,75 +936,103 @@ bool dcin_reuse_describe(const dcin_sim *s, uint64_t id, cs_txn_record *rec) {
 
 enum { PLAY_WAIT_REQ, PLAY_WAIT_FINAL, PLAY_DONE };
 
-/* Whether the driver, going transaction by transaction through the step being replayed from
- * tick `now`, would take every completion on the first advance of its deadlock guard (the next
- * one comes before guard_ticks ticks), inject every rsp when the recorded run did, and see each
- * transaction's req phase, then its final completion, once. */
-static bool play_runs_through(const dcin_sim *s, dcin_reuse *r, uint64_t now,
-                              uint64_t guard_ticks) {
-  const reuse_step *x = r->play;
-  if (x->nev != 2 * (uint64_t)x->n) return false;
+/* Works out once per recorded step what play_runs_through needs (reuse_step.through): whether
+ * the driver, going transaction by transaction, would inject every rsp when the recorded run did
+ * and see each transaction's req phase, then its final completion, once; the longest stretch of
+ * ticks between the cycles of consecutive completions; each completion's tick relative to the
+ * step's (reuse_txn.tick_req, tick_final, reuse_step.last_tick). */
+static void play_through(const dcin_sim *s, dcin_reuse *r, reuse_step *x, uint64_t residue) {
+  x->through = 2;
+  x->through_residue = residue;
+  x->max_gap_ticks = 0;
+  if (!x->n || x->nev != 2 * (uint64_t)x->n) return;
   if (r->cap_play_state < x->n) {
     uint8_t *st = realloc(r->play_state, x->n);
-    if (!st) return false;
+    if (!st) {
+      x->through = 0; /* try again at the next replay */
+      return;
+    }
     r->play_state = st;
     r->cap_play_state = x->n;
   }
   memset(r->play_state, PLAY_WAIT_REQ, x->n);
+  /* with start = q tick_den + residue: tick(start + rel) - tick(start) = tick_rel(rel) */
+  uint64_t num = s->tick_num, den = s->tick_den, tick0 = residue * num / den, prev = 0;
   for (uint32_t k = 0; k < x->nev;) {
-    uint64_t rel = x->ev[k].rel, c = r->play_start + rel, target;
-    if (c >= cs_engine_advance_end(now, guard_ticks, s->tick_num, s->tick_den, &target))
-      return false;
-    uint32_t g = k; /* the completions of cycle c: ev[k .. g) */
+    uint32_t rel = x->ev[k].rel;
+    uint64_t tick = (residue + rel) * num / den - tick0;
+    if (tick >= UINT32_MAX) return;
+    if (k && tick - prev > x->max_gap_ticks) x->max_gap_ticks = tick - prev;
+    prev = tick;
+    uint32_t g = k; /* the completions of cycle start + rel: ev[k .. g) */
     while (g < x->nev && x->ev[g].rel == rel) g++;
     /* where the clock stands when the driver answers: after the cycle, or at the step's end */
-    uint64_t answer = g < x->nev ? rel + 1 : x->len;
+    uint64_t answer = g < x->nev ? (uint64_t)rel + 1 : x->len;
     for (; k < g; k++) {
       const reuse_ev *e = &x->ev[k];
-      if (e->idx >= x->n) return false;
+      if (e->idx >= x->n) return;
       uint8_t *st = &r->play_state[e->idx];
-      if (e->phase == CS_PHASE_REQ && *st == PLAY_WAIT_REQ && x->rsp[e->idx] == answer)
+      if (e->phase == CS_PHASE_REQ && *st == PLAY_WAIT_REQ && x->rsp[e->idx] == answer) {
         *st = PLAY_WAIT_FINAL;
-      else if (e->phase == CS_PHASE_FINAL && *st == PLAY_WAIT_FINAL)
+        x->txn[e->idx].tick_req = (uint32_t)tick;
+      } else if (e->phase == CS_PHASE_FINAL && *st == PLAY_WAIT_FINAL) {
         *st = PLAY_DONE;
-      else
-        return false;
+        x->txn[e->idx].tick_final = (uint32_t)tick;
+      } else {
+        return;
+      }
     }
-    now = c * s->tick_num / s->tick_den;
   }
-  return true;
+  x->last_tick = (uint32_t)prev;
+  x->through = 1;
+}
+
+/* Whether the driver, going transaction by transaction through the step being replayed from
+ * tick `now`, would take every completion on the first advance of its deadlock guard (the next
+ * one comes before guard_ticks ticks), inject every rsp when the recorded run did, and see each
+ * transaction's req phase, then its final completion, once.  After the first completion, an
+ * advance from tick(c) stops before cycle c' exactly when tick(c') - tick(c) < guard_ticks
+ * (cs_engine_advance_end: its end is the first cycle of tick(c) + guard_ticks, for cycles far
+ * below UINT64_MAX / tick_num). */
+static bool play_runs_through(const dcin_sim *s, dcin_reuse *r, uint64_t now,
+                              uint64_t guard_ticks) {
+  reuse_step *x = r->play;
+  uint64_t residue = r->play_start % s->tick_den, target;
+  if (!x->through || x->through_residue != residue) play_through(s, r, x, residue);
+  if (x->through != 1) return false;
+  uint64_t first = r->play_start + x->ev[0].rel;
+  if (first >= cs_engine_advance_end(now, guard_ticks, s->tick_num, s->tick_den, &target))
+    return false;
+  return x->max_gap_ticks < guard_ticks;
 }
 
 /* cs_engine_ops.finish_step for the step being replayed, untouched since play_begin: what the
  * driver's rounds of advance, poll, rsp inject and describe would give, at once.  When they
  * would not run through (play_runs_through), nothing changes and *finished stays false. */
-int dcin_reuse_finish(dcin_sim *s, uint64_t *now_tick, uint64_t guard_ticks, cs_txn_record *rec,
-                      size_t n, bool *finished, cs_err *err) {
+int dcin_reuse_finish(dcin_sim *s, uint64_t *now_tick, const cs_engine_step *step,
+                      cs_txn_record *rec, bool *finished, cs_err *err) {
   dcin_reuse *r = s->reuse;
   *finished = false;
+  size_t n = step->n;
   if (!r || !r->play_open || r->play_cursor || s->comp_n || !n || n != r->play->n) return CS_OK;
   for (size_t i = 0; i < n; i++)
-    if (rec[i].request_id != r->play_ids[i]) return CS_OK;
-  if (!play_runs_through(s, r, *now_tick, guard_ticks)) return CS_OK;
+    if (step->reqs[i].request_id != r->inj[i].id) return CS_OK;
+  if (!play_runs_through(s, r, *now_tick, step->guard_ticks)) return CS_OK;
   const reuse_step *x = r->play;
-  uint64_t c = s->cyc;
-  for (uint32_t k = 0; k < x->nev; k++) {
-    const reuse_ev *e = &x->ev[k];
-    cs_txn_record *t = &rec[e->idx];
-    c = r->play_start + e->rel;
-    uint64_t tick = c * s->tick_num / s->tick_den;
-    if (e->phase == CS_PHASE_REQ) {
-      t->req_complete_tick = tick;
-      t->rsp_inject_tick = tick; /* the driver answers at once */
-    } else {
-      t->rsp_complete_tick = tick;
-      play_describe(s, r, e->idx, t);
-    }
+  uint64_t base = r->play_start * s->tick_num / s->tick_den; /* tick(start) */
+  for (uint32_t i = 0; i < x->n; i++) { /* in record order: each record is written once, whole */
+    const reuse_txn *m = &x->txn[i];
+    cs_engine_record_begin(&rec[i], &step->reqs[i], step->step, step->now, step->extra_slots);
+    rec[i].req_complete_tick = base + m->tick_req;
+    rec[i].rsp_inject_tick = base + m->tick_req; /* the driver answers at once */
+    rec[i].rsp_complete_tick = base + m->tick_final;
+    play_describe(s, r, i, &rec[i]);
   }
+  const reuse_ev *last = &x->ev[x->nev - 1];
   s->active_txns = s->active_txns > x->n ? s->active_txns - x->n : 0; /* one per final */
-  *now_tick = c * s->tick_num / s->tick_den;
+  *now_tick = base + x->last_tick;
   r->play_cursor = x->nev;
-  s->cyc = c + 1; /* as after delivering the last completions */
+  s->cyc = r->play_start + last->rel + 1; /* as after delivering the last completions */
   play_end(s, r);
   *finished = true;
   if (s->fault[0]) return cs_err_set(err, CS_EINTERNAL, "dcin: %s", s->fault);
@@ -1014,7 +1062,11 @@ void dcin_reuse_note_completions(dcin_sim *s, uint64_t c) {
       x->ev = n;
       x->cap_ev = cap;
     }
-    x->ev[x->nev++] = (reuse_ev){c - r->rec_start, idx, cp->phase};
+    if (c - r->rec_start >= UINT32_MAX) { /* cannot happen: stamps of a step fit 32 bits */
+      r->rec_ok = false;
+      return;
+    }
+    x->ev[x->nev++] = (reuse_ev){(uint32_t)(c - r->rec_start), idx, cp->phase};
   }
 }
 
@@ -1036,16 +1088,14 @@ void dcin_reuse_note_describe(dcin_sim *s, uint32_t t) {
   }
   const dcin_txn *x = &s->txns[t];
   reuse_txn *m = &r->rec->txn[idx];
-  const uint64_t st[RS_NUM] = {x->t_inject,    x->t_wdata_gen, x->t_req_done, x->t_rsp_inject,
-                               x->t_data_done, x->t_wdata_d2d, x->t_final};
-  for (int k = 0; k < RS_NUM; k++) {
-    if (st[k] == DCIN_NO_CYCLE) {
-      m->stamp[k] = REUSE_NO_STAMP;
-    } else if (st[k] < r->rec_start || st[k] - r->rec_start >= REUSE_NO_STAMP) {
+  const uint64_t wdata_done = x->is_read ? DCIN_NO_CYCLE : x->cross ? x->t_wdata_d2d : x->t_data_done;
+  const uint64_t st[RC_NUM] = {x->t_inject,    x->t_wdata_gen, x->t_req_done,
+                               x->t_rsp_inject, wdata_done,    x->t_final};
+  for (int k = 0; k < RC_NUM; k++) {
+    m->noc[k] = reuse_noc(s, st[k], r->rec_start);
+    if (m->noc[k] == REUSE_NO_STAMP) {
       r->rec_ok = false; /* cannot happen: every stamp falls inside its step */
       return;
-    } else {
-      m->stamp[k] = (uint32_t)(st[k] - r->rec_start);
     }
   }
   memcpy(m->counters, &x->retries, sizeof m->counters);
