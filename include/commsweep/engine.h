@@ -108,15 +108,16 @@ typedef struct cs_engine_ops {
    * step) are untouched. */
   void (*describe)(const void *engine, uint64_t request_id, cs_txn_record *rec);
   /* Optional (NULL: the driver always goes transaction by transaction).  Called right after the
-   * driver injected a step's reqs (cs_engine_step), before it makes their records: when the engine already knows how the step ends (e.g. it replays a recorded
-   * one), it runs the step to its end exactly as the per-transaction protocol would, with every
-   * rsp injected at the tick its req phase completed, and makes each record whole: the driver's
-   * fields as cs_engine_record_begin sets them, then req_complete_tick, rsp_inject_tick,
+   * driver injected a step's reqs (cs_engine_step), before it makes their records: when the
+   * engine already knows how the step ends (e.g. it replays a recorded one), it runs the step to
+   * its end exactly as the per-transaction protocol would, with every rsp injected at the tick
+   * its req phase completed, and makes each record whole: the driver's fields as
+   * cs_engine_record_begin sets them, then req_complete_tick, rsp_inject_tick,
    * rsp_complete_tick and what describe() fills; *finished = true.  Otherwise, and whenever that
    * protocol would stop the step (no completion within guard_ticks ticks, an rsp the engine
    * would refuse), it changes nothing, records included, and sets *finished = false: the driver
    * then runs the step transaction by transaction. */
-  int (*finish_step)(void *engine, const struct cs_engine_step *step, cs_txn_record *records,
+  int (*finish_step)(void *engine, const cs_engine_step *step, cs_txn_record *records,
                      bool *finished, cs_err *err);
   /* Where a request is now ("waiting for DBID at SN die1:node3 ddr_0"), for deadlock reports. */
   void (*where)(const void *engine, uint64_t request_id, char *buf, size_t cap);
