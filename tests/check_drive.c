@@ -185,10 +185,6 @@ START_TEST(drive_should_inject_each_rsp_reversed_in_its_completion_tick) {
 }
 END_TEST
 
-/* An engine that simulates every tick (a cycle engine whose flits are stuck or circling) and
- * completes nothing for deadlock_guard_ticks ticks is stopped then. */
-/* Steps an engine finishes itself (finish_step) get the records the per-transaction loop gives,
- * the driver's own fields included; the steps it declines run through that loop. */
 /* Drives the job on the fake engine with fake_ops, then on a fresh one with ops, and checks that
  * both gave the same records; returns the second engine (the caller frees it). */
 static fake *drive_both(const cs_engine_ops *ops) {
@@ -205,6 +201,8 @@ static fake *drive_both(const cs_engine_ops *ops) {
   return other;
 }
 
+/* Steps an engine finishes itself (finish_step) get the records the per-transaction loop gives,
+ * the driver's own fields included; the steps it declines run through that loop. */
 START_TEST(drive_should_give_the_same_records_when_the_engine_finishes_steps) {
   ck_assert_uint_ge(plan.num_steps, 2);
   cs_engine_ops ops = fake_ops;
@@ -252,6 +250,8 @@ START_TEST(drive_should_name_the_req_an_engine_refuses_in_a_step_s_call) {
 }
 END_TEST
 
+/* An engine that simulates every tick (a cycle engine whose flits are stuck or circling) and
+ * completes nothing for deadlock_guard_ticks ticks is stopped then. */
 START_TEST(deadlock_guard_should_name_stuck_requests) {
   cs_err err;
   uint64_t stuck = plan.step_txn_begin[1] + 2; /* in step 1 */
