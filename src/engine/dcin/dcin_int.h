@@ -605,18 +605,10 @@ static inline uint64_t dcin_noc_cycle(const dcin_sim *s, uint64_t v) {
   return v == DCIN_NO_CYCLE ? 0 : v / (uint64_t)s->cfg.net_scale;
 }
 
-/* Its stamps (sim cycles, DCIN_NO_CYCLE when not reached), named as in dcin_txn. */
-static inline void dcin_describe_cycles(const dcin_sim *s, bool is_read, bool cross,
-                                        uint64_t t_inject, uint64_t t_wdata_gen,
-                                        uint64_t t_req_done, uint64_t t_rsp_inject,
-                                        uint64_t t_data_done, uint64_t t_wdata_d2d,
-                                        uint64_t t_final, cs_txn_record *rec) {
-  rec->req_inject_cycle = dcin_noc_cycle(s, t_inject);
-  rec->wdata_gen_cycle = dcin_noc_cycle(s, t_wdata_gen);
-  rec->req_complete_cycle = dcin_noc_cycle(s, t_req_done);
-  rec->rsp_inject_cycle = dcin_noc_cycle(s, t_rsp_inject);
-  rec->wdata_complete_cycle = is_read ? 0 : dcin_noc_cycle(s, cross ? t_wdata_d2d : t_data_done);
-  rec->rsp_complete_cycle = dcin_noc_cycle(s, t_final);
+/* The stamp of the record's wdata_complete_cycle: the write data at its target (the D2D for a
+ * cross-die write); DCIN_NO_CYCLE for a read. */
+static inline uint64_t dcin_txn_wdata_done(const dcin_txn *x) {
+  return x->is_read ? DCIN_NO_CYCLE : x->cross ? x->t_wdata_d2d : x->t_data_done;
 }
 
 /* The record fields the engine owns, from a simulated transaction. */
@@ -624,8 +616,12 @@ static inline void dcin_describe_from(const dcin_sim *s, const dcin_txn *x, cs_t
   dcin_describe_place(s, x->src_die, x->src_node, x->src_ip, x->dst_die, x->dst_node, x->dst_ip,
                       x->is_read, x->burst, x->cross, x->link, x->link_dir, rec);
   dcin_describe_counters(&x->retries, rec);
-  dcin_describe_cycles(s, x->is_read, x->cross, x->t_inject, x->t_wdata_gen, x->t_req_done,
-                       x->t_rsp_inject, x->t_data_done, x->t_wdata_d2d, x->t_final, rec);
+  rec->req_inject_cycle = dcin_noc_cycle(s, x->t_inject);
+  rec->wdata_gen_cycle = dcin_noc_cycle(s, x->t_wdata_gen);
+  rec->req_complete_cycle = dcin_noc_cycle(s, x->t_req_done);
+  rec->rsp_inject_cycle = dcin_noc_cycle(s, x->t_rsp_inject);
+  rec->wdata_complete_cycle = dcin_noc_cycle(s, dcin_txn_wdata_done(x));
+  rec->rsp_complete_cycle = dcin_noc_cycle(s, x->t_final);
 }
 
 /* reuse.c: exact step reuse (see there).  The hooks of the engine ops. */

@@ -1088,11 +1088,8 @@ void dcin_reuse_note_describe(dcin_sim *s, uint32_t t) {
   }
   const dcin_txn *x = &s->txns[t];
   reuse_txn *m = &r->rec->txn[idx];
-  const uint64_t wdata_done = x->is_read  ? DCIN_NO_CYCLE
-                              : x->cross ? x->t_wdata_d2d
-                                         : x->t_data_done;
-  const uint64_t st[RC_NUM] = {x->t_inject,    x->t_wdata_gen, x->t_req_done,
-                               x->t_rsp_inject, wdata_done,    x->t_final};
+  const uint64_t st[RC_NUM] = {x->t_inject,     x->t_wdata_gen,         x->t_req_done,
+                               x->t_rsp_inject, dcin_txn_wdata_done(x), x->t_final};
   for (int k = 0; k < RC_NUM; k++) {
     m->noc[k] = reuse_noc(s, st[k], r->rec_start);
     if (m->noc[k] == REUSE_NO_STAMP) {
