@@ -533,18 +533,24 @@ static void native_read_d0n0_to_d1n19(uint64_t *req_done_cycle, uint64_t *final_
   dcin_sim_destroy(s);
 }
 
-START_TEST(ops_should_reproduce_native_timing_through_the_adapter) {
+/* An engine for a 2-participant P2P job, and its one request: logical GDMA 0 (die 0 node 0)
+ * reads logical DDR 39 (die 1 node 19). */
+static void *cross_die_read(cs_inject *r) {
   cs_job job;
   int parts[2] = {0, 1};
   cs_test_job(&job, "dcin", CS_PRIM_P2P, 512, parts, 2);
-  void *e = ops_engine(&job);
-  /* logical GDMA 0 (die 0 node 0) reads logical DDR 39 (die 1 node 19) */
-  cs_inject r = {.request_id = 0,
-                 .src_id = 0,
-                 .dst_id = 39,
-                 .is_read = 1,
-                 .packet_type = CS_PKT_REQ,
-                 .burst_length = 4};
+  *r = (cs_inject){.request_id = 0,
+                   .src_id = 0,
+                   .dst_id = 39,
+                   .is_read = 1,
+                   .packet_type = CS_PKT_REQ,
+                   .burst_length = 4};
+  return ops_engine(&job);
+}
+
+START_TEST(ops_should_reproduce_native_timing_through_the_adapter) {
+  cs_inject r;
+  void *e = cross_die_read(&r);
   uint64_t rq = 0, fin = 0;
   drive(e, &r, 1, &rq, &fin);
   uint64_t native_req, native_final;
@@ -573,6 +579,20 @@ START_TEST(ops_should_reproduce_native_timing_through_the_adapter) {
   ck_assert_uint_gt(st.skipped_cycles, 0);
   cs_dcin_ops.where(e, 0, where, sizeof where); /* described and finished: recycled */
   ck_assert_ptr_nonnull(strstr(where, "unknown"));
+  cs_dcin_ops.destroy(e);
+}
+END_TEST
+
+/* A flit pool that cannot grow stops the job: make_flit notes the fault, and the next advance
+ * returns it as the engine's error instead of simulating on without the flit. */
+START_TEST(pool_fault_should_stop_the_job_with_its_message) {
+  cs_inject r;
+  void *e = cross_die_read(&r);
+  cs_err err;
+  ck_assert_int_eq(cs_dcin_ops.inject(e, &r, &err), 0);
+  dcin_pool_fault(dcin_engine_sim(e));
+  ck_assert_int_eq(cs_dcin_ops.advance(e, 1000, &err), CS_EINTERNAL);
+  ck_assert_str_eq(err.msg, "dcin: out of memory growing the flit pool");
   cs_dcin_ops.destroy(e);
 }
 END_TEST
@@ -1076,6 +1096,7 @@ static Suite *suite(void) {
   tc = tcase_create("ops");
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, ops_should_reproduce_native_timing_through_the_adapter);
+  tcase_add_test(tc, pool_fault_should_stop_the_job_with_its_message);
   tcase_add_test(tc, ops_should_reject_rsp_before_req_phase_and_reversed_ids);
   tcase_add_test(tc, same_job_twice_should_give_identical_bits);
   tcase_add_test(tc, step_reuse_should_give_the_bits_of_simulating_every_step);
