@@ -9,6 +9,7 @@
 
 #include "commsweep/engine.h"
 #include "commsweep/store.h"
+#include "store/store_int.h"
 #include "test_support.h"
 
 static char dir[256];
@@ -388,11 +389,80 @@ START_TEST(one_lock_whatever_path_names_the_file) {
 }
 END_TEST
 
+/* Bytes that do not repeat (xorshift64), so no block of the shuffle can pass by luck. */
+static void fill_noise(unsigned char *p, size_t len, uint64_t seed) {
+  uint64_t x = seed | 1;
+  for (size_t i = 0; i < len; i++) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    p[i] = (unsigned char)(x >> 24);
+  }
+}
+
+/* The spool's shuffle against its definition (byte k of row i at k * n + i, HDF5's shuffle
+ * filter), for row sizes of the spooled rows (208, 152) and others, and row counts around the
+ * 8-row blocks and the 2048-row runs of the fast path: every byte checked, and back. */
+START_TEST(shuffle_puts_byte_k_of_row_i_at_k_n_plus_i) {
+  const size_t sizes[] = {8, 13, 152, 208};
+  const uint64_t counts[] = {0, 1, 7, 8, 9, 63, 64, 65, 2047, 2048, 2049, 4103};
+  for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++)
+    for (size_t c = 0; c < sizeof counts / sizeof *counts; c++) {
+      size_t size = sizes[s];
+      uint64_t n = counts[c];
+      size_t len = (size_t)n * size;
+      unsigned char *in = malloc(len + 1), *out = malloc(len + 1), *back = malloc(len + 1);
+      fill_noise(in, len, 7 * size + n);
+      cs_store_shuffle(in, out, n, size, false);
+      int wrong = 0;
+      for (uint64_t i = 0; i < n; i++)
+        for (size_t k = 0; k < size; k++) wrong += out[k * n + i] != in[i * size + k];
+      ck_assert_msg(wrong == 0, "size %zu, %llu rows: %d bytes misplaced", size,
+                    (unsigned long long)n, wrong);
+      cs_store_shuffle(out, back, n, size, true);
+      ck_assert_msg(memcmp(back, in, len) == 0, "size %zu, %llu rows: not restored", size,
+                    (unsigned long long)n);
+      free(in);
+      free(out);
+      free(back);
+    }
+}
+END_TEST
+
+/* Raw deflate round trips incompressible bytes (its bound must hold them) and runs of zeros,
+ * appended after bytes already in the buffer, which stay; a cut or altered stream fails. */
+START_TEST(raw_deflate_round_trips_and_rejects_damage) {
+  const size_t len = 3 << 20;
+  unsigned char *noise = malloc(len), *zeros = calloc(1, len), *out = malloc(len);
+  fill_noise(noise, len, 42);
+  cs_store_buf z = {NULL, 0};
+  size_t zn = 0, zz = 0;
+  ck_assert_int_eq(cs_store_raw_deflate(noise, len, &z, 0, &zn), CS_OK);
+  ck_assert_uint_ge(zn, len); /* nothing to gain in noise */
+  ck_assert_int_eq(cs_store_raw_deflate(zeros, len, &z, zn, &zz), CS_OK);
+  ck_assert_uint_lt(zz, len / 100);
+  const unsigned char *zp = z.p;
+  ck_assert(cs_store_raw_inflate(zp, zn, out, len));
+  ck_assert_mem_eq(out, noise, len);
+  ck_assert(cs_store_raw_inflate(zp + zn, zz, out, len));
+  ck_assert_mem_eq(out, zeros, len);
+  ck_assert(!cs_store_raw_inflate(zp + zn, zz - 1, out, len)); /* cut */
+  ck_assert(!cs_store_raw_inflate(zp + zn, zz, out, len - 1)); /* longer than said */
+  ck_assert(!cs_store_raw_inflate(zp, zn + zz, out, len));     /* trailing bytes */
+  free(z.p);
+  free(noise);
+  free(zeros);
+  free(out);
+}
+END_TEST
+
 static Suite *store_suite(void) {
   Suite *s = suite_create("store");
   TCase *core = tcase_create("core");
   tcase_add_checked_fixture(core, setup, teardown);
   tcase_add_test(core, xxh64_matches_reference_vectors);
+  tcase_add_test(core, shuffle_puts_byte_k_of_row_i_at_k_n_plus_i);
+  tcase_add_test(core, raw_deflate_round_trips_and_rejects_damage);
   tcase_add_test(core, rows_round_trip_and_checksums_verify);
   tcase_add_test(core, growing_keeps_rows_and_adds_pending_ones);
   tcase_add_test(core, cleared_row_reads_pending);

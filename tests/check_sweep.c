@@ -81,8 +81,10 @@ static cs_job job_of(const cs_sweep *sw, size_t i) {
   return job;
 }
 
-/* Runs every item of a plan on a fresh serial store handle. */
-static void run_plan(cs_sweep *sw, cs_sweep_plan *plan, bool results_only) {
+/* Runs every item of a plan on a fresh serial store handle, with the log rows in lb (NULL:
+ * fresh ones for each job). */
+static void run_plan_with(cs_sweep *sw, cs_sweep_plan *plan, bool results_only,
+                          cs_sweep_logbuf *lb) {
   cs_err err;
   cs_store *st = NULL;
   ck_assert_int_eq(cs_store_open(path, CS_STORE_WRITE, &st, &err), 0);
@@ -90,10 +92,14 @@ static void run_plan(cs_sweep *sw, cs_sweep_plan *plan, bool results_only) {
   for (size_t i = 0; i < plan->num_items; i++) {
     bool failed = true;
     cs_job job = job_of(sw, plan->items[i].job);
-    ck_assert_int_eq(cs_sweep_execute(st, NULL, &plan->items[i], &job, results_only, &failed, &err),
-                     0);
+    ck_assert_int_eq(
+        cs_sweep_execute(st, NULL, lb, &plan->items[i], &job, results_only, &failed, &err), 0);
   }
   ck_assert_int_eq(cs_store_close(st, &err), 0);
+}
+
+static void run_plan(cs_sweep *sw, cs_sweep_plan *plan, bool results_only) {
+  run_plan_with(sw, plan, results_only, NULL);
 }
 
 static void plan_file(cs_sweep *sw, bool results_only, cs_sweep_plan *plan) {
@@ -575,6 +581,59 @@ START_TEST(detail_levels_rerun_less_and_reuse_more) {
 }
 END_TEST
 
+/* Log rows kept from job to job (a rank's cs_sweep_logbuf, here refilled by jobs of three
+ * sizes, the largest first) store what fresh rows store: every result row, record and summary
+ * the same bytes. */
+START_TEST(kept_log_rows_store_what_fresh_ones_store) {
+  cs_sweep sw;
+  cs_err err;
+  ck_assert_int_eq(
+      parse_matrix("[{\"field\":\"spec.msg_size_bytes\",\"values\":[16384,4096,8192]}]", &sw,
+                   &err),
+      0);
+  uint64_t rows = 3, txns = 0, steps = 0;
+  for (size_t i = 0; i < rows; i++) {
+    txns += sw.jobs[i].num_txns;
+    steps += sw.jobs[i].num_steps;
+  }
+  cs_store_result_row res[2][3];
+  cs_store_txn_row *rec[2] = {calloc(txns, sizeof **rec), calloc(txns, sizeof **rec)};
+  cs_store_step_row *sum[2] = {calloc(steps, sizeof **sum), calloc(steps, sizeof **sum)};
+  cs_sweep_logbuf kept = {0};
+  for (int pass = 0; pass < 2; pass++) {
+    unlink(path);
+    cs_sweep_plan plan;
+    plan_file(&sw, false, &plan);
+    ck_assert_uint_eq(plan.num_items, rows);
+    run_plan_with(&sw, &plan, false, pass ? &kept : NULL);
+    cs_sweep_plan_free(&plan);
+    cs_store *st = NULL;
+    ck_assert_int_eq(cs_store_open(path, CS_STORE_READ, &st, &err), 0);
+    ck_assert_uint_eq(cs_store_txlog_len(st), txns);
+    ck_assert_uint_eq(cs_store_steplog_len(st), steps);
+    ck_assert_int_eq(cs_store_read_results(st, 0, rows, res[pass], &err), 0);
+    ck_assert_int_eq(cs_store_read_txlog(st, 0, txns, rec[pass], &err), 0);
+    ck_assert_int_eq(cs_store_read_steplog(st, 0, steps, sum[pass], &err), 0);
+    cs_store_close(st, NULL);
+  }
+  ck_assert_uint_eq(kept.txns_cap, sw.jobs[0].num_txns); /* it holds the largest job */
+  for (size_t i = 0; i < rows; i++) {
+    ck_assert_int_eq(res[1][i].status, CS_STORE_DONE);
+    ck_assert_uint_eq(res[1][i].txlog_count, sw.jobs[i].num_txns);
+    res[0][i].result.wall_time_s = res[1][i].result.wall_time_s = 0;
+  }
+  ck_assert_mem_eq(res[0], res[1], sizeof res[0]);
+  ck_assert_mem_eq(rec[0], rec[1], txns * sizeof **rec);
+  ck_assert_mem_eq(sum[0], sum[1], steps * sizeof **sum);
+  cs_sweep_logbuf_free(&kept);
+  for (int pass = 0; pass < 2; pass++) {
+    free(rec[pass]);
+    free(sum[pass]);
+  }
+  cs_sweep_free(&sw);
+}
+END_TEST
+
 static Suite *sweep_suite(void) {
   Suite *s = suite_create("sweep");
   TCase *files = tcase_create("files");
@@ -596,6 +655,7 @@ static Suite *sweep_suite(void) {
   tcase_add_test(plan, corrupt_rows_and_logs_are_rerun);
   tcase_add_test(plan, results_only_rows_are_relogged_by_a_full_run);
   tcase_add_test(plan, detail_levels_rerun_less_and_reuse_more);
+  tcase_add_test(plan, kept_log_rows_store_what_fresh_ones_store);
   suite_add_tcase(s, plan);
   return s;
 }

@@ -159,10 +159,22 @@ int cs_sweep_plan_apply_rows(const cs_sweep *sw, cs_store *st, const cs_sweep_pl
  * summaries for full, summaries for steps).  A job error is a `failed` row, not an error
  * return; the return is non-zero only when the row could not be written. *failed tells which. */
 struct cs_job_shared;
+/* The rows of one job's log, kept from job to job of a rank: a fresh block of a large job's
+ * records (up to 100 MB) costs a page fault per 4 KiB. */
+typedef struct cs_sweep_logbuf {
+  cs_store_txn_row *txns;
+  uint64_t txns_cap;
+  cs_store_step_row *steps;
+  uint64_t steps_cap;
+} cs_sweep_logbuf;
+void cs_sweep_logbuf_free(cs_sweep_logbuf *b); /* leaves it empty, ready for use */
+
 /* shared: state the engines keep across this rank's jobs (cs_job_shared_new; may be NULL).
+ * logbuf: the rows kept from job to job (NULL: allocated for this job alone).
  * results_only writes no log whatever item->detail says. */
-int cs_sweep_execute(cs_store *st, struct cs_job_shared *shared, const cs_sweep_item *item,
-                     const cs_job *job, bool results_only, bool *failed, cs_err *err);
+int cs_sweep_execute(cs_store *st, struct cs_job_shared *shared, cs_sweep_logbuf *logbuf,
+                     const cs_sweep_item *item, const cs_job *job, bool results_only,
+                     bool *failed, cs_err *err);
 
 /* ---- the whole run -------------------------------------------------------------------- */
 

@@ -82,6 +82,8 @@ static void store_free(cs_store *st) {
   if (st->dxpl != H5P_DEFAULT) H5Pclose(st->dxpl);
   if (st->file >= 0) H5Fclose(st->file);
   if (st->spool_fd >= 0) close(st->spool_fd);
+  free(st->spool_plane.p);
+  free(st->spool_z.p);
   free(st);
 }
 

@@ -32,6 +32,26 @@ int cs_store_h5_error(cs_err *err, int code, const char *fmt, ...)
 /* Silences HDF5's automatic error printing (errors reach the user through cs_err). */
 void cs_store_h5_quiet(void);
 
+/* A scratch buffer grown as needed and kept: a sweep spools up to 100 MB of records per job,
+ * and a fresh block of that size costs a page fault per 4 KiB on every job. */
+typedef struct cs_store_buf {
+  void *p;
+  size_t cap;
+} cs_store_buf;
+/* False when len bytes cannot be had; b is unchanged then. */
+bool cs_store_buf_grow(cs_store_buf *b, size_t len);
+
+/* The spool's coding of n rows of `size` bytes (spool.c).  cs_store_shuffle puts byte k of row i
+ * at out[k * n + i], as HDF5's shuffle filter does (back: the inverse).  cs_store_raw_deflate
+ * deflates n bytes as one raw stream (no zlib header or sum) into z from byte `at` on, growing z:
+ * *len bytes; CS_OK or CS_ENOMEM.  cs_store_raw_inflate: false unless the n bytes at src are one
+ * whole raw stream of exactly cap bytes. */
+void cs_store_shuffle(const unsigned char *in, unsigned char *out, uint64_t n, size_t size,
+                      bool back);
+int cs_store_raw_deflate(const unsigned char *src, size_t n, cs_store_buf *z, size_t at,
+                         size_t *len);
+bool cs_store_raw_inflate(const unsigned char *src, size_t n, unsigned char *dst, size_t cap);
+
 struct cs_store {
   hid_t file;
   hid_t jobs, results, txlog; /* jobs is H5I_INVALID_HID in a parallel store */
@@ -46,6 +66,7 @@ struct cs_store {
   char stage_path[4096], final_path[4096];
   /* the log spool of a parallel store (cs_store_spool_log): its file, -1 when not spooling */
   int spool_fd;
+  cs_store_buf spool_plane, spool_z; /* an entry transposed, then deflated */
   /* result rows held back for one write (cs_store_batch_rows); none when batch_cap is 0 */
   size_t batch_cap, batch_n;
   cs_store_result_row *batch;

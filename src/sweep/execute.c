@@ -3,6 +3,7 @@
  * that fails is a `failed` row with its message, cached like a result; a failure that says
  * nothing about the job (out of memory, I/O: cs_err_is_transient) writes nothing, so the row
  * stays pending and the next run tries again.  Only a row that cannot be written is an error. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,8 +12,28 @@
 #include "commsweep/job.h"
 #include "commsweep/sweep.h"
 
-int cs_sweep_execute(cs_store *st, cs_job_shared *shared, const cs_sweep_item *item,
-                     const cs_job *job, bool results_only, bool *failed, cs_err *err) {
+/* Makes room for n rows of `size` bytes in *rows (capacity *cap, kept when large enough). */
+static bool room_for(void **rows, uint64_t *cap, uint64_t n, size_t size) {
+  if (n <= *cap) return true;
+  if (n > SIZE_MAX / size) return false;
+  void *grown = realloc(*rows, (size_t)n * size);
+  if (!grown) return false;
+  *rows = grown;
+  *cap = n;
+  return true;
+}
+
+void cs_sweep_logbuf_free(cs_sweep_logbuf *b) {
+  free(b->txns);
+  free(b->steps);
+  memset(b, 0, sizeof *b);
+}
+
+int cs_sweep_execute(cs_store *st, cs_job_shared *shared, cs_sweep_logbuf *logbuf,
+                     const cs_sweep_item *item, const cs_job *job, bool results_only,
+                     bool *failed, cs_err *err) {
+  cs_sweep_logbuf own = {0};
+  cs_sweep_logbuf *lb = logbuf ? logbuf : &own;
   cs_job_output out;
   cs_err jerr;
   cs_err_clear(&jerr);
@@ -41,24 +62,26 @@ int cs_sweep_execute(cs_store *st, cs_job_shared *shared, const cs_sweep_item *i
   if (!rc && summaries && out.num_steps != item->steplog_count)
     rc = cs_err_set(&jerr, CS_EINTERNAL, "the job produced %u step summaries, L1 expansion counted %llu",
                     out.num_steps, (unsigned long long)item->steplog_count);
+  /* the rows copy each summary and record byte for byte: the log checksums cover all of them */
   if (!rc && summaries && item->steplog_count) {
-    steps = calloc(item->steplog_count, sizeof *steps);
-    if (!steps)
+    if (!room_for((void **)&lb->steps, &lb->steps_cap, item->steplog_count, sizeof *steps))
       rc = cs_err_set(&jerr, CS_ENOMEM, "%llu step summaries: out of memory",
                       (unsigned long long)item->steplog_count);
+    steps = rc ? NULL : lb->steps;
     for (uint64_t t = 0; steps && t < item->steplog_count; t++) {
       steps[t].job = item->row;
-      steps[t].sum = out.steps[t];
+      memcpy(&steps[t].sum, &out.steps[t], sizeof steps[t].sum);
     }
     nsteps = steps ? item->steplog_count : 0;
   }
   if (!rc && full && out.num_records) {
-    txns = calloc(out.num_records, sizeof *txns);
-    if (!txns) rc = cs_err_set(&jerr, CS_ENOMEM, "%llu transaction records: out of memory",
-                               (unsigned long long)out.num_records);
+    if (!room_for((void **)&lb->txns, &lb->txns_cap, out.num_records, sizeof *txns))
+      rc = cs_err_set(&jerr, CS_ENOMEM, "%llu transaction records: out of memory",
+                      (unsigned long long)out.num_records);
+    txns = rc ? NULL : lb->txns;
     for (uint64_t i = 0; txns && i < out.num_records; i++) {
       txns[i].job = item->row;
-      txns[i].rec = out.records[i];
+      memcpy(&txns[i].rec, &out.records[i], sizeof txns[i].rec);
     }
     n = txns ? out.num_records : 0;
   }
@@ -77,13 +100,11 @@ int cs_sweep_execute(cs_store *st, cs_job_shared *shared, const cs_sweep_item *i
   if (rc && cs_err_is_transient(rc)) {
     fprintf(stderr, "commsweep: job row %llu not stored, the next run retries it: %s\n",
             (unsigned long long)item->row, jerr.msg);
-    free(txns);
-    free(steps);
+    cs_sweep_logbuf_free(&own);
     return CS_OK;
   }
   int wrc = cs_store_put_result_steps(st, item->row, item->key, &row, txns, n, steps, nsteps, err);
-  free(txns);
-  free(steps);
+  cs_sweep_logbuf_free(&own);
   if (wrc) return cs_err_prefix(err, "job row %llu", (unsigned long long)item->row);
   return CS_OK;
 }

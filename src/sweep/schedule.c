@@ -56,6 +56,7 @@ typedef struct runner {
   uint64_t stop_after; /* test hook: signal this rank after this many rows (0: never) */
   int stop_signal;
   cs_job_shared *shared; /* what the engines share across this rank's jobs (may be NULL) */
+  cs_sweep_logbuf logbuf; /* each job's log rows, kept from job to job */
 } runner;
 
 /* Test hook, for fault tests only (docs/hdf5-schema.md): CS_TEST_STOP_AFTER_ROWS=N makes a rank
@@ -87,7 +88,7 @@ static void run_item(runner *r, const cs_sweep_item *it, const cs_job *job) {
   bool failed = false;
   cs_err e;
   cs_err_clear(&e);
-  if (cs_sweep_execute(r->st, r->shared, it, job, r->results_only, &failed, &e)) {
+  if (cs_sweep_execute(r->st, r->shared, &r->logbuf, it, job, r->results_only, &failed, &e)) {
     r->stats->io_errors++;
     if (!r->io_err->code) *r->io_err = e;
     fprintf(stderr, "commsweep: rank %d: %s\n", r->rank, e.msg);
@@ -340,7 +341,7 @@ int cs_sweep_schedule(MPI_Comm comm, cs_store *st, const cs_sweep *sw, const cs_
   double cpu0 = cpu_seconds();
   cs_err io_err;
   cs_err_clear(&io_err);
-  runner r = {st, results_only, rank, stats, &io_err, 0, 0, cs_job_shared_new()};
+  runner r = {st, results_only, rank, stats, &io_err, 0, 0, cs_job_shared_new(), {0}};
   read_stop_hook(&r);
   dispatcher d = {0};
   d.sw = sw;
@@ -375,6 +376,7 @@ int cs_sweep_schedule(MPI_Comm comm, cs_store *st, const cs_sweep *sw, const cs_
   MPI_Ibarrier(comm, &done);
   cs_sweep_wait_sleeping(&done, MPI_STATUS_IGNORE);
   cs_job_shared_free(r.shared);
+  cs_sweep_logbuf_free(&r.logbuf);
   free(buf[0].data);
   free(buf[1].data);
   for (int w = 0; d.out && w < size; w++) free(d.out[w].data);
