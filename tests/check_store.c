@@ -429,26 +429,29 @@ START_TEST(shuffle_puts_byte_k_of_row_i_at_k_n_plus_i) {
 }
 END_TEST
 
-/* Raw deflate round trips incompressible bytes (its bound must hold them) and runs of zeros,
- * appended after bytes already in the buffer, which stay; a cut or altered stream fails. */
-START_TEST(raw_deflate_round_trips_and_rejects_damage) {
-  const size_t len = 3 << 20;
+/* The spool's codec round trips incompressible bytes (its bound must hold them) and runs of
+ * zeros, appended after bytes already in the buffer, which stay; a cut, short or padded frame
+ * fails. */
+START_TEST(spool_codec_round_trips_and_rejects_damage) {
+  const size_t len = (9 << 20) + 5; /* more than two 4 MiB blocks */
   unsigned char *noise = malloc(len), *zeros = calloc(1, len), *out = malloc(len);
   fill_noise(noise, len, 42);
   cs_store_buf z = {NULL, 0};
   size_t zn = 0, zz = 0;
-  ck_assert_int_eq(cs_store_raw_deflate(noise, len, &z, 0, &zn), CS_OK);
+  ck_assert_int_eq(cs_store_compress(noise, len, &z, 0, &zn), CS_OK);
   ck_assert_uint_ge(zn, len); /* nothing to gain in noise */
-  ck_assert_int_eq(cs_store_raw_deflate(zeros, len, &z, zn, &zz), CS_OK);
+  ck_assert_int_eq(cs_store_compress(zeros, len, &z, zn, &zz), CS_OK);
   ck_assert_uint_lt(zz, len / 100);
   const unsigned char *zp = z.p;
-  ck_assert(cs_store_raw_inflate(zp, zn, out, len));
+  ck_assert(cs_store_decompress(zp, zn, out, len));
   ck_assert_mem_eq(out, noise, len);
-  ck_assert(cs_store_raw_inflate(zp + zn, zz, out, len));
+  memset(out, 1, len);
+  ck_assert(cs_store_decompress(zp + zn, zz, out, len));
   ck_assert_mem_eq(out, zeros, len);
-  ck_assert(!cs_store_raw_inflate(zp + zn, zz - 1, out, len)); /* cut */
-  ck_assert(!cs_store_raw_inflate(zp + zn, zz, out, len - 1)); /* longer than said */
-  ck_assert(!cs_store_raw_inflate(zp, zn + zz, out, len));     /* trailing bytes */
+  ck_assert(!cs_store_decompress(zp + zn, zz - 1, out, len)); /* cut */
+  ck_assert(!cs_store_decompress(zp + zn, zz, out, len - 1)); /* longer than said */
+  ck_assert(!cs_store_decompress(zp, zn + zz, out, len));     /* trailing bytes */
+  ck_assert(!cs_store_decompress(zp + 1, zn - 1, out, len));  /* no frame */
   free(z.p);
   free(noise);
   free(zeros);
@@ -462,7 +465,7 @@ static Suite *store_suite(void) {
   tcase_add_checked_fixture(core, setup, teardown);
   tcase_add_test(core, xxh64_matches_reference_vectors);
   tcase_add_test(core, shuffle_puts_byte_k_of_row_i_at_k_n_plus_i);
-  tcase_add_test(core, raw_deflate_round_trips_and_rejects_damage);
+  tcase_add_test(core, spool_codec_round_trips_and_rejects_damage);
   tcase_add_test(core, rows_round_trip_and_checksums_verify);
   tcase_add_test(core, growing_keeps_rows_and_adds_pending_ones);
   tcase_add_test(core, cleared_row_reads_pending);

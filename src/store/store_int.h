@@ -42,15 +42,15 @@ typedef struct cs_store_buf {
 bool cs_store_buf_grow(cs_store_buf *b, size_t len);
 
 /* The spool's coding of n rows of `size` bytes (spool.c).  cs_store_shuffle puts byte k of row i
- * at out[k * n + i], as HDF5's shuffle filter does (back: the inverse).  cs_store_raw_deflate
- * deflates n bytes as one raw stream (no zlib header or sum) into z from byte `at` on, growing z:
- * *len bytes; CS_OK or CS_ENOMEM.  cs_store_raw_inflate: false unless the n bytes at src are one
- * whole raw stream of exactly cap bytes. */
+ * at out[k * n + i], as HDF5's shuffle filter does (back: the inverse).  cs_store_compress packs
+ * n bytes as one LZ4 frame into z from byte `at` on, growing z: *len bytes; CS_OK or CS_ENOMEM.
+ * cs_store_decompress: false unless the n bytes at src are one whole frame of exactly cap
+ * bytes. */
 void cs_store_shuffle(const unsigned char *in, unsigned char *out, uint64_t n, size_t size,
                       bool back);
-int cs_store_raw_deflate(const unsigned char *src, size_t n, cs_store_buf *z, size_t at,
-                         size_t *len);
-bool cs_store_raw_inflate(const unsigned char *src, size_t n, unsigned char *dst, size_t cap);
+int cs_store_compress(const unsigned char *src, size_t n, cs_store_buf *z, size_t at,
+                      size_t *len);
+bool cs_store_decompress(const unsigned char *src, size_t n, unsigned char *dst, size_t cap);
 
 struct cs_store {
   hid_t file;
