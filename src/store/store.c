@@ -549,8 +549,8 @@ uint64_t cs_store_txlog_len(const cs_store *st) { return st->txlog_len; }
 uint64_t cs_store_steplog_len(const cs_store *st) { return st->steplog_len; }
 
 /* Reads or writes n elements of a 1-D dataset starting at first. */
-static herr_t slab_io(cs_store *st, hid_t dset, hid_t type, uint64_t first, uint64_t n, void *buf,
-                      bool write) {
+herr_t cs_store_slab_io(cs_store *st, hid_t dset, hid_t type, uint64_t first, uint64_t n,
+                        void *buf, bool write) {
   if (n == 0) return 0;
   hsize_t start = first, count = n;
   hid_t fs = H5Dget_space(dset);
@@ -601,7 +601,7 @@ static int move_rows(cs_store *st, const row_io *io, uint64_t first, uint64_t n,
       if (kept) memcpy(buf + i * io->bytes, row + i * io->stride, io->bytes);
       else memset(buf + i * io->bytes, 0, io->bytes);
     }
-    if (slab_io(st, io->dset, io->type, first + done, k, buf, write) < 0) {
+    if (cs_store_slab_io(st, io->dset, io->type, first + done, k, buf, write) < 0) {
       rc = cs_store_h5_error(err, CS_EIO, "%s %s rows %llu..%llu", write ? "writing" : "reading",
                              io->what, (unsigned long long)(first + done),
                              (unsigned long long)(first + done + k - 1));
@@ -698,7 +698,7 @@ static int read_log(cs_store *st, hid_t dset, hid_t type, uint64_t len, const ch
                     uint64_t offset, uint64_t n, size_t size, void *out, cs_err *err) {
   if (check_range(what, offset, n, len, err)) return err->code;
   memset(out, 0, n * size);
-  if (slab_io(st, dset, type, offset, n, out, false) < 0)
+  if (cs_store_slab_io(st, dset, type, offset, n, out, false) < 0)
     return cs_store_h5_error(err, CS_EIO, "reading %s %llu..%llu", what,
                              (unsigned long long)offset, (unsigned long long)(offset + n - 1));
   return CS_OK;
@@ -724,7 +724,7 @@ static int read_columns(cs_store *st, hid_t dset, const char *what, const cs_col
   if (check_range(what, first, n, st->rows, err)) return err->code;
   hid_t t = cs_store_type_create(cols, row_size);
   memset(out, 0, n * row_size);
-  herr_t rc = t < 0 ? -1 : slab_io(st, dset, t, first, n, out, false);
+  herr_t rc = t < 0 ? -1 : cs_store_slab_io(st, dset, t, first, n, out, false);
   hid_t why = rc < 0 ? H5Eget_current_stack() : H5I_INVALID_HID;
   if (t >= 0) H5Tclose(t);
   if (why >= 0) H5Eset_current_stack(why);
@@ -855,6 +855,13 @@ int cs_store_put_result(cs_store *st, uint64_t row, const char key[CS_STORE_KEY_
 int cs_store_put_result_steps(cs_store *st, uint64_t row, const char key[CS_STORE_KEY_LEN],
                               cs_store_result_row *res, const cs_store_txn_row *txns, uint64_t n,
                               const cs_store_step_row *steps, uint64_t nsteps, cs_err *err) {
+  return cs_store_put_row(st, row, key, res, txns, n, steps, nsteps, false, err);
+}
+
+int cs_store_put_row(cs_store *st, uint64_t row, const char key[CS_STORE_KEY_LEN],
+                     cs_store_result_row *res, const cs_store_txn_row *txns, uint64_t n,
+                     const cs_store_step_row *steps, uint64_t nsteps, bool records_written,
+                     cs_err *err) {
   if (!st->writable) return cs_err_set(err, CS_EINTERNAL, "writing a row of a read-only store");
   if (check_range("/results row", row, 1, st->rows, err) ||
       check_range("/txlog slice", res->txlog_offset, n, st->txlog_len, err) ||
@@ -876,12 +883,13 @@ int cs_store_put_result_steps(cs_store *st, uint64_t row, const char key[CS_STOR
   } else if ((n && st->txlog < 0) || (nsteps && st->steplog < 0)) {
     return cs_err_set(err, CS_EINTERNAL, "a parallel store writes the log through its spool");
   }
-  if (n && slab_io(st, st->txlog, st->t_txn, res->txlog_offset, n, (void *)txns, true) < 0)
+  if (n && !records_written &&
+      cs_store_slab_io(st, st->txlog, st->t_txn, res->txlog_offset, n, (void *)txns, true) < 0)
     return cs_store_h5_error(err, CS_EIO, "writing /txlog records %llu..%llu",
                              (unsigned long long)res->txlog_offset,
                              (unsigned long long)(res->txlog_offset + n));
-  if (nsteps &&
-      slab_io(st, st->steplog, st->t_step, res->steplog_offset, nsteps, (void *)steps, true) < 0)
+  if (nsteps && cs_store_slab_io(st, st->steplog, st->t_step, res->steplog_offset, nsteps,
+                                 (void *)steps, true) < 0)
     return cs_store_h5_error(err, CS_EIO, "writing /steplog summaries %llu..%llu",
                              (unsigned long long)res->steplog_offset,
                              (unsigned long long)(res->steplog_offset + nsteps));

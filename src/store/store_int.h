@@ -52,6 +52,16 @@ int cs_store_compress(const unsigned char *src, size_t n, cs_store_buf *z, size_
                       size_t *len);
 bool cs_store_decompress(const unsigned char *src, size_t n, unsigned char *dst, size_t cap);
 
+/* cs_store_put_result_steps, but with records_written the caller has written the records into
+ * /txlog itself (the merge's whole chunks): only their checksum is taken from txns. */
+int cs_store_put_row(cs_store *st, uint64_t row, const char key[CS_STORE_KEY_LEN],
+                     cs_store_result_row *res, const cs_store_txn_row *txns, uint64_t n,
+                     const cs_store_step_row *steps, uint64_t nsteps, bool records_written,
+                     cs_err *err);
+/* Rows [first, first + n) of dset read into or written from buf (memory type `type`). */
+herr_t cs_store_slab_io(cs_store *st, hid_t dset, hid_t type, uint64_t first, uint64_t n,
+                        void *buf, bool write);
+
 struct cs_store {
   hid_t file;
   hid_t jobs, results, txlog; /* jobs is H5I_INVALID_HID in a parallel store */

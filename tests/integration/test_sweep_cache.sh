@@ -43,6 +43,9 @@ grep -q "transaction log: .* records to write" dry.txt
 timeout 600 "$CS_BIN" sweep big3.json --out cache.h5 --quiet | tee run3.txt
 expect run3.txt "ran 4 (0 failed) .*cached 8" cache.h5
 $PY "$HERE/sweep_check.py" counts cache.h5 12 0 0
+# the new records went into the partly filled last chunk of /txlog, merged with the old ones
+"$CS_BIN" show cache.h5 --verify | grep -q "12 done, 0 failed, 0 pending, 0 corrupt"
+for row in 0 1 2 3 4 5 6 7; do "$CS_BIN" export cache.h5 --job $row --jsonl; done | cmp - before.jsonl
 
 # a different sweep into the same file: shared jobs reused, new ones appended
 $PY "$HERE/sweep_make.py" "$DEMO" other.json other-sweep dcin \
