@@ -155,10 +155,6 @@ int cs_sweep_plan_changes(const cs_sweep *sw, const cs_sweep_plan *plan);
 int cs_sweep_plan_apply_rows(const cs_sweep *sw, cs_store *st, const cs_sweep_plan *plan,
                              cs_err *err);
 
-/* Runs one item and writes its row (and slices, as item->detail says: records and per-step
- * summaries for full, summaries for steps).  A job error is a `failed` row, not an error
- * return; the return is non-zero only when the row could not be written. *failed tells which. */
-struct cs_job_shared;
 /* The rows of one job's log, kept from job to job of a rank: a fresh block of a large job's
  * records (up to 100 MB) costs a page fault per 4 KiB. */
 typedef struct cs_sweep_logbuf {
@@ -169,6 +165,10 @@ typedef struct cs_sweep_logbuf {
 } cs_sweep_logbuf;
 void cs_sweep_logbuf_free(cs_sweep_logbuf *b); /* leaves it empty, ready for use */
 
+/* Runs one item and writes its row (and slices, as item->detail says: records and per-step
+ * summaries for full, summaries for steps).  A job error is a `failed` row, not an error
+ * return; the return is non-zero only when the row could not be written. *failed tells which. */
+struct cs_job_shared;
 /* shared: state the engines keep across this rank's jobs (cs_job_shared_new; may be NULL).
  * logbuf: the rows kept from job to job (NULL: allocated for this job alone).
  * results_only writes no log whatever item->detail says. */

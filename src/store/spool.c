@@ -394,7 +394,8 @@ static int unpack_rows(int fd, off_t at, uint64_t zlen, uint64_t n, size_t size,
 /* The merge writes /txlog in order.  A chunk that the merge fills completely (no record left
  * from before, none missing) is shuffled and deflated here and written as it is stored
  * (H5Dwrite_chunk): the same bytes as HDF5's shuffle and deflate filters would store, without
- * HDF5's byte-by-byte shuffle (a third of the merge's time on the C2 study) and its chunk cache.
+ * HDF5's byte-by-byte shuffle (over a quarter of the merge's time on the C2 study) and its chunk
+ * cache.
  * Any other chunk goes through H5Dwrite piece by piece, which merges it with what is there. */
 typedef struct chunk_writer {
   bool direct;          /* the pipeline is exactly shuffle + deflate, the type the row struct */
@@ -403,8 +404,7 @@ typedef struct chunk_writer {
   uint64_t chunk;       /* the chunk being gathered; UINT64_MAX: none */
   uint64_t end;         /* records [chunk * len, end) given so far, in order */
   bool gap;             /* a record of the chunk was skipped or given twice */
-  cs_store_buf recs;    /* the chunk's records, then its shuffle and its deflate */
-  cs_store_buf plane, z;
+  cs_store_buf recs, plane, z; /* the chunk's records, their shuffle, its deflate */
   struct piece {        /* the pieces given, for the piecewise write */
     uint64_t first, n;
   } *pieces;

@@ -76,7 +76,7 @@ struct cs_store {
   char stage_path[4096], final_path[4096];
   /* the log spool of a parallel store (cs_store_spool_log): its file, -1 when not spooling */
   int spool_fd;
-  cs_store_buf spool_plane, spool_z; /* an entry transposed, then deflated */
+  cs_store_buf spool_plane, spool_z; /* an entry transposed, then compressed */
   /* result rows held back for one write (cs_store_batch_rows); none when batch_cap is 0 */
   size_t batch_cap, batch_n;
   cs_store_result_row *batch;

@@ -12,15 +12,13 @@
 #include "commsweep/job.h"
 #include "commsweep/sweep.h"
 
-/* Makes room for n rows of `size` bytes in *rows (capacity *cap, kept when large enough). */
-static bool room_for(void **rows, uint64_t *cap, uint64_t n, size_t size) {
-  if (n <= *cap) return true;
-  if (n > SIZE_MAX / size) return false;
-  void *grown = realloc(*rows, (size_t)n * size);
-  if (!grown) return false;
-  *rows = grown;
-  *cap = n;
-  return true;
+/* rows (room for *cap rows of `size` bytes) with room for n: itself when large enough, else
+ * grown (*cap updated); NULL when out of memory, rows unchanged then. */
+static void *room_for(void *rows, uint64_t *cap, uint64_t n, size_t size) {
+  if (n <= *cap) return rows;
+  void *grown = n > SIZE_MAX / size ? NULL : realloc(rows, (size_t)n * size);
+  if (grown) *cap = n;
+  return grown;
 }
 
 void cs_sweep_logbuf_free(cs_sweep_logbuf *b) {
@@ -64,10 +62,10 @@ int cs_sweep_execute(cs_store *st, cs_job_shared *shared, cs_sweep_logbuf *logbu
                     out.num_steps, (unsigned long long)item->steplog_count);
   /* the rows copy each summary and record byte for byte: the log checksums cover all of them */
   if (!rc && summaries && item->steplog_count) {
-    if (!room_for((void **)&lb->steps, &lb->steps_cap, item->steplog_count, sizeof *steps))
-      rc = cs_err_set(&jerr, CS_ENOMEM, "%llu step summaries: out of memory",
-                      (unsigned long long)item->steplog_count);
-    steps = rc ? NULL : lb->steps;
+    steps = room_for(lb->steps, &lb->steps_cap, item->steplog_count, sizeof *steps);
+    if (steps) lb->steps = steps;
+    else rc = cs_err_set(&jerr, CS_ENOMEM, "%llu step summaries: out of memory",
+                         (unsigned long long)item->steplog_count);
     for (uint64_t t = 0; steps && t < item->steplog_count; t++) {
       steps[t].job = item->row;
       memcpy(&steps[t].sum, &out.steps[t], sizeof steps[t].sum);
@@ -75,10 +73,10 @@ int cs_sweep_execute(cs_store *st, cs_job_shared *shared, cs_sweep_logbuf *logbu
     nsteps = steps ? item->steplog_count : 0;
   }
   if (!rc && full && out.num_records) {
-    if (!room_for((void **)&lb->txns, &lb->txns_cap, out.num_records, sizeof *txns))
-      rc = cs_err_set(&jerr, CS_ENOMEM, "%llu transaction records: out of memory",
-                      (unsigned long long)out.num_records);
-    txns = rc ? NULL : lb->txns;
+    txns = room_for(lb->txns, &lb->txns_cap, out.num_records, sizeof *txns);
+    if (txns) lb->txns = txns;
+    else rc = cs_err_set(&jerr, CS_ENOMEM, "%llu transaction records: out of memory",
+                         (unsigned long long)out.num_records);
     for (uint64_t i = 0; txns && i < out.num_records; i++) {
       txns[i].job = item->row;
       memcpy(&txns[i].rec, &out.records[i], sizeof txns[i].rec);
