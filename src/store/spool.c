@@ -20,7 +20,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 #include <lz4frame.h>
-#include <zlib.h>
+#include <libdeflate.h>
 
 #include "store_int.h"
 
@@ -393,13 +393,14 @@ static int unpack_rows(int fd, off_t at, uint64_t zlen, uint64_t n, size_t size,
 
 /* The merge writes /txlog in order.  A chunk that the merge fills completely (no record left
  * from before, none missing) is shuffled and deflated here and written as it is stored
- * (H5Dwrite_chunk): the same bytes as HDF5's shuffle and deflate filters would store, without
- * HDF5's byte-by-byte shuffle (over a quarter of the merge's time on the C2 study) and its chunk
- * cache.
+ * (H5Dwrite_chunk): what HDF5's shuffle and deflate filters would store (a zlib stream of the
+ * shuffled bytes, at the dataset's level), without HDF5's byte-by-byte shuffle (over a quarter of
+ * the merge's time on the C2 study) and its chunk cache.  libdeflate makes the stream: about twice
+ * as fast as zlib at the same level on these records, and as tight; any zlib inflates it.
  * Any other chunk goes through H5Dwrite piece by piece, which merges it with what is there. */
 typedef struct chunk_writer {
   bool direct;          /* the pipeline is exactly shuffle + deflate, the type the row struct */
-  unsigned level;       /* its deflate level */
+  struct libdeflate_compressor *zc; /* at the dataset's deflate level */
   uint64_t len;         /* records per chunk */
   uint64_t chunk;       /* the chunk being gathered; UINT64_MAX: none */
   uint64_t end;         /* records [chunk * len, end) given so far, in order */
@@ -437,7 +438,8 @@ static void chunk_writer_init(cs_store *st, chunk_writer *w) {
               ncd == 1 && H5Tequal(ftype, st->t_txn) > 0 &&
               H5Tget_size(ftype) == sizeof(cs_store_txn_row) && fill_is_zero(dcpl, st->t_txn);
   w->len = dim;
-  w->level = w->direct ? cd[0] : 0;
+  if (w->direct) w->zc = libdeflate_alloc_compressor((int)cd[0]); /* levels 0-9 are libdeflate's too */
+  w->direct = w->zc != NULL;
   if (dcpl >= 0) H5Pclose(dcpl);
   if (ftype >= 0) H5Tclose(ftype);
 }
@@ -447,6 +449,7 @@ static void chunk_writer_free(chunk_writer *w) {
   free(w->plane.p);
   free(w->z.p);
   free(w->pieces);
+  libdeflate_free_compressor(w->zc);
 }
 
 /* Writes the chunk gathered: whole and deflated here when the merge gave all its records,
@@ -459,15 +462,15 @@ static int chunk_flush(cs_store *st, chunk_writer *w, cs_err *err) {
   int rc = CS_OK;
   if (!w->gap && w->end == first + in_file) {
     size_t raw = w->len * sizeof *recs;
-    uLongf zlen = compressBound(raw);
+    size_t zlen = libdeflate_zlib_compress_bound(w->zc, raw);
     /* records past the dataset's end hold the fill value, zeros, as HDF5 stores them */
     memset(recs + in_file, 0, (w->len - in_file) * sizeof *recs);
     if (!cs_store_buf_grow(&w->plane, raw) || !cs_store_buf_grow(&w->z, zlen))
       rc = cs_err_set(err, CS_ENOMEM, "merging the log spools: out of memory");
     if (!rc) {
       cs_store_shuffle(w->recs.p, w->plane.p, w->len, sizeof *recs, false);
-      if (compress2(w->z.p, &zlen, w->plane.p, raw, (int)w->level) != Z_OK)
-        rc = cs_err_set(err, CS_ENOMEM, "merging the log spools: deflate failed");
+      zlen = libdeflate_zlib_compress(w->zc, w->plane.p, raw, w->z.p, zlen);
+      if (!zlen) rc = cs_err_set(err, CS_EINTERNAL, "merging the log spools: deflate failed");
     }
     hsize_t at = first;
     if (!rc && H5Dwrite_chunk(st->txlog, H5P_DEFAULT, 0, &at, zlen, w->z.p) < 0)
