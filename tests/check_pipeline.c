@@ -154,7 +154,9 @@ END_TEST
 
 /* Shared state across the jobs of one process (the dcin engine's recorded steps) saves time and
  * nothing else: an AllReduce, then an AllGather and an AllReduce of the same size and
- * configuration run with one cs_job_shared give the same bytes as each run alone. */
+ * configuration run with one cs_job_shared give the same bytes as each run alone.  Their records
+ * are lent from the shared state (CS_JOB_LEND_RECORDS): the AllGather's fill the first half of
+ * the buffer the AllReduce's filled, and must show nothing of them. */
 START_TEST(shared_state_should_not_change_results) {
   const int parts[] = {0, 5, 22, 35};
   const cs_primitive prims[] = {CS_PRIM_ALLREDUCE, CS_PRIM_ALLGATHER, CS_PRIM_ALLREDUCE};
@@ -166,7 +168,10 @@ START_TEST(shared_state_should_not_change_results) {
     cs_job_output alone, shared;
     cs_err err;
     ck_assert_msg(cs_job_run(&job, true, &alone, &err) == CS_OK, "%s", err.msg);
-    ck_assert_msg(cs_job_run_shared(sh, &job, true, &shared, &err) == CS_OK, "%s", err.msg);
+    ck_assert_msg(cs_job_run_keeping(sh, &job, CS_JOB_KEEP_RECORDS | CS_JOB_LEND_RECORDS, &shared,
+                                     &err) == CS_OK,
+                  "%s", err.msg);
+    ck_assert(shared.records_lent && !alone.records_lent);
     ck_assert_uint_eq(alone.num_records, shared.num_records);
     ck_assert(memcmp(alone.records, shared.records, alone.num_records * sizeof *alone.records) == 0);
     alone.result.wall_time_s = shared.result.wall_time_s = 0;

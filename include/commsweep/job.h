@@ -8,15 +8,19 @@
 
 typedef struct cs_job_output {
   cs_result result;
-  cs_txn_record *records; /* num_records entries, owned; NULL when not kept */
+  cs_txn_record *records; /* num_records entries, owned unless lent; NULL when not kept */
   uint64_t num_records;
+  bool records_lent;      /* records belong to the shared state (CS_JOB_LEND_RECORDS) */
   cs_step_summary *steps; /* num_steps per-step summaries, owned; NULL when not asked for */
   uint32_t num_steps;
 } cs_job_output;
 
 /* What a run keeps besides its result (cs_job_run_keeping): every transaction record, the
- * per-step summaries, both or neither.  Without the records a job holds one step's at a time. */
-enum { CS_JOB_KEEP_RECORDS = 1, CS_JOB_KEEP_STEPS = 2 };
+ * per-step summaries, both or neither.  Without the records a job holds one step's at a time.
+ * CS_JOB_LEND_RECORDS with CS_JOB_KEEP_RECORDS and shared state: the records are written into a
+ * buffer the shared state keeps from job to job (no fresh, zeroed block per job) and stay valid
+ * until the next run on that state. */
+enum { CS_JOB_KEEP_RECORDS = 1, CS_JOB_KEEP_STEPS = 2, CS_JOB_LEND_RECORDS = 4 };
 
 /* The checks a job must pass before it runs: an engine that exists, the generic constraints of
  * validate.h, a positive deadlock guard, then the engine's own validation (C1-C3 for the

@@ -21,7 +21,7 @@ static double seconds_now(void) {
 
 void cs_job_output_free(cs_job_output *out) {
   if (!out) return;
-  free(out->records);
+  if (!out->records_lent) free(out->records);
   free(out->steps);
   memset(out, 0, sizeof *out);
 }
@@ -86,11 +86,12 @@ static void *shared_of(cs_job_shared *sh, const cs_engine_ops *ops) {
   return NULL;
 }
 
-/* Room for n records: the shared buffer when the records are not kept, else their own zeroed
- * allocation; NULL when out of memory. */
-static cs_txn_record *records_for(cs_job_shared *sh, bool keep_records, uint64_t n) {
+/* Room for n records: the shared buffer when the records are not kept or are lent, else their
+ * own zeroed allocation; NULL when out of memory.  The driver writes every record of the buffer
+ * whole (cs_engine_record_begin), so what it held before never shows. */
+static cs_txn_record *records_for(cs_job_shared *sh, bool own, uint64_t n) {
   if (!n) n = 1;
-  if (!sh || keep_records) return cs_big_calloc(n, sizeof(cs_txn_record));
+  if (own) return cs_big_calloc(n, sizeof(cs_txn_record));
   if (n > sh->cap_records) {
     cs_txn_record *grown = cs_big_realloc(sh->records, n * sizeof *grown);
     if (!grown) return NULL;
@@ -169,9 +170,9 @@ int cs_job_run_keeping(cs_job_shared *sh, const cs_job *job, unsigned keep, cs_j
   cs_plan plan;
   if ((rc = cs_expand(job, &plan, err))) return context(job, err);
   bool keep_records = keep & CS_JOB_KEEP_RECORDS;
+  bool own_records = !sh || (keep_records && !(keep & CS_JOB_LEND_RECORDS));
   cs_txn_record *records =
-      records_for(sh, keep_records, keep_records ? plan.num_txns : cs_drive_widest_step(&plan));
-  bool own_records = !sh || keep_records;
+      records_for(sh, own_records, keep_records ? plan.num_txns : cs_drive_widest_step(&plan));
   cs_step_summary *steps =
       keep & CS_JOB_KEEP_STEPS ? calloc(plan.num_steps ? plan.num_steps : 1, sizeof *steps) : NULL;
   if (!records || (keep & CS_JOB_KEEP_STEPS && !steps)) {
@@ -195,6 +196,7 @@ int cs_job_run_keeping(cs_job_shared *sh, const cs_job *job, unsigned keep, cs_j
     out->num_records = plan.num_txns;
     if (keep_records) {
       out->records = records;
+      out->records_lent = !own_records;
       records = NULL;
     }
     out->steps = steps;

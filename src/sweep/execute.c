@@ -45,7 +45,9 @@ int cs_sweep_execute(cs_store *st, cs_job_shared *shared, cs_sweep_logbuf *logbu
   cs_store_txn_row *txns = NULL;
   cs_store_step_row *steps = NULL;
   uint64_t n = 0, nsteps = 0;
-  unsigned keep = (full ? CS_JOB_KEEP_RECORDS : 0) | (summaries ? CS_JOB_KEEP_STEPS : 0);
+  /* the records are copied into rows below, so the job may write them into shared memory */
+  unsigned keep = (full ? CS_JOB_KEEP_RECORDS | CS_JOB_LEND_RECORDS : 0) |
+                  (summaries ? CS_JOB_KEEP_STEPS : 0);
   int rc = cs_job_run_keeping(shared, job, keep, &out, &jerr);
   /* Test hook: COMMSWEEP_TEST_ENOMEM_ROW=N fails row N as if memory ran out. */
   const char *hook = getenv("COMMSWEEP_TEST_ENOMEM_ROW");
