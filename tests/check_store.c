@@ -431,7 +431,7 @@ END_TEST
 
 /* The spool's codec round trips incompressible bytes (its bound must hold them) and runs of
  * zeros, appended after bytes already in the buffer, which stay; a cut, short or padded frame
- * fails. */
+ * fails; the decoder, kept from frame to frame, decodes whole frames again after failures. */
 START_TEST(spool_codec_round_trips_and_rejects_damage) {
   const size_t len = (9 << 20) + 5; /* more than two 4 MiB blocks */
   unsigned char *noise = malloc(len), *zeros = calloc(1, len), *out = malloc(len);
@@ -443,15 +443,23 @@ START_TEST(spool_codec_round_trips_and_rejects_damage) {
   ck_assert_int_eq(cs_store_compress(zeros, len, &z, zn, &zz), CS_OK);
   ck_assert_uint_lt(zz, len / 100);
   const unsigned char *zp = z.p;
-  ck_assert(cs_store_decompress(zp, zn, out, len));
+  struct LZ4F_dctx_s *dctx = NULL;
+  ck_assert(cs_store_decompress(&dctx, zp, zn, out, len));
   ck_assert_mem_eq(out, noise, len);
   memset(out, 1, len);
-  ck_assert(cs_store_decompress(zp + zn, zz, out, len));
+  ck_assert(cs_store_decompress(&dctx, zp + zn, zz, out, len));
   ck_assert_mem_eq(out, zeros, len);
-  ck_assert(!cs_store_decompress(zp + zn, zz - 1, out, len)); /* cut */
-  ck_assert(!cs_store_decompress(zp + zn, zz, out, len - 1)); /* longer than said */
-  ck_assert(!cs_store_decompress(zp, zn + zz, out, len));     /* trailing bytes */
-  ck_assert(!cs_store_decompress(zp + 1, zn - 1, out, len));  /* no frame */
+  ck_assert(!cs_store_decompress(&dctx, zp + zn, zz - 1, out, len)); /* cut */
+  ck_assert(!cs_store_decompress(&dctx, zp + zn, zz, out, len - 1)); /* longer than said */
+  ck_assert(!cs_store_decompress(&dctx, zp, zn + zz, out, len));     /* trailing bytes */
+  ck_assert(!cs_store_decompress(&dctx, zp + 1, zn - 1, out, len));  /* no frame */
+  ck_assert(!cs_store_decompress(&dctx, zp, zn / 2, out, len));      /* cut mid-block */
+  memset(out, 1, len);
+  ck_assert(cs_store_decompress(&dctx, zp + zn, zz, out, len));
+  ck_assert_mem_eq(out, zeros, len);
+  ck_assert(cs_store_decompress(&dctx, zp, zn, out, len));
+  ck_assert_mem_eq(out, noise, len);
+  cs_store_decompress_end(dctx);
   free(z.p);
   free(noise);
   free(zeros);

@@ -273,16 +273,17 @@ int cs_store_flush_rows(cs_store *st, uint64_t *lost, cs_err *err);
 /* /txlog is compressed (shuffle + deflate), and HDF5 1.10 writes filtered data only collectively
  * and changes the chunk index with every chunk written: no raw in-place write, so ranks do not
  * write it while jobs run.  After cs_store_spool_log, cs_store_put_result on a parallel store
- * appends the row with its records (compressed) to the rank's spool, "<path>.spool.<rank>", an
- * append-only file, then writes the row itself without its log (txlog_detail none, as a
- * results-only row).  cs_store_spool_merge, in a structural step, writes the spooled slices and
+ * appends the row with its records (compressed; the /txlog chunks its slice fills whole already
+ * as /txlog stores them) to the rank's spool, "<path>.spool.<rank>", an append-only file, then
+ * writes the row itself without its log (txlog_detail none, as a results-only row).  cs_store_spool_merge, in a structural step, writes the spooled slices and
  * rows into the file.  A spool entry cut short by a kill fails its checksums and is dropped. */
 int cs_store_spool_log(cs_store *st, int rank, cs_err *err);
 /* True when spool files of `path` exist (a sweep wrote them and has not merged them yet). */
 bool cs_store_spool_exists(const char *path);
 /* Merges every spool of `path` into st (a writable serial store of that file, normally
  * CS_STORE_STAGE): each entry whose checksums hold, whose key is its row's /jobs key and whose
- * slice is its row's reserved slice, in /txlog order.  *merged and *dropped count the entries. */
+ * slice is its row's reserved slice, in /txlog order (one whose whole chunks were made for
+ * another chunk length or pipeline is dropped).  *merged and *dropped count the entries. */
 int cs_store_spool_merge(cs_store *st, const char *path, uint64_t *merged, uint64_t *dropped,
                          cs_err *err);
 /* Removes the spool files of `path`. */

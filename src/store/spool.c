@@ -2,12 +2,19 @@
  * records to its own file, "<path>.spool.<rank>"; a structural step merges the spools into the
  * compressed /txlog (store.h has why).
  *
- * An entry is a head (magic, row, record and summary counts, compressed sizes, key), the
- * finished result row (checksums filled in), the records and then the per-step summaries, each
- * byte-transposed (byte k of every record together, as HDF5's shuffle filter does) and
- * compressed as an LZ4 frame.  Entries are written whole at the spool's known end
- * and a failed write is cut off again, so only a kill can leave a torn entry, and only the last
- * one: its checksums (row and slice, the same that protect the file) reject it.
+ * An entry is a head (magic, row, counts and sizes of its parts, key), the finished result row
+ * (checksums filled in), then the job's records in three parts: those before the first /txlog
+ * chunk the job's slice fills whole, those whole chunks, and those after the last one; then the
+ * per-step summaries.  Records and summaries outside whole chunks are byte-transposed (byte k of
+ * every record together, as HDF5's shuffle filter does) and compressed as an LZ4 frame; a whole
+ * chunk is stored as /txlog stores it (shuffled and deflated at the dataset's level), so the
+ * merge writes it as it is and the deflating is done by the ranks that ran the jobs.  A job
+ * whose slice fills no chunk, or a file whose /txlog filters are not exactly shuffle and deflate,
+ * has all its records in the first part.
+ * Entries are written whole at the spool's known end and a failed write is cut off again, so
+ * only a kill can leave a torn entry, and only the last one: its checksums reject it (the row's
+ * and the slice's, the same that protect the file; a job with whole chunks has one over its
+ * parts instead of the slice's, which the merge cannot see whole).
  */
 #define _GNU_SOURCE /* pwritev */
 #include <dirent.h>
@@ -24,18 +31,40 @@
 
 #include "store_int.h"
 
-#define SPOOL_MAGIC "CSSPOOL4"
+#define SPOOL_MAGIC "CSSPOOL5"
 #define MERGE_ROW_BATCH 256
 
 typedef struct spool_head {
   char magic[8];
   uint64_t row;
-  uint64_t n;    /* records */
-  uint64_t zlen; /* bytes of compressed records after the result row */
-  uint64_t nsteps; /* per-step summaries */
-  uint64_t zsteps; /* bytes of compressed summaries after the records */
+  uint64_t n;         /* records */
+  uint64_t nfirst;    /* of them before the whole chunks (all n when there are none) */
+  uint64_t zfirst;    /* bytes of those, compressed, after the result row */
+  uint64_t nchunks;   /* whole /txlog chunks, each as its length (8 bytes) and its bytes */
+  uint64_t zchunks;   /* bytes of them all */
+  uint64_t chunk_len; /* records per chunk they were made for */
+  uint64_t zlast;     /* bytes of the records after the whole chunks, compressed */
+  uint64_t nsteps;    /* per-step summaries */
+  uint64_t zsteps;    /* bytes of them, compressed, last */
+  uint64_t parts_sum; /* with whole chunks: xxh64 over the parts (parts_checksum) */
   char key[CS_STORE_KEY_LEN];
 } spool_head;
+
+/* What protects the records of an entry with whole chunks: xxh64 over the records before them
+ * (seeded by the row), then each chunk's stored bytes, then the records after them, each hash
+ * seeding the next.  z holds the chunks as the entry stores them. */
+static uint64_t parts_checksum(uint64_t row, const cs_store_txn_row *first, uint64_t nfirst,
+                               const unsigned char *z, uint64_t nchunks,
+                               const cs_store_txn_row *last, uint64_t nlast) {
+  uint64_t h = cs_store_xxh64(first, nfirst * sizeof *first, row);
+  for (uint64_t c = 0; c < nchunks; c++) {
+    uint64_t len;
+    memcpy(&len, z, sizeof len);
+    h = cs_store_xxh64(z + sizeof len, len, h);
+    z += sizeof len + len;
+  }
+  return cs_store_xxh64(last, nlast * sizeof *last, h);
+}
 
 /* ---- naming ---------------------------------------------------------------------------- */
 
@@ -99,6 +128,9 @@ int cs_store_spool_log(cs_store *st, int rank, cs_err *err) {
   st->spool_fd = open(file, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
   if (st->spool_fd < 0)
     return cs_err_set(err, CS_EIO, "cannot create the log spool '%s': %s", file, strerror(errno));
+  /* without a compressor (out of memory) every record goes the LZ4 way */
+  if (st->txlog_chunk_len && !(st->spool_zc = libdeflate_alloc_compressor((int)st->txlog_level)))
+    st->txlog_chunk_len = 0;
   return CS_OK;
 }
 
@@ -199,20 +231,27 @@ int cs_store_compress(const unsigned char *src, size_t n, cs_store_buf *z, size_
   return CS_OK;
 }
 
-bool cs_store_decompress(const unsigned char *src, size_t n, unsigned char *dst, size_t cap) {
-  LZ4F_dctx *dctx = NULL;
-  if (LZ4F_isError(LZ4F_createDecompressionContext(&dctx, LZ4F_VERSION))) return false;
+bool cs_store_decompress(struct LZ4F_dctx_s **ctx, const unsigned char *src, size_t n,
+                         unsigned char *dst, size_t cap) {
+  if (!*ctx && LZ4F_isError(LZ4F_createDecompressionContext(ctx, LZ4F_VERSION))) return false;
+  LZ4F_dctx *dctx = *ctx;
+  LZ4F_resetDecompressionContext(dctx); /* after a frame that ended early */
+  /* dst is one block of memory: the decoder may refer back into it instead of keeping a copy */
+  LZ4F_decompressOptions_t opts = {.stableDst = 1};
   size_t in = 0, out = 0, hint = 1;
   /* hint 0: the frame ended; a call that takes and gives nothing would never end */
   while (hint && in < n) {
     size_t in_part = n - in, out_part = cap - out;
-    hint = LZ4F_decompress(dctx, dst + out, &out_part, src + in, &in_part, NULL);
+    hint = LZ4F_decompress(dctx, dst + out, &out_part, src + in, &in_part, &opts);
     if (LZ4F_isError(hint) || (!in_part && !out_part)) break;
     in += in_part;
     out += out_part;
   }
-  LZ4F_freeDecompressionContext(dctx);
   return hint == 0 && in == n && out == cap;
+}
+
+void cs_store_decompress_end(struct LZ4F_dctx_s *ctx) {
+  if (ctx) LZ4F_freeDecompressionContext(ctx);
 }
 
 /* n rows of `size` bytes, transposed (into plane) and compressed into z from byte `at` on, *zlen
@@ -231,23 +270,71 @@ nomem:
                     (unsigned long long)n, size);
 }
 
+/* The records [0, n) of a job whose slice starts at /txlog[off]: the whole chunks among them,
+ * [*c0, *c0 + *nchunks), and how many come before them (*nfirst; all n when there are none). */
+static void whole_chunks(uint64_t off, uint64_t n, uint64_t len, uint64_t *c0, uint64_t *nchunks,
+                         uint64_t *nfirst) {
+  uint64_t first = len ? (off + len - 1) / len : 0, end = len ? (off + n) / len : 0;
+  *c0 = first;
+  *nchunks = end > first ? end - first : 0;
+  *nfirst = *nchunks ? first * len - off : n;
+}
+
+/* The chunk of len records at rows, shuffled and deflated as /txlog stores it, appended to z at
+ * *at after its length (8 bytes); *at moves past it. */
+static int pack_chunk(cs_store *st, const cs_store_txn_row *rows, size_t *at, cs_err *err) {
+  size_t raw = (size_t)st->txlog_chunk_len * sizeof *rows;
+  size_t bound = libdeflate_zlib_compress_bound(st->spool_zc, raw);
+  uint64_t len = 0;
+  if (!cs_store_buf_grow(&st->spool_plane, raw) ||
+      !cs_store_buf_grow(&st->spool_z, *at + sizeof len + bound))
+    return cs_err_set(err, CS_ENOMEM, "spooling a /txlog chunk: out of memory");
+  unsigned char *z = (unsigned char *)st->spool_z.p + *at;
+  cs_store_shuffle((const unsigned char *)rows, st->spool_plane.p, st->txlog_chunk_len,
+                   sizeof *rows, false);
+  len = libdeflate_zlib_compress(st->spool_zc, st->spool_plane.p, raw, z + sizeof len, bound);
+  if (!len) return cs_err_set(err, CS_EINTERNAL, "spooling a /txlog chunk: deflate failed");
+  memcpy(z, &len, sizeof len);
+  *at += sizeof len + len;
+  return CS_OK;
+}
+
 int cs_store_spool_put(cs_store *st, uint64_t row, const char key[CS_STORE_KEY_LEN],
                        const cs_store_result_row *res, const cs_store_txn_row *txns, uint64_t n,
                        const cs_store_step_row *steps, uint64_t nsteps, cs_err *err) {
-  size_t zlen = 0, zslen = 0;
-  int rc = pack_rows(txns, n, sizeof *txns, &st->spool_plane, &st->spool_z, 0, &zlen, err);
-  if (!rc)
-    rc = pack_rows(steps, nsteps, sizeof *steps, &st->spool_plane, &st->spool_z, zlen, &zslen,
-                      err);
   spool_head head;
   memset(&head, 0, sizeof head);
+  uint64_t c0;
+  whole_chunks(res->txlog_offset, n, st->txlog_chunk_len, &c0, &head.nchunks, &head.nfirst);
+  uint64_t nlast = n - head.nfirst - head.nchunks * st->txlog_chunk_len;
+  const cs_store_txn_row *last = nlast ? txns + (n - nlast) : txns;
+  size_t zfirst = 0, zat, zlast = 0, zslen = 0;
+  int rc = pack_rows(txns, head.nfirst, sizeof *txns, &st->spool_plane, &st->spool_z, 0, &zfirst,
+                     err);
+  zat = zfirst;
+  for (uint64_t c = 0; c < head.nchunks && !rc; c++)
+    rc = pack_chunk(st, txns + head.nfirst + c * st->txlog_chunk_len, &zat, err);
+  if (!rc) rc = pack_rows(last, nlast, sizeof *txns, &st->spool_plane, &st->spool_z, zat, &zlast, err);
+  if (!rc)
+    rc = pack_rows(steps, nsteps, sizeof *steps, &st->spool_plane, &st->spool_z, zat + zlast,
+                   &zslen, err);
   memcpy(head.magic, SPOOL_MAGIC, sizeof head.magic);
   head.row = row;
   head.n = n;
-  head.zlen = zlen;
+  head.zfirst = zfirst;
+  head.zchunks = zat - zfirst;
+  if (head.nchunks) {
+    head.chunk_len = st->txlog_chunk_len;
+    if (!rc)
+      head.parts_sum = parts_checksum(row, txns, head.nfirst,
+                                      (const unsigned char *)st->spool_z.p + zfirst, head.nchunks,
+                                      last, nlast);
+  }
+  head.zlast = zlast;
   head.nsteps = nsteps;
   head.zsteps = zslen;
   memcpy(head.key, key, CS_STORE_KEY_LEN);
+  size_t zlen = zat + zlast;
   off_t at = rc ? 0 : lseek(st->spool_fd, 0, SEEK_END);
   struct iovec iov[3] = {
       {&head, sizeof head}, {(void *)res, sizeof *res}, {st->spool_z.p, zlen + zslen}};
@@ -317,6 +404,16 @@ static bool read_at(int fd, void *buf, size_t len, off_t at) {
   return true;
 }
 
+/* Whether the parts of an entry fit in the `room` bytes after its result row. */
+static bool body_fits(const spool_head *h, uint64_t room) {
+  const uint64_t part[] = {h->zfirst, h->zchunks, h->zlast, h->zsteps};
+  for (size_t i = 0; i < sizeof part / sizeof part[0]; i++) {
+    if (part[i] > room) return false;
+    room -= part[i];
+  }
+  return true;
+}
+
 /* Indexes the entries of one spool file; a torn tail ends it. */
 static void scan_one(const char *file, void *vctx) {
   merge_ctx *c = vctx;
@@ -349,8 +446,7 @@ static void scan_one(const char *file, void *vctx) {
     if (size - at < fixed || !read_at(fd, &head, sizeof head, at) ||
         memcmp(head.magic, SPOOL_MAGIC, sizeof head.magic) != 0 ||
         !read_at(fd, &res, sizeof res, at + (off_t)sizeof head) ||
-        head.zlen > (uint64_t)(size - at - fixed) ||
-        head.zsteps > (uint64_t)(size - at - fixed) - head.zlen) {
+        !body_fits(&head, (uint64_t)(size - at - fixed))) {
       c->torn++;
       break;
     }
@@ -365,13 +461,36 @@ static void scan_one(const char *file, void *vctx) {
       c->ecap = cap;
     }
     c->entries[c->n++] = (entry){res.txlog_offset, res.steplog_offset, head.row, c->nfds - 1, at};
-    at += fixed + (off_t)head.zlen + (off_t)head.zsteps;
+    at += fixed + (off_t)(head.zfirst + head.zchunks + head.zlast + head.zsteps);
   }
 }
 
+/* Rows of /jobs read for the merge's checks a block at a time: HDF5 allocates and clears a
+ * conversion buffer of about a megabyte for every read of a few columns, whatever the rows. */
+#define INDEX_BLOCK 4096
+
 typedef struct merge_bufs {
   cs_store_buf z, plane, recs, steps;
+  cs_store_buf chunks, last; /* an entry's whole chunks as stored, its records after them */
+  LZ4F_dctx *lz4;
+  cs_store_index_row *index; /* /jobs rows [index_first, index_first + index_n) */
+  uint64_t index_first, index_n;
 } merge_bufs;
+
+/* The index row of `row` (< st->rows); NULL when it cannot be read or memory runs out. */
+static const cs_store_index_row *index_of(cs_store *st, merge_bufs *b, uint64_t row) {
+  if (row - b->index_first >= b->index_n) {
+    b->index_n = 0;
+    if (!b->index && !(b->index = malloc(INDEX_BLOCK * sizeof *b->index))) return NULL;
+    uint64_t first = row - row % INDEX_BLOCK;
+    uint64_t n = st->rows - first < INDEX_BLOCK ? st->rows - first : INDEX_BLOCK;
+    cs_err ignore;
+    if (cs_store_read_index(st, first, n, b->index, &ignore)) return NULL;
+    b->index_first = first;
+    b->index_n = n;
+  }
+  return &b->index[row - b->index_first];
+}
 
 /* Reads zlen compressed bytes at `at` and unpacks them into n rows of `size` bytes in *out:
  * CS_OK, CS_ECORRUPT (torn or damaged) or CS_ENOMEM. */
@@ -383,7 +502,8 @@ static int unpack_rows(int fd, off_t at, uint64_t zlen, uint64_t n, size_t size,
   if (!cs_store_buf_grow(&b->z, zlen) || !cs_store_buf_grow(&b->plane, raw) ||
       !cs_store_buf_grow(out, raw))
     return CS_ENOMEM;
-  if (!read_at(fd, b->z.p, zlen, at) || !cs_store_decompress(b->z.p, zlen, b->plane.p, raw))
+  if (!read_at(fd, b->z.p, zlen, at) ||
+      !cs_store_decompress(&b->lz4, b->z.p, zlen, b->plane.p, raw))
     return CS_ECORRUPT;
   cs_store_shuffle(b->plane.p, out->p, n, size, true);
   return CS_OK;
@@ -421,27 +541,32 @@ static bool fill_is_zero(hid_t dcpl, hid_t type) {
          H5Pget_fill_value(dcpl, type, &fill) >= 0 && !memcmp(&fill, &zero, sizeof fill);
 }
 
-/* Whether /txlog stores its records as the merge can make them: chunks of one dimension, the
- * filters shuffle then deflate and nothing else, the file type the row struct's, zeros the fill. */
-static void chunk_writer_init(cs_store *st, chunk_writer *w) {
-  memset(w, 0, sizeof *w);
-  w->chunk = UINT64_MAX;
-  hid_t dcpl = H5Dget_create_plist(st->txlog), ftype = H5Dget_type(st->txlog);
+bool cs_store_txlog_direct(cs_store *st, hid_t txlog, uint64_t *len, unsigned *level) {
+  hid_t dcpl = H5Dget_create_plist(txlog), ftype = H5Dget_type(txlog);
   hsize_t dim = 0;
   unsigned flags, cd[8];
   size_t ncd = 8;
-  w->direct = dcpl >= 0 && ftype >= 0 && H5Pget_layout(dcpl) == H5D_CHUNKED &&
-              H5Pget_chunk(dcpl, 1, &dim) == 1 && dim > 0 && H5Pget_nfilters(dcpl) == 2 &&
-              H5Pget_filter2(dcpl, 0, &flags, &(size_t){0}, NULL, 0, NULL, NULL) ==
-                  H5Z_FILTER_SHUFFLE &&
-              H5Pget_filter2(dcpl, 1, &flags, &ncd, cd, 0, NULL, NULL) == H5Z_FILTER_DEFLATE &&
-              ncd == 1 && H5Tequal(ftype, st->t_txn) > 0 &&
-              H5Tget_size(ftype) == sizeof(cs_store_txn_row) && fill_is_zero(dcpl, st->t_txn);
-  w->len = dim;
-  if (w->direct) w->zc = libdeflate_alloc_compressor((int)cd[0]); /* levels 0-9 are libdeflate's too */
-  w->direct = w->zc != NULL;
+  bool direct = dcpl >= 0 && ftype >= 0 && H5Pget_layout(dcpl) == H5D_CHUNKED &&
+                H5Pget_chunk(dcpl, 1, &dim) == 1 && dim > 0 && H5Pget_nfilters(dcpl) == 2 &&
+                H5Pget_filter2(dcpl, 0, &flags, &(size_t){0}, NULL, 0, NULL, NULL) ==
+                    H5Z_FILTER_SHUFFLE &&
+                H5Pget_filter2(dcpl, 1, &flags, &ncd, cd, 0, NULL, NULL) == H5Z_FILTER_DEFLATE &&
+                ncd == 1 && cd[0] <= 9 && H5Tequal(ftype, st->t_txn) > 0 &&
+                H5Tget_size(ftype) == sizeof(cs_store_txn_row) && fill_is_zero(dcpl, st->t_txn);
+  *len = direct ? dim : 0;
+  *level = direct ? cd[0] : 0;
   if (dcpl >= 0) H5Pclose(dcpl);
   if (ftype >= 0) H5Tclose(ftype);
+  return direct;
+}
+
+static void chunk_writer_init(cs_store *st, chunk_writer *w) {
+  memset(w, 0, sizeof *w);
+  w->chunk = UINT64_MAX;
+  unsigned level;
+  w->direct = cs_store_txlog_direct(st, st->txlog, &w->len, &level);
+  if (w->direct) w->zc = libdeflate_alloc_compressor((int)level); /* 0-9 are libdeflate's too */
+  w->direct = w->zc != NULL;
 }
 
 static void chunk_writer_free(chunk_writer *w) {
@@ -523,8 +648,38 @@ static int chunk_put(cs_store *st, chunk_writer *w, uint64_t first, const cs_sto
   return CS_OK;
 }
 
-/* Reads entry e, checks it against the file and writes it: 1 written, 0 rejected (torn, or
- * not this file's), or an error code. */
+/* Writes the nchunks chunks stored at z (each its length, then its bytes) as /txlog chunks c0,
+ * c0 + 1, ..., after the chunk gathered so far. */
+static int chunks_write(cs_store *st, chunk_writer *w, uint64_t c0, const unsigned char *z,
+                        uint64_t nchunks, cs_err *err) {
+  int rc = chunk_flush(st, w, err);
+  for (uint64_t c = 0; c < nchunks && !rc; c++) {
+    uint64_t len;
+    memcpy(&len, z, sizeof len);
+    hsize_t at = (c0 + c) * w->len;
+    if (H5Dwrite_chunk(st->txlog, H5P_DEFAULT, 0, &at, len, z + sizeof len) < 0)
+      rc = cs_store_h5_error(err, CS_EIO, "writing /txlog records %llu..%llu",
+                             (unsigned long long)at, (unsigned long long)(at + w->len));
+    z += sizeof len + len;
+  }
+  return rc;
+}
+
+/* Whether the zchunks bytes at z are nchunks chunks, each its length and then that many bytes. */
+static bool chunks_well_formed(const unsigned char *z, uint64_t zchunks, uint64_t nchunks) {
+  for (uint64_t c = 0; c < nchunks; c++) {
+    uint64_t len;
+    if (zchunks < sizeof len) return false;
+    memcpy(&len, z, sizeof len);
+    if (len > zchunks - sizeof len) return false;
+    z += sizeof len + len;
+    zchunks -= sizeof len + len;
+  }
+  return zchunks == 0;
+}
+
+/* Reads entry e, checks it against the file and writes it: 1 written, 0 rejected (torn, not
+ * this file's, or made for another /txlog layout), or an error code. */
 static int merge_entry(cs_store *st, int fd, const entry *e, merge_bufs *b, chunk_writer *w,
                        cs_err *err) {
   spool_head head;
@@ -532,33 +687,59 @@ static int merge_entry(cs_store *st, int fd, const entry *e, merge_bufs *b, chun
   if (!read_at(fd, &head, sizeof head, e->at) ||
       !read_at(fd, &res, sizeof res, e->at + (off_t)sizeof head))
     return 0;
-  uint64_t n = head.n, ns = head.nsteps, row = head.row;
+  uint64_t n = head.n, ns = head.nsteps, row = head.row, nch = head.nchunks;
   if (row >= st->rows || n != res.txlog_count || res.txlog_offset > st->txlog_len ||
       n > st->txlog_len - res.txlog_offset || ns != res.steplog_count ||
       res.steplog_offset > st->steplog_len || ns > st->steplog_len - res.steplog_offset)
     return 0;
+  uint64_t c0 = 0, nch_expected = 0, nfirst = n;
+  if (nch) { /* whole chunks: only into chunks of the length they were made for (any deflate
+              * level reads back; the level only sets how small they are) */
+    if (!w->direct || head.chunk_len != w->len) return 0;
+    whole_chunks(res.txlog_offset, n, w->len, &c0, &nch_expected, &nfirst);
+  }
+  if (nch != nch_expected || head.nfirst != nfirst) return 0;
+  uint64_t nlast = n - nfirst - nch * w->len;
   off_t at = e->at + (off_t)(sizeof head + sizeof res);
-  int got = unpack_rows(fd, at, head.zlen, n, sizeof(cs_store_txn_row), b, &b->recs);
-  if (!got)
-    got = unpack_rows(fd, at + (off_t)head.zlen, head.zsteps, ns, sizeof(cs_store_step_row), b,
-                       &b->steps);
+  int got = unpack_rows(fd, at, head.zfirst, nfirst, sizeof(cs_store_txn_row), b, &b->recs);
+  at += (off_t)head.zfirst;
+  if (!got && nch) {
+    if (!cs_store_buf_grow(&b->chunks, head.zchunks)) got = CS_ENOMEM;
+    else if (!read_at(fd, b->chunks.p, head.zchunks, at) ||
+             !chunks_well_formed(b->chunks.p, head.zchunks, nch))
+      got = CS_ECORRUPT;
+  } else if (!got && head.zchunks) {
+    got = CS_ECORRUPT;
+  }
+  at += (off_t)head.zchunks;
+  if (!got) got = unpack_rows(fd, at, head.zlast, nlast, sizeof(cs_store_txn_row), b, &b->last);
+  at += (off_t)head.zlast;
+  if (!got) got = unpack_rows(fd, at, head.zsteps, ns, sizeof(cs_store_step_row), b, &b->steps);
   if (got == CS_ENOMEM) return cs_err_set(err, CS_ENOMEM, "merging the log spools: out of memory");
   if (got) return 0;
-  const cs_store_txn_row *recs = b->recs.p;
+  const cs_store_txn_row *recs = b->recs.p, *last = b->last.p;
   const cs_store_step_row *steps = b->steps.p;
-  cs_store_index_row idx;
-  cs_err ierr;
-  if (cs_store_txlog_checksum(row, recs, n) != res.txlog_checksum ||
-      cs_store_steplog_checksum(row, steps, ns) != res.steplog_checksum ||
-      cs_store_row_checksum(row, head.key, &res) != res.checksum ||
-      cs_store_read_index(st, row, 1, &idx, &ierr) ||
-      memcmp(idx.key, head.key, CS_STORE_KEY_LEN) != 0 ||
-      (n && (idx.txlog_reserved_offset != res.txlog_offset || idx.txlog_reserved_count != n)) ||
-      (ns && (idx.steplog_reserved_offset != res.steplog_offset ||
-              idx.steplog_reserved_count != ns)))
+  bool records_ok = nch ? parts_checksum(row, recs, nfirst, b->chunks.p, nch, last, nlast) ==
+                              head.parts_sum
+                        : cs_store_txlog_checksum(row, recs, n) == res.txlog_checksum;
+  const cs_store_index_row *idx = NULL;
+  if (!records_ok || cs_store_steplog_checksum(row, steps, ns) != res.steplog_checksum ||
+      cs_store_row_checksum(row, head.key, &res) != res.checksum || !(idx = index_of(st, b, row)) ||
+      memcmp(idx->key, head.key, CS_STORE_KEY_LEN) != 0 ||
+      (n && (idx->txlog_reserved_offset != res.txlog_offset || idx->txlog_reserved_count != n)) ||
+      (ns && (idx->steplog_reserved_offset != res.steplog_offset ||
+              idx->steplog_reserved_count != ns)))
     return 0;
-  int rc = w->direct ? chunk_put(st, w, res.txlog_offset, recs, n, err) : CS_OK;
-  if (!rc) rc = cs_store_put_row(st, row, head.key, &res, recs, n, steps, ns, w->direct, err);
+  int rc = CS_OK;
+  if (w->direct) {
+    rc = chunk_put(st, w, res.txlog_offset, recs, nfirst, err);
+    if (!rc && nch) rc = chunks_write(st, w, c0, b->chunks.p, nch, err);
+    if (!rc) rc = chunk_put(st, w, res.txlog_offset + n - nlast, last, nlast, err);
+  }
+  /* the records are verified above: the row keeps the checksums it came with */
+  if (!rc)
+    rc = cs_store_put_row(st, row, head.key, &res, recs, n, steps, ns,
+                          CS_PUT_SUMS_GIVEN | (w->direct ? CS_PUT_RECORDS_WRITTEN : 0), err);
   return rc ? rc : 1;
 }
 
@@ -574,7 +755,8 @@ int cs_store_spool_merge(cs_store *st, const char *path, uint64_t *merged, uint6
   *dropped = c.torn;
   if (!rc) qsort(c.entries, c.n, sizeof *c.entries, cmp_entry);
   if (!rc) rc = cs_store_batch_rows(st, MERGE_ROW_BATCH, err);
-  merge_bufs buf = {{0}, {0}, {0}, {0}};
+  merge_bufs buf;
+  memset(&buf, 0, sizeof buf);
   chunk_writer w;
   chunk_writer_init(st, &w);
   for (size_t i = 0; i < c.n && !rc; i++) {
@@ -593,6 +775,10 @@ int cs_store_spool_merge(cs_store *st, const char *path, uint64_t *merged, uint6
   free(buf.plane.p);
   free(buf.recs.p);
   free(buf.steps.p);
+  free(buf.chunks.p);
+  free(buf.last.p);
+  free(buf.index);
+  cs_store_decompress_end(buf.lz4);
   for (size_t i = 0; i < c.nfds; i++) close(c.fds[i]);
   free(c.fds);
   free(c.entries);

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include <stddef.h>
+#include <libdeflate.h>
 
 #include "commsweep/model.h"
 #include "store_int.h"
@@ -84,6 +85,7 @@ static void store_free(cs_store *st) {
   if (st->spool_fd >= 0) close(st->spool_fd);
   free(st->spool_plane.p);
   free(st->spool_z.p);
+  libdeflate_free_compressor(st->spool_zc);
   free(st);
 }
 
@@ -311,6 +313,12 @@ static int open_tables(cs_store *st, bool serial, cs_err *err) {
     return cs_store_h5_error(err, CS_EINVAL, "opening /steplog");
   }
   H5Pclose(dapl);
+  /* every rank learns /txlog's layout: a spooling rank deflates the chunks its jobs fill */
+  hid_t txlog = serial ? st->txlog : H5Dopen2(st->file, "txlog", H5P_DEFAULT);
+  if (txlog < 0) return cs_store_h5_error(err, CS_EINVAL, "opening /txlog");
+  if (!cs_store_txlog_direct(st, txlog, &st->txlog_chunk_len, &st->txlog_level))
+    st->txlog_chunk_len = 0;
+  if (!serial) H5Dclose(txlog);
   if ((serial && check_columns(st->jobs, "jobs", st->t_job, err)) ||
       check_columns(st->results, "results", st->t_result, err) ||
       (serial && check_columns(st->txlog, "txlog", st->t_txn, err)) ||
@@ -855,23 +863,25 @@ int cs_store_put_result(cs_store *st, uint64_t row, const char key[CS_STORE_KEY_
 int cs_store_put_result_steps(cs_store *st, uint64_t row, const char key[CS_STORE_KEY_LEN],
                               cs_store_result_row *res, const cs_store_txn_row *txns, uint64_t n,
                               const cs_store_step_row *steps, uint64_t nsteps, cs_err *err) {
-  return cs_store_put_row(st, row, key, res, txns, n, steps, nsteps, false, err);
+  return cs_store_put_row(st, row, key, res, txns, n, steps, nsteps, 0, err);
 }
 
 int cs_store_put_row(cs_store *st, uint64_t row, const char key[CS_STORE_KEY_LEN],
                      cs_store_result_row *res, const cs_store_txn_row *txns, uint64_t n,
-                     const cs_store_step_row *steps, uint64_t nsteps, bool records_written,
+                     const cs_store_step_row *steps, uint64_t nsteps, unsigned flags,
                      cs_err *err) {
   if (!st->writable) return cs_err_set(err, CS_EINTERNAL, "writing a row of a read-only store");
   if (check_range("/results row", row, 1, st->rows, err) ||
       check_range("/txlog slice", res->txlog_offset, n, st->txlog_len, err) ||
       check_range("/steplog slice", res->steplog_offset, nsteps, st->steplog_len, err))
     return err->code;
-  res->txlog_count = n;
-  res->txlog_checksum = cs_store_txlog_checksum(row, txns, n);
-  res->steplog_count = nsteps;
-  res->steplog_checksum = cs_store_steplog_checksum(row, steps, nsteps);
-  res->checksum = cs_store_row_checksum(row, key, res);
+  if (!(flags & CS_PUT_SUMS_GIVEN)) {
+    res->txlog_count = n;
+    res->txlog_checksum = cs_store_txlog_checksum(row, txns, n);
+    res->steplog_count = nsteps;
+    res->steplog_checksum = cs_store_steplog_checksum(row, steps, nsteps);
+    res->checksum = cs_store_row_checksum(row, key, res);
+  }
   if (st->spool_fd >= 0) {
     /* the row with its logs goes to the spool; the file gets the row without them */
     if (cs_store_spool_put(st, row, key, res, txns, n, steps, nsteps, err)) return err->code;
@@ -883,7 +893,7 @@ int cs_store_put_row(cs_store *st, uint64_t row, const char key[CS_STORE_KEY_LEN
   } else if ((n && st->txlog < 0) || (nsteps && st->steplog < 0)) {
     return cs_err_set(err, CS_EINTERNAL, "a parallel store writes the log through its spool");
   }
-  if (n && !records_written &&
+  if (n && !(flags & CS_PUT_RECORDS_WRITTEN) &&
       cs_store_slab_io(st, st->txlog, st->t_txn, res->txlog_offset, n, (void *)txns, true) < 0)
     return cs_store_h5_error(err, CS_EIO, "writing /txlog records %llu..%llu",
                              (unsigned long long)res->txlog_offset,

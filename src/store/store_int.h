@@ -45,18 +45,29 @@ bool cs_store_buf_grow(cs_store_buf *b, size_t len);
  * at out[k * n + i], as HDF5's shuffle filter does (back: the inverse).  cs_store_compress packs
  * n bytes as one LZ4 frame into z from byte `at` on, growing z: *len bytes; CS_OK or CS_ENOMEM.
  * cs_store_decompress: false unless the n bytes at src are one whole frame of exactly cap
- * bytes. */
+ * bytes; *ctx is its decoder, made on first use and kept for the next frames until
+ * cs_store_decompress_end. */
 void cs_store_shuffle(const unsigned char *in, unsigned char *out, uint64_t n, size_t size,
                       bool back);
 int cs_store_compress(const unsigned char *src, size_t n, cs_store_buf *z, size_t at,
                       size_t *len);
-bool cs_store_decompress(const unsigned char *src, size_t n, unsigned char *dst, size_t cap);
+struct LZ4F_dctx_s;
+bool cs_store_decompress(struct LZ4F_dctx_s **ctx, const unsigned char *src, size_t n,
+                         unsigned char *dst, size_t cap);
+void cs_store_decompress_end(struct LZ4F_dctx_s *ctx); /* accepts NULL */
 
-/* cs_store_put_result_steps, but with records_written the caller has written the records into
- * /txlog itself (the merge's whole chunks): only their checksum is taken from txns. */
+/* /txlog's layout when its chunks can be written as stored (spool.c): chunks of *len records,
+ * the filters shuffle then deflate at *level and nothing else, the file type the row struct's,
+ * zeros the fill.  False otherwise. */
+bool cs_store_txlog_direct(cs_store *st, hid_t txlog, uint64_t *len, unsigned *level);
+
+/* cs_store_put_result_steps for the merge (flags CS_PUT_*): CS_PUT_RECORDS_WRITTEN, the caller
+ * has written the records into /txlog itself; CS_PUT_SUMS_GIVEN, res carries counts and
+ * checksums the caller has verified (txns may then be NULL). */
+enum { CS_PUT_RECORDS_WRITTEN = 1, CS_PUT_SUMS_GIVEN = 2 };
 int cs_store_put_row(cs_store *st, uint64_t row, const char key[CS_STORE_KEY_LEN],
                      cs_store_result_row *res, const cs_store_txn_row *txns, uint64_t n,
-                     const cs_store_step_row *steps, uint64_t nsteps, bool records_written,
+                     const cs_store_step_row *steps, uint64_t nsteps, unsigned flags,
                      cs_err *err);
 /* Rows [first, first + n) of dset read into or written from buf (memory type `type`). */
 herr_t cs_store_slab_io(cs_store *st, hid_t dset, hid_t type, uint64_t first, uint64_t n,
@@ -77,6 +88,12 @@ struct cs_store {
   /* the log spool of a parallel store (cs_store_spool_log): its file, -1 when not spooling */
   int spool_fd;
   cs_store_buf spool_plane, spool_z; /* an entry transposed, then compressed */
+  /* /txlog's layout when its chunks can be written as stored (cs_store_txlog_direct): records
+   * per chunk, 0 when they cannot, and deflate level.  A spooled job's whole chunks go into the
+   * spool as stored, made by spool_zc. */
+  uint64_t txlog_chunk_len;
+  unsigned txlog_level;
+  struct libdeflate_compressor *spool_zc;
   /* result rows held back for one write (cs_store_batch_rows); none when batch_cap is 0 */
   size_t batch_cap, batch_n;
   cs_store_result_row *batch;

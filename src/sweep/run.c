@@ -164,7 +164,7 @@ static int prepare(const cs_sweep_options *opt, FILE *out, cs_sweep *sw, cs_swee
     fprintf(out, "  log: %llu rows of an earlier sweep moved from its spools into the file",
             (unsigned long long)earlier.log_merged);
     if (earlier.log_dropped)
-      fprintf(out, ", %llu torn entries dropped (their rows are rerun)",
+      fprintf(out, ", %llu torn or unusable entries dropped (their rows are rerun)",
               (unsigned long long)earlier.log_dropped);
     fprintf(out, "\n");
   }

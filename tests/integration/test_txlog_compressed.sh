@@ -3,7 +3,8 @@
 # h5dump) equal, column for column, to `commsweep run --txlog` of the same job, and takes at
 # most 24 bytes on disk; --txlog full|none lands in each row's txlog_detail, a row holding less
 # than asked is rerun and one holding more is reused; a spool entry torn by a kill is dropped
-# and its row rerun.
+# and its row rerun; a job's whole /txlog chunks travel through the spool as stored, a damaged
+# one rejects its entry and entries made for another /txlog layout are dropped, not written.
 set -euo pipefail
 # shellcheck source=tests/integration/sweep_env.sh
 . "$(dirname "$0")/sweep_env.sh"
@@ -139,4 +140,57 @@ grep -q "log: 2 rows of an earlier sweep moved from its spools into the file, 1 
 expect torn.txt "ran 2 (0 failed) .*cached 2 "
 ! ls torn.h5.spool.* 2> /dev/null
 $PY "$HERE/sweep_compare.py" clean.h5 torn.h5
+
+# 4. whole chunks: three 4 MiB AllReduces over 4 participants (49,152 records each, so each
+#    slice fills 5 or 6 of /txlog's 8,192-record chunks), killed after 2 rows.  The spool
+#    holds those chunks as stored (an 8-byte length, then a zlib stream).
+$PY "$HERE/sweep_make.py" "$DEMO" chunks.json chunks math \
+  '[{"field":"spec.msg_size_bytes","values":[4194304]},
+    {"field":"spec.participants","values":[[0,1,2,3],[0,5,20,25],[0,1,20,21]]}]'
+"$CS_BIN" sweep chunks.json --out chunks-clean.h5 --quiet > /dev/null
+kill_after_2() {
+  rm -f "$1" "$1".*
+  CS_TEST_STOP_AFTER_ROWS=2 "$CS_BIN" sweep chunks.json --out "$1" --quiet > /dev/null 2>&1 || true
+}
+#    a flipped byte inside a stored chunk: the merge does not inflate chunks, the checksum over
+#    the entry's parts rejects it; that row runs again and the file equals a clean sweep's
+kill_after_2 damaged.h5
+$PY - damaged.h5.spool.0 <<'PY'
+import struct, sys
+path = sys.argv[1]
+data = bytearray(open(path, "rb").read())
+def stored_chunk(p):  # length n, then a zlib stream of n bytes, then another chunk or LZ4
+    if p + 10 > len(data):
+        return 0
+    n = struct.unpack_from("<Q", data, p)[0]
+    if not (64 < n < 1 << 21 and p + 8 + n + 4 <= len(data)):
+        return 0
+    if data[p + 8] != 0x78 or ((data[p + 8] << 8) | data[p + 9]) % 31:
+        return 0
+    after = p + 8 + n
+    if data[after:after + 4] == b"\x04\x22\x4d\x18" or stored_chunk(after):
+        return n
+    return 0
+for p in range(len(data)):
+    n = stored_chunk(p)
+    if n:
+        data[p + 8 + n // 2] ^= 0x40
+        open(path, "wb").write(data)
+        break
+else:
+    sys.exit("no stored chunk in the spool")
+PY
+"$CS_BIN" sweep chunks.json --out damaged.h5 --quiet > damaged.txt
+grep -q "log: 1 rows of an earlier sweep moved from its spools into the file, 1 torn" damaged.txt
+expect damaged.txt "ran 2 (0 failed) .*cached 1 "
+$PY "$HERE/sweep_compare.py" chunks-clean.h5 damaged.h5
+#    /txlog rewritten by another tool between the kill and the next sweep (deflate alone): the
+#    spooled chunks, made for shuffle and deflate, are dropped and their rows run again
+kill_after_2 relaid.h5
+h5repack -f /txlog:GZIP=4 relaid.h5 repacked.h5 && mv repacked.h5 relaid.h5
+"$CS_BIN" sweep chunks.json --out relaid.h5 --quiet > relaid.txt
+grep -q "log: 0 rows of an earlier sweep moved from its spools into the file, 2 torn" relaid.txt
+expect relaid.txt "ran 3 (0 failed)"
+"$CS_BIN" show relaid.h5 --verify | grep -q "3 done, 0 failed, 0 pending, 0 corrupt"
+$PY "$HERE/sweep_compare.py" chunks-clean.h5 relaid.h5
 echo "test_txlog_compressed: OK"
