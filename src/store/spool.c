@@ -314,7 +314,8 @@ int cs_store_spool_put(cs_store *st, uint64_t row, const char key[CS_STORE_KEY_L
   zat = zfirst;
   for (uint64_t c = 0; c < head.nchunks && !rc; c++)
     rc = pack_chunk(st, txns + head.nfirst + c * st->txlog_chunk_len, &zat, err);
-  if (!rc) rc = pack_rows(last, nlast, sizeof *txns, &st->spool_plane, &st->spool_z, zat, &zlast, err);
+  if (!rc)
+    rc = pack_rows(last, nlast, sizeof *txns, &st->spool_plane, &st->spool_z, zat, &zlast, err);
   if (!rc)
     rc = pack_rows(steps, nsteps, sizeof *steps, &st->spool_plane, &st->spool_z, zat + zlast,
                    &zslen, err);

@@ -15,8 +15,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <stddef.h>
 #include <libdeflate.h>
+#include <stddef.h>
 
 #include "commsweep/model.h"
 #include "store_int.h"
