@@ -270,8 +270,9 @@ nomem:
                     (unsigned long long)n, size);
 }
 
-/* The records [0, n) of a job whose slice starts at /txlog[off]: the whole chunks among them,
- * [*c0, *c0 + *nchunks), and how many come before them (*nfirst; all n when there are none). */
+/* The records [0, n) of a job whose slice starts at /txlog[off], in chunks of len records (0: no
+ * whole chunks): the whole chunks among them, [*c0, *c0 + *nchunks), and how many records come
+ * before them (*nfirst; all n when there are none). */
 static void whole_chunks(uint64_t off, uint64_t n, uint64_t len, uint64_t *c0, uint64_t *nchunks,
                          uint64_t *nfirst) {
   uint64_t first = len ? (off + len - 1) / len : 0, end = len ? (off + n) / len : 0;
