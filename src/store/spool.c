@@ -562,8 +562,8 @@ bool cs_store_txlog_direct(cs_store *st, hid_t txlog, uint64_t *len, unsigned *l
   return direct;
 }
 
-/* The layout is read from the dataset itself, not taken from the store's open: the merge may run
- * on a store that created /txlog. */
+/* The merge runs on a serial store, which reads /txlog's layout here (a parallel store reads it
+ * at open, for its spool). */
 static void chunk_writer_init(cs_store *st, chunk_writer *w) {
   memset(w, 0, sizeof *w);
   w->chunk = UINT64_MAX;

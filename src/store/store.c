@@ -313,12 +313,14 @@ static int open_tables(cs_store *st, bool serial, cs_err *err) {
     return cs_store_h5_error(err, CS_EINVAL, "opening /steplog");
   }
   H5Pclose(dapl);
-  /* every rank learns /txlog's layout: a spooling rank deflates the chunks its jobs fill */
-  hid_t txlog = serial ? st->txlog : H5Dopen2(st->file, "txlog", H5P_DEFAULT);
-  if (txlog < 0) return cs_store_h5_error(err, CS_EINVAL, "opening /txlog");
-  if (!cs_store_txlog_direct(st, txlog, &st->txlog_chunk_len, &st->txlog_level))
-    st->txlog_chunk_len = 0;
-  if (!serial) H5Dclose(txlog);
+  /* a spooling rank deflates the chunks its jobs fill whole, as /txlog is laid out */
+  if (!serial) {
+    hid_t txlog = H5Dopen2(st->file, "txlog", H5P_DEFAULT);
+    if (txlog < 0) return cs_store_h5_error(err, CS_EINVAL, "opening /txlog");
+    if (!cs_store_txlog_direct(st, txlog, &st->txlog_chunk_len, &st->txlog_level))
+      st->txlog_chunk_len = 0;
+    H5Dclose(txlog);
+  }
   if ((serial && check_columns(st->jobs, "jobs", st->t_job, err)) ||
       check_columns(st->results, "results", st->t_result, err) ||
       (serial && check_columns(st->txlog, "txlog", st->t_txn, err)) ||

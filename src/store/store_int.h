@@ -88,9 +88,9 @@ struct cs_store {
   /* the log spool of a parallel store (cs_store_spool_log): its file, -1 when not spooling */
   int spool_fd;
   cs_store_buf spool_plane, spool_z; /* an entry transposed, then compressed */
-  /* /txlog's layout when its chunks can be written as stored (cs_store_txlog_direct): records
-   * per chunk, 0 when they cannot, and deflate level.  A spooled job's whole chunks go into the
-   * spool as stored, made by spool_zc. */
+  /* a parallel store's /txlog layout when its chunks can be written as stored
+   * (cs_store_txlog_direct): records per chunk, 0 when they cannot, and deflate level.  A
+   * spooled job's whole chunks go into the spool as stored, made by spool_zc. */
   uint64_t txlog_chunk_len;
   unsigned txlog_level;
   struct libdeflate_compressor *spool_zc;
