@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <hdf5.h>
+#include <zlib.h>
 
 #include "commsweep/engine.h"
 #include "commsweep/store.h"
@@ -467,6 +468,117 @@ START_TEST(spool_codec_round_trips_and_rejects_damage) {
 }
 END_TEST
 
+/* Planes of plane_len bytes after `kinds`, one letter a plane: 'n' noise, 's' one value equal
+ * to the byte before the plane (a run that goes on), 'c' one value different from it. */
+static size_t make_planes(unsigned char *p, const char *kinds, size_t plane_len, uint64_t seed) {
+  size_t n = strlen(kinds);
+  for (size_t k = 0; k < n; k++) {
+    unsigned char *q = p + k * plane_len;
+    int before = k ? q[-1] : 0;
+    if (kinds[k] == 'n')
+      fill_noise(q, plane_len, seed + k);
+    else
+      memset(q, kinds[k] == 's' ? before : (before + 1 + (int)(seed % 254)) & 0xff, plane_len);
+  }
+  return n;
+}
+
+/* zlib inflates the stream to exactly the planes, its checksum holds, and no byte follows it. */
+static void assert_inflates_to(const unsigned char *z, size_t zlen, const unsigned char *planes,
+                               size_t len, const char *what) {
+  unsigned char *back = malloc(len + 1);
+  uLongf got = len;
+  uLong used = zlen;
+  int rc = uncompress2(back, &got, z, &used);
+  ck_assert_msg(rc == Z_OK, "%s: zlib says %d", what, rc);
+  ck_assert_msg(got == len && used == zlen, "%s: %lu of %zu bytes from %lu of %zu", what,
+                (unsigned long)got, len, (unsigned long)used, zlen);
+  ck_assert_msg(!len || memcmp(back, planes, len) == 0, "%s: other bytes", what);
+  free(back);
+}
+
+/* /txlog chunks are written as zlib streams made by planez.c; every mix of constant planes
+ * (continuing the byte before them or not) and noise planes, plane lengths around the match
+ * lengths deflate can code (3..258) and its longest, and zlib levels from stored to best, must
+ * inflate back exactly; one compressor serves them all, as in a sweep. */
+START_TEST(planez_streams_inflate_to_their_planes) {
+  const size_t lens[] = {1, 2, 3, 4, 5, 257, 258, 259, 260, 261, 262, 516, 517, 519, 8192};
+  const char *mixes[] = {"", "n", "c", "s", "ss", "cs", "ccc", "nnn", "nc", "cn", "ncn", "cnc",
+                         "scsnnsccn", "nnccsnscc"};
+  const int levels[] = {0, 1, 4, 9};
+  cs_store_planez pz;
+  for (size_t l = 0; l < sizeof levels / sizeof *levels; l++) {
+    ck_assert_int_eq(cs_store_planez_init(&pz, levels[l]), CS_OK);
+    for (size_t i = 0; i < sizeof lens / sizeof *lens; i++)
+      for (size_t m = 0; m < sizeof mixes / sizeof *mixes; m++) {
+        size_t pl = lens[i], np = strlen(mixes[m]), bound = cs_store_planez_bound(np, pl);
+        unsigned char *planes = malloc(np * pl + 1), *z = malloc(bound);
+        make_planes(planes, mixes[m], pl, 31 * i + m + 7 * l);
+        size_t zlen = cs_store_planez_pack(&pz, planes, np, pl, z, bound);
+        char what[96];
+        snprintf(what, sizeof what, "level %d, planes '%s' of %zu B", levels[l], mixes[m], pl);
+        ck_assert_msg(zlen > 0, "%s: not packed", what);
+        assert_inflates_to(z, zlen, planes, np * pl, what);
+        free(planes);
+        free(z);
+      }
+    cs_store_planez_end(&pz);
+  }
+}
+END_TEST
+
+/* What the runs are for: a /txlog chunk's 208 planes of 8,192 bytes, each of one value, code in
+ * about ten bytes a plane (one literal where the value changes, 32 matches of 258 bytes at two
+ * bits each with their distance, one shorter match: under 96 bits), against some 35 bytes a plane
+ * from a general deflate at level 4; the bound allows for each block's header. */
+START_TEST(planez_codes_constant_planes_as_runs) {
+  const size_t np = 208, pl = 8192;
+  char kinds[209];
+  for (size_t k = 0; k < np; k++) kinds[k] = k % 3 ? 's' : 'c';
+  kinds[np] = 0;
+  unsigned char *planes = malloc(np * pl), *z = malloc(cs_store_planez_bound(np, pl));
+  make_planes(planes, kinds, pl, 5);
+  cs_store_planez pz;
+  ck_assert_int_eq(cs_store_planez_init(&pz, 4), CS_OK);
+  size_t zlen = cs_store_planez_pack(&pz, planes, np, pl, z, cs_store_planez_bound(np, pl));
+  ck_assert_uint_gt(zlen, 0);
+  ck_assert_uint_le(zlen, np * 12 + 600);
+  assert_inflates_to(z, zlen, planes, np * pl, "208 constant planes");
+  cs_store_planez_end(&pz);
+  free(planes);
+  free(z);
+}
+END_TEST
+
+/* A buffer too short for the stream gives 0 and no byte written past it (ASan checks the exact
+ * allocations), for a cut in the middle of a run block, of a zlib segment and of the checksum;
+ * the exact length gives the same stream again. */
+START_TEST(planez_refuses_a_short_buffer) {
+  const size_t pl = 4096;
+  const char *kinds = "ccnscnnc";
+  size_t np = strlen(kinds);
+  unsigned char *planes = malloc(np * pl), *full = malloc(cs_store_planez_bound(np, pl));
+  make_planes(planes, kinds, pl, 11);
+  cs_store_planez pz;
+  ck_assert_int_eq(cs_store_planez_init(&pz, 4), CS_OK);
+  size_t zlen = cs_store_planez_pack(&pz, planes, np, pl, full, cs_store_planez_bound(np, pl));
+  ck_assert_uint_gt(zlen, 20);
+  const size_t caps[] = {0, 1, 5, 6, 7, 20, zlen / 2, zlen - 5, zlen - 1};
+  for (size_t i = 0; i < sizeof caps / sizeof *caps; i++) {
+    unsigned char *z = malloc(caps[i] ? caps[i] : 1);
+    ck_assert_msg(cs_store_planez_pack(&pz, planes, np, pl, z, caps[i]) == 0, "cap %zu", caps[i]);
+    free(z);
+  }
+  unsigned char *z = malloc(zlen);
+  ck_assert_uint_eq(cs_store_planez_pack(&pz, planes, np, pl, z, zlen), zlen);
+  ck_assert_mem_eq(z, full, zlen);
+  cs_store_planez_end(&pz);
+  free(z);
+  free(full);
+  free(planes);
+}
+END_TEST
+
 static Suite *store_suite(void) {
   Suite *s = suite_create("store");
   TCase *core = tcase_create("core");
@@ -474,6 +586,9 @@ static Suite *store_suite(void) {
   tcase_add_test(core, xxh64_matches_reference_vectors);
   tcase_add_test(core, shuffle_puts_byte_k_of_row_i_at_k_n_plus_i);
   tcase_add_test(core, spool_codec_round_trips_and_rejects_damage);
+  tcase_add_test(core, planez_streams_inflate_to_their_planes);
+  tcase_add_test(core, planez_codes_constant_planes_as_runs);
+  tcase_add_test(core, planez_refuses_a_short_buffer);
   tcase_add_test(core, rows_round_trip_and_checksums_verify);
   tcase_add_test(core, growing_keeps_rows_and_adds_pending_ones);
   tcase_add_test(core, cleared_row_reads_pending);

@@ -27,7 +27,6 @@
 #include <sys/uio.h>
 #include <unistd.h>
 #include <lz4frame.h>
-#include <libdeflate.h>
 
 #include "store_int.h"
 
@@ -129,7 +128,7 @@ int cs_store_spool_log(cs_store *st, int rank, cs_err *err) {
   if (st->spool_fd < 0)
     return cs_err_set(err, CS_EIO, "cannot create the log spool '%s': %s", file, strerror(errno));
   /* without a compressor (out of memory) every record goes the LZ4 way */
-  if (st->txlog_chunk_len && !(st->spool_zc = libdeflate_alloc_compressor((int)st->txlog_level)))
+  if (st->txlog_chunk_len && cs_store_planez_init(&st->spool_pz, (int)st->txlog_level))
     st->txlog_chunk_len = 0;
   return CS_OK;
 }
@@ -285,7 +284,7 @@ static void whole_chunks(uint64_t off, uint64_t n, uint64_t len, uint64_t *c0, u
  * *at after its length (8 bytes); *at moves past it. */
 static int pack_chunk(cs_store *st, const cs_store_txn_row *rows, size_t *at, cs_err *err) {
   size_t raw = (size_t)st->txlog_chunk_len * sizeof *rows;
-  size_t bound = libdeflate_zlib_compress_bound(st->spool_zc, raw);
+  size_t bound = cs_store_planez_bound(sizeof *rows, st->txlog_chunk_len);
   uint64_t len = 0;
   if (!cs_store_buf_grow(&st->spool_plane, raw) ||
       !cs_store_buf_grow(&st->spool_z, *at + sizeof len + bound))
@@ -293,7 +292,8 @@ static int pack_chunk(cs_store *st, const cs_store_txn_row *rows, size_t *at, cs
   unsigned char *z = (unsigned char *)st->spool_z.p + *at;
   cs_store_shuffle((const unsigned char *)rows, st->spool_plane.p, st->txlog_chunk_len,
                    sizeof *rows, false);
-  len = libdeflate_zlib_compress(st->spool_zc, st->spool_plane.p, raw, z + sizeof len, bound);
+  len = cs_store_planez_pack(&st->spool_pz, st->spool_plane.p, sizeof *rows, st->txlog_chunk_len,
+                             z + sizeof len, bound);
   if (!len) return cs_err_set(err, CS_EINTERNAL, "spooling a /txlog chunk: deflate failed");
   memcpy(z, &len, sizeof len);
   *at += sizeof len + len;
@@ -515,14 +515,13 @@ static int unpack_rows(int fd, off_t at, uint64_t zlen, uint64_t n, size_t size,
 
 /* The merge writes /txlog in order.  A chunk that the merge fills completely (no record left
  * from before, none missing) is shuffled and deflated here and written as it is stored
- * (H5Dwrite_chunk): what HDF5's shuffle and deflate filters would store (a zlib stream of the
- * shuffled bytes, at the dataset's level), without HDF5's byte-by-byte shuffle (over a quarter of
- * the merge's time on the C2 study) and its chunk cache.  libdeflate makes the stream: about twice
- * as fast as zlib at the same level on these records, and as tight; any zlib inflates it.
- * Any other chunk goes through H5Dwrite piece by piece, which merges it with what is there. */
+ * (H5Dwrite_chunk): what HDF5's shuffle and deflate filters store (a zlib stream of the shuffled
+ * bytes, planez.c), without HDF5's byte-by-byte shuffle (over a quarter of the merge's time on
+ * the C2 study) and its chunk cache.  Any other chunk goes through H5Dwrite piece by piece,
+ * which merges it with what is there. */
 typedef struct chunk_writer {
   bool direct;          /* the pipeline is exactly shuffle + deflate, the type the row struct */
-  struct libdeflate_compressor *zc; /* at the dataset's deflate level */
+  cs_store_planez pz;   /* at the dataset's deflate level */
   uint64_t len;         /* records per chunk */
   uint64_t chunk;       /* the chunk being gathered; UINT64_MAX: none */
   uint64_t end;         /* records [chunk * len, end) given so far, in order */
@@ -569,8 +568,7 @@ static void chunk_writer_init(cs_store *st, chunk_writer *w) {
   w->chunk = UINT64_MAX;
   unsigned level;
   w->direct = cs_store_txlog_direct(st, st->txlog, &w->len, &level);
-  if (w->direct) w->zc = libdeflate_alloc_compressor((int)level); /* 0-9 are libdeflate's too */
-  w->direct = w->zc != NULL;
+  if (w->direct) w->direct = cs_store_planez_init(&w->pz, (int)level) == CS_OK;
 }
 
 static void chunk_writer_free(chunk_writer *w) {
@@ -578,7 +576,7 @@ static void chunk_writer_free(chunk_writer *w) {
   free(w->plane.p);
   free(w->z.p);
   free(w->pieces);
-  libdeflate_free_compressor(w->zc);
+  cs_store_planez_end(&w->pz);
 }
 
 /* Writes the chunk gathered: whole and deflated here when the merge gave all its records,
@@ -591,14 +589,14 @@ static int chunk_flush(cs_store *st, chunk_writer *w, cs_err *err) {
   int rc = CS_OK;
   if (!w->gap && w->end == first + in_file) {
     size_t raw = w->len * sizeof *recs;
-    size_t zlen = libdeflate_zlib_compress_bound(w->zc, raw);
+    size_t zlen = cs_store_planez_bound(sizeof *recs, w->len);
     /* records past the dataset's end hold the fill value, zeros, as HDF5 stores them */
     memset(recs + in_file, 0, (w->len - in_file) * sizeof *recs);
     if (!cs_store_buf_grow(&w->plane, raw) || !cs_store_buf_grow(&w->z, zlen))
       rc = cs_err_set(err, CS_ENOMEM, "merging the log spools: out of memory");
     if (!rc) {
       cs_store_shuffle(w->recs.p, w->plane.p, w->len, sizeof *recs, false);
-      zlen = libdeflate_zlib_compress(w->zc, w->plane.p, raw, w->z.p, zlen);
+      zlen = cs_store_planez_pack(&w->pz, w->plane.p, sizeof *recs, w->len, w->z.p, zlen);
       if (!zlen) rc = cs_err_set(err, CS_EINTERNAL, "merging the log spools: deflate failed");
     }
     hsize_t at = first;

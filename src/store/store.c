@@ -15,7 +15,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <libdeflate.h>
 #include <stddef.h>
 
 #include "commsweep/model.h"
@@ -85,7 +84,7 @@ static void store_free(cs_store *st) {
   if (st->spool_fd >= 0) close(st->spool_fd);
   free(st->spool_plane.p);
   free(st->spool_z.p);
-  libdeflate_free_compressor(st->spool_zc);
+  cs_store_planez_end(&st->spool_pz);
   free(st);
 }
 

@@ -4,6 +4,7 @@
 #define CS_STORE_INT_H
 
 #include <hdf5.h>
+#include <zlib.h>
 
 #include "commsweep/store.h"
 
@@ -56,6 +57,23 @@ bool cs_store_decompress(struct LZ4F_dctx_s **ctx, const unsigned char *src, siz
                          unsigned char *dst, size_t cap);
 void cs_store_decompress_end(struct LZ4F_dctx_s *ctx); /* accepts NULL */
 
+/* A zlib stream of nplanes byte planes of plane_len bytes each, as HDF5's deflate filter stores a
+ * shuffled chunk (planez.c): planes of one byte value coded as runs, the others by zlib at the
+ * level given to cs_store_planez_init.  cs_store_planez_pack returns its length, 0 when it does not
+ * fit in cap (cs_store_planez_bound always fits) or zlib fails. */
+typedef struct cs_store_planez {
+  z_stream z;
+  int level;
+  bool ready;
+  unsigned char *constant; /* per plane: all one value */
+  size_t constant_cap;
+} cs_store_planez;
+int cs_store_planez_init(cs_store_planez *pz, int level); /* CS_OK or CS_ENOMEM */
+void cs_store_planez_end(cs_store_planez *pz);             /* accepts a zeroed one */
+size_t cs_store_planez_bound(size_t nplanes, size_t plane_len);
+size_t cs_store_planez_pack(cs_store_planez *pz, const unsigned char *planes, size_t nplanes,
+                            size_t plane_len, unsigned char *out, size_t cap);
+
 /* /txlog's layout when its chunks can be written as stored (spool.c): chunks of *len records,
  * the filters shuffle then deflate at *level and nothing else, the file type the row struct's,
  * zeros the fill.  False otherwise. */
@@ -90,10 +108,10 @@ struct cs_store {
   cs_store_buf spool_plane, spool_z; /* an entry transposed, then compressed */
   /* a parallel store's /txlog layout when its chunks can be written as stored
    * (cs_store_txlog_direct): records per chunk, 0 when they cannot, and deflate level.  A
-   * spooled job's whole chunks go into the spool as stored, made by spool_zc. */
+   * spooled job's whole chunks go into the spool as stored, made by spool_pz. */
   uint64_t txlog_chunk_len;
   unsigned txlog_level;
-  struct libdeflate_compressor *spool_zc;
+  cs_store_planez spool_pz;
   /* result rows held back for one write (cs_store_batch_rows); none when batch_cap is 0 */
   size_t batch_cap, batch_n;
   cs_store_result_row *batch;
