@@ -469,16 +469,25 @@ START_TEST(spool_codec_round_trips_and_rejects_damage) {
 END_TEST
 
 /* Planes of plane_len bytes after `kinds`, one letter a plane: 'n' noise, 's' one value equal
- * to the byte before the plane (a run that goes on), 'c' one value different from it. */
+ * to the byte before the plane (a run that goes on), 'c' one value different from it, 'r' runs
+ * of 33 to 64 bytes (few enough to be coded as runs), 'p' a pattern of 7 bytes repeated. */
 static size_t make_planes(unsigned char *p, const char *kinds, size_t plane_len, uint64_t seed) {
   size_t n = strlen(kinds);
   for (size_t k = 0; k < n; k++) {
     unsigned char *q = p + k * plane_len;
     int before = k ? q[-1] : 0;
-    if (kinds[k] == 'n')
+    if (kinds[k] == 'n') {
       fill_noise(q, plane_len, seed + k);
-    else
+    } else if (kinds[k] == 'p') {
+      for (size_t i = 0; i < plane_len; i++) q[i] = (unsigned char)(i % 7 * 31);
+    } else if (kinds[k] == 'r') {
+      for (size_t i = 0, len; i < plane_len; i += len) {
+        len = 33 + (seed + i) % 32;
+        memset(q + i, (int)((i / 7 + seed) & 0xff), len < plane_len - i ? len : plane_len - i);
+      }
+    } else {
       memset(q, kinds[k] == 's' ? before : (before + 1 + (int)(seed % 254)) & 0xff, plane_len);
+    }
   }
   return n;
 }
@@ -498,13 +507,15 @@ static void assert_inflates_to(const unsigned char *z, size_t zlen, const unsign
 }
 
 /* /txlog chunks are written as zlib streams made by planez.c; every mix of constant planes
- * (continuing the byte before them or not) and noise planes, plane lengths around the match
- * lengths deflate can code (3..258) and its longest, and zlib levels from stored to best, must
- * inflate back exactly; one compressor serves them all, as in a sweep. */
+ * (continuing the byte before them or not), planes of long runs and noise planes, plane lengths
+ * around the match lengths deflate can code (3..258) and its longest, and zlib levels from
+ * stored to best, must inflate back exactly within the bound (40 alternating planes: a block
+ * header per plane); one compressor serves them all, as in a sweep. */
 START_TEST(planez_streams_inflate_to_their_planes) {
   const size_t lens[] = {1, 2, 3, 4, 5, 257, 258, 259, 260, 261, 262, 516, 517, 519, 8192};
-  const char *mixes[] = {"", "n", "c", "s", "ss", "cs", "ccc", "nnn", "nc", "cn", "ncn", "cnc",
-                         "scsnnsccn", "nnccsnscc"};
+  const char *mixes[] = {"", "n", "c", "s", "r", "ss", "cs", "ccc", "nnn", "nc", "cn", "ncn",
+                         "cnc", "rnr", "scsnnsccn", "nnccsnrscr",
+                         "cncncncncncncncncncncncncncncncncncncncn"};
   const int levels[] = {0, 1, 4, 9};
   cs_store_planez pz;
   for (size_t l = 0; l < sizeof levels / sizeof *levels; l++) {
@@ -530,20 +541,26 @@ END_TEST
 /* What the runs are for: a /txlog chunk's 208 planes of 8,192 bytes, each of one value, code in
  * about ten bytes a plane (one literal where the value changes, 32 matches of 258 bytes at two
  * bits each with their distance, one shorter match: under 96 bits), against some 35 bytes a plane
- * from a general deflate at level 4; the bound allows for each block's header. */
-START_TEST(planez_codes_constant_planes_as_runs) {
+ * from a general deflate at level 4; planes of runs of 33-64 bytes in at most 3.3 bytes a run
+ * (a literal and a match, 26 bits at most), a tenth of their size; the bounds allow for headers.
+ * Planes of a short repeated pattern, one run a byte, are zlib's: a match at distance 7 codes
+ * them in a few bytes, runs would take a byte a byte. */
+START_TEST(planez_codes_runs_compactly) {
   const size_t np = 208, pl = 8192;
   char kinds[209];
-  for (size_t k = 0; k < np; k++) kinds[k] = k % 3 ? 's' : 'c';
-  kinds[np] = 0;
   unsigned char *planes = malloc(np * pl), *z = malloc(cs_store_planez_bound(np, pl));
-  make_planes(planes, kinds, pl, 5);
   cs_store_planez pz;
   ck_assert_int_eq(cs_store_planez_init(&pz, 4), CS_OK);
-  size_t zlen = cs_store_planez_pack(&pz, planes, np, pl, z, cs_store_planez_bound(np, pl));
-  ck_assert_uint_gt(zlen, 0);
-  ck_assert_uint_le(zlen, np * 12 + 600);
-  assert_inflates_to(z, zlen, planes, np * pl, "208 constant planes");
+  const char *what[] = {"208 constant planes", "208 planes of runs", "208 patterned planes"};
+  const size_t most[] = {np * 12 + 600, np * pl / 10 + 600, np * pl / 100};
+  for (int pass = 0; pass < 3; pass++) {
+    for (size_t k = 0; k < np; k++) kinds[k] = "crp"[pass] == 'c' && k % 3 ? 's' : "crp"[pass];
+    kinds[np] = 0;
+    make_planes(planes, kinds, pl, 5);
+    size_t zlen = cs_store_planez_pack(&pz, planes, np, pl, z, cs_store_planez_bound(np, pl));
+    ck_assert_msg(zlen > 0 && zlen <= most[pass], "%s: %zu B", what[pass], zlen);
+    assert_inflates_to(z, zlen, planes, np * pl, what[pass]);
+  }
   cs_store_planez_end(&pz);
   free(planes);
   free(z);
@@ -587,7 +604,7 @@ static Suite *store_suite(void) {
   tcase_add_test(core, shuffle_puts_byte_k_of_row_i_at_k_n_plus_i);
   tcase_add_test(core, spool_codec_round_trips_and_rejects_damage);
   tcase_add_test(core, planez_streams_inflate_to_their_planes);
-  tcase_add_test(core, planez_codes_constant_planes_as_runs);
+  tcase_add_test(core, planez_codes_runs_compactly);
   tcase_add_test(core, planez_refuses_a_short_buffer);
   tcase_add_test(core, rows_round_trip_and_checksums_verify);
   tcase_add_test(core, growing_keeps_rows_and_adds_pending_ones);

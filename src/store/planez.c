@@ -1,17 +1,17 @@
 /* A zlib stream (RFC 1950, deflate RFC 1951) of byte planes, as HDF5's shuffle and deflate
  * filters store a chunk: what /txlog's whole chunks are written as.
  *
- * Most planes of a shuffled chunk of records hold one byte value throughout (about 170 of the
- * 208 planes of a /txlog chunk of the C2 study: high bytes, unused columns), and a general
- * compressor spends three quarters of its time matching them.  Here a run of such planes is
- * coded directly: one literal where the value changes, then matches of length 258 at distance 1,
- * in one dynamic-Huffman block whose codes give the long match a one-bit code, so a plane of
- * 8,192 bytes takes about ten bytes.  The other planes go through zlib at the caller's level,
- * each run of them as a raw deflate segment of its own (no references into what precedes it)
- * ended by a sync flush, which leaves the stream on a byte boundary; a run of constant planes
- * followed by such a segment ends with an empty stored block for the same reason.  The result is
- * one ordinary zlib stream that any inflater reads (HDF5, h5py, MATLAB); only the bytes differ
- * from what HDF5's own deflate would make.
+ * Most planes of a shuffled chunk of records hold one byte value throughout or a few long runs
+ * (about 170 and 25 of the 208 planes of a /txlog chunk of the C2 study: high bytes, unused
+ * columns, counters), and a general compressor spends most of its time matching them.  Here
+ * consecutive such planes are coded directly as runs: a literal where the value changes, then
+ * matches at distance 1 (258 bytes at most each), in one dynamic-Huffman block whose codes give
+ * the longest match one bit, so a constant plane of 8,192 bytes takes about ten bytes.  The other
+ * planes go through zlib at the caller's level, each stretch of them as a raw deflate segment of
+ * its own (no references into what precedes it) ended by a sync flush, which leaves the stream
+ * on a byte boundary; a run block followed by such a segment ends with an empty stored block for
+ * the same reason.  The result is one ordinary zlib stream that any inflater reads (HDF5, h5py,
+ * MATLAB); only its bytes differ from what HDF5's own deflate would make.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +22,9 @@
 #define MAX_MATCH 258
 #define NUM_LITLEN 286 /* literal/length symbols a block may use: 0..285 */
 #define NUM_CL 19      /* code-length symbols */
+/* Planes coded as runs: those whose runs average at least this many bytes.  A run codes in two
+ * to three bytes, so these shrink at least tenfold, as they do under zlib, which takes longer. */
+#define RUN_MIN_MEAN 32
 
 typedef struct bitw {
   unsigned char *p, *end;
@@ -95,7 +98,7 @@ static const uint16_t len_base[29] = {3,  4,  5,  6,  7,  8,  9,  10, 11,  13,  
 static const uint8_t len_extra[29] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2,
                                       2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0};
 
-/* The symbols of a run of constant planes, counted (pass 1) or written (pass 2). */
+/* The symbols of a run block, counted (pass 1) or written (pass 2). */
 typedef struct runw {
   bitw *b;            /* NULL while counting */
   uint32_t freq[NUM_LITLEN];
@@ -137,28 +140,42 @@ static void put_repeat(runw *w, int value, size_t m) {
     while (m--) put_lit(w, value);
 }
 
-/* Planes [p, q) of plane_len bytes, each of one value; prev is the byte before them (-1: none). */
-static void run_symbols(runw *w, const unsigned char *planes, size_t p, size_t q,
-                        size_t plane_len, int prev) {
-  for (size_t k = p; k < q; k++) {
-    int v = planes[k * plane_len];
+/* How many bytes from p[0] on, at most n, equal p[0]. */
+static size_t run_length(const unsigned char *p, size_t n) {
+  size_t i = 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  uint64_t pat = 0x0101010101010101ull * p[0], x;
+  for (; i + 8 <= n; i += 8) {
+    memcpy(&x, p + i, 8);
+    if (x != pat) return i + (size_t)(__builtin_ctzll(x ^ pat) >> 3); /* first byte that differs */
+  }
+#endif
+  while (i < n && p[i] == p[0]) i++;
+  return i;
+}
+
+/* The n bytes at `at` as runs; prev is the byte before them (-1: none). */
+static void run_symbols(runw *w, const unsigned char *at, size_t n, int prev) {
+  for (size_t i = 0; i < n;) {
+    int v = at[i];
+    size_t len = run_length(at + i, n - i);
     if (v == prev) {
-      put_repeat(w, v, plane_len);
+      put_repeat(w, v, len);
     } else {
       put_lit(w, v);
-      put_repeat(w, v, plane_len - 1);
+      put_repeat(w, v, len - 1);
     }
     prev = v;
+    i += len;
   }
   put_lit(w, 256);
 }
 
-/* The dynamic block of planes [p, q), all constant. */
-static void put_run_block(bitw *b, const unsigned char *planes, size_t p, size_t q,
-                          size_t plane_len, int prev, bool final) {
+/* The dynamic block of the n bytes at `at`, coded as runs. */
+static void put_run_block(bitw *b, const unsigned char *at, size_t n, int prev, bool final) {
   runw w;
   memset(&w, 0, sizeof w);
-  run_symbols(&w, planes, p, q, plane_len, prev);
+  run_symbols(&w, at, n, prev);
   /* codes: the long match one bit, the rest balanced under the other bit */
   int syms[NUM_LITLEN], m = 0, nlit = 257;
   for (int s = 0; s < NUM_LITLEN; s++)
@@ -214,18 +231,13 @@ static void put_run_block(bitw *b, const unsigned char *planes, size_t p, size_t
     if (cl_sym[i] == 18) put_bits(b, cl_extra[i], 7);
   }
   w.b = b;
-  run_symbols(&w, planes, p, q, plane_len, prev);
+  run_symbols(&w, at, n, prev);
 }
 
-static bool plane_constant(const unsigned char *p, size_t n) {
-  uint64_t pat = 0x0101010101010101ull * p[0], x;
-  size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    memcpy(&x, p + i, 8);
-    if (x != pat) return false;
-  }
-  for (; i < n; i++)
-    if (p[i] != p[0]) return false;
+/* Whether the n bytes at p form at most `most` runs. */
+static bool few_runs(const unsigned char *p, size_t n, size_t most) {
+  for (size_t i = 0, runs = 0; i < n; i += run_length(p + i, n - i))
+    if (++runs > most) return false;
   return true;
 }
 
@@ -250,27 +262,30 @@ int cs_store_planez_init(cs_store_planez *pz, int level) {
 
 void cs_store_planez_end(cs_store_planez *pz) {
   if (pz->ready) deflateEnd(&pz->z);
-  free(pz->constant);
+  free(pz->runs);
   memset(pz, 0, sizeof *pz);
 }
 
 size_t cs_store_planez_bound(size_t nplanes, size_t plane_len) {
-  /* zlib's worst case is its stored blocks (5 bytes per 16 KiB), plus a flush per segment; a
-   * constant plane takes far less than its length but at least one code */
-  return nplanes * (plane_len + plane_len / 1024 + 16) + 1024;
+  /* a zlib segment takes at most its length plus 5 bytes per 16 KiB stored block and about 20
+   * for its flush; a run block at most 3.3 bytes a run (2 bytes a run of one or two bytes), so
+   * less than its length, plus its header (under 520 bytes) and an empty stored block; each
+   * segment or block holds a plane at least */
+  return nplanes * (plane_len + plane_len / 1024 + 600) + 16;
 }
 
 size_t cs_store_planez_pack(cs_store_planez *pz, const unsigned char *planes, size_t nplanes,
                             size_t plane_len, unsigned char *out, size_t cap) {
   if (!pz->ready || cap < 6) return 0;
-  if (nplanes > pz->constant_cap) {
-    unsigned char *c = realloc(pz->constant, nplanes);
+  if (nplanes > pz->runs_cap) {
+    unsigned char *c = realloc(pz->runs, nplanes);
     if (!c) return 0;
-    pz->constant = c;
-    pz->constant_cap = nplanes;
+    pz->runs = c;
+    pz->runs_cap = nplanes;
   }
   for (size_t k = 0; k < nplanes; k++)
-    pz->constant[k] = plane_len && plane_constant(planes + k * plane_len, plane_len);
+    pz->runs[k] = few_runs(planes + k * plane_len, plane_len,
+                           plane_len < RUN_MIN_MEAN ? 1 : plane_len / RUN_MIN_MEAN);
   int lv = pz->level;
   out[0] = 0x78; /* deflate, 32 KiB window; FLEVEL as zlib sets it, FCHECK to make it % 31 */
   out[1] = lv < 2 ? 0x01 : lv < 6 ? 0x5e : lv == 6 ? 0x9c : 0xda;
@@ -278,18 +293,21 @@ size_t cs_store_planez_pack(cs_store_planez *pz, const unsigned char *planes, si
   uint32_t adler = 1;
   bool ended = false; /* a final block was written */
   for (size_t p = 0, q; p < nplanes; p = q) {
-    bool c = pz->constant[p];
-    for (q = p + 1; q < nplanes && pz->constant[q] == c;) q++;
+    bool runs = pz->runs[p];
+    for (q = p + 1; q < nplanes && pz->runs[q] == runs;) q++;
     bool last = q == nplanes;
     const unsigned char *at = planes + p * plane_len;
     size_t n = (q - p) * plane_len;
-    if (c) {
-      put_run_block(&b, planes, p, q, plane_len, p ? at[-1] : -1, last);
+    if (runs) {
+      put_run_block(&b, at, n, p ? at[-1] : -1, last);
       if (last)
         align_byte(&b);
       else
         put_empty_stored(&b, false); /* zlib's segment starts on a byte */
-      for (size_t k = p; k < q; k++) adler = adler_repeat(adler, planes[k * plane_len], plane_len);
+      for (size_t i = 0, len; i < n; i += len) {
+        len = run_length(at + i, n - i);
+        adler = adler_repeat(adler, at[i], len);
+      }
     } else {
       if (deflateReset(&pz->z) != Z_OK) return 0;
       pz->z.next_in = (unsigned char *)at;

@@ -58,15 +58,15 @@ bool cs_store_decompress(struct LZ4F_dctx_s **ctx, const unsigned char *src, siz
 void cs_store_decompress_end(struct LZ4F_dctx_s *ctx); /* accepts NULL */
 
 /* A zlib stream of nplanes byte planes of plane_len bytes each, as HDF5's deflate filter stores a
- * shuffled chunk (planez.c): planes of one byte value coded as runs, the others by zlib at the
- * level given to cs_store_planez_init.  cs_store_planez_pack returns its length, 0 when it does not
+ * shuffled chunk (planez.c): planes of few long runs of one byte value coded as runs, the others
+ * by zlib at the level given to cs_store_planez_init.  cs_store_planez_pack returns its length, 0 when it does not
  * fit in cap (cs_store_planez_bound always fits) or zlib fails. */
 typedef struct cs_store_planez {
   z_stream z;
   int level;
   bool ready;
-  unsigned char *constant; /* per plane: all one value */
-  size_t constant_cap;
+  unsigned char *runs; /* per plane: coded as runs */
+  size_t runs_cap;
 } cs_store_planez;
 int cs_store_planez_init(cs_store_planez *pz, int level); /* CS_OK or CS_ENOMEM */
 void cs_store_planez_end(cs_store_planez *pz);             /* accepts a zeroed one */
