@@ -152,12 +152,13 @@ kill_after_2() {
   rm -f "$1" "$1".*
   CS_TEST_STOP_AFTER_ROWS=2 "$CS_BIN" sweep chunks.json --out "$1" --quiet > /dev/null 2>&1 || true
 }
-#    a flipped byte inside a stored chunk: the merge does not inflate chunks, the checksum over
-#    the entry's parts rejects it; that row runs again and the file equals a clean sweep's
-kill_after_2 damaged.h5
-$PY - damaged.h5.spool.0 <<'PY'
+#    a flipped byte inside a stored chunk (the merge does not inflate chunks, the checksum over
+#    the entry's parts rejects it) or in a chunk's length (the chunks no longer add up to the
+#    entry's part): the entry is dropped, that row runs again and the file equals a clean sweep's
+damage_chunk() { # spool, what: body or length
+  $PY - "$1" "$2" <<'PY'
 import struct, sys
-path = sys.argv[1]
+path, what = sys.argv[1], sys.argv[2]
 data = bytearray(open(path, "rb").read())
 def stored_chunk(p):  # length n, then a zlib stream of n bytes, then another chunk or LZ4
     if p + 10 > len(data):
@@ -174,16 +175,21 @@ def stored_chunk(p):  # length n, then a zlib stream of n bytes, then another ch
 for p in range(len(data)):
     n = stored_chunk(p)
     if n:
-        data[p + 8 + n // 2] ^= 0x40
+        data[p + 8 + n // 2 if what == "body" else p] ^= 0x40
         open(path, "wb").write(data)
         break
 else:
     sys.exit("no stored chunk in the spool")
 PY
-"$CS_BIN" sweep chunks.json --out damaged.h5 --quiet > damaged.txt
-grep -q "log: 1 rows of an earlier sweep moved from its spools into the file, 1 torn" damaged.txt
-expect damaged.txt "ran 2 (0 failed) .*cached 1 "
-$PY "$HERE/sweep_compare.py" chunks-clean.h5 damaged.h5
+}
+for what in body length; do
+  kill_after_2 damaged.h5
+  damage_chunk damaged.h5.spool.0 $what
+  "$CS_BIN" sweep chunks.json --out damaged.h5 --quiet > damaged.txt
+  grep -q "log: 1 rows of an earlier sweep moved from its spools into the file, 1 torn" damaged.txt
+  expect damaged.txt "ran 2 (0 failed) .*cached 1 "
+  $PY "$HERE/sweep_compare.py" chunks-clean.h5 damaged.h5
+done
 #    /txlog rewritten by another tool between the kill and the next sweep (deflate alone): the
 #    spooled chunks, made for shuffle and deflate, are dropped and their rows run again
 kill_after_2 relaid.h5
