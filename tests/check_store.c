@@ -506,6 +506,17 @@ static void assert_inflates_to(const unsigned char *z, size_t zlen, const unsign
   free(back);
 }
 
+/* Packs the planes within the bound and checks that they inflate back. */
+static void assert_round_trip(cs_store_planez *pz, const unsigned char *planes, size_t np,
+                              size_t pl, const char *what) {
+  size_t bound = cs_store_planez_bound(np, pl);
+  unsigned char *z = malloc(bound);
+  size_t zlen = cs_store_planez_pack(pz, planes, np, pl, z, bound);
+  ck_assert_msg(zlen > 0, "%s: not packed", what);
+  assert_inflates_to(z, zlen, planes, np * pl, what);
+  free(z);
+}
+
 /* /txlog chunks are written as zlib streams made by planez.c; every mix of constant planes
  * (continuing the byte before them or not), planes of long runs and noise planes, plane lengths
  * around the match lengths deflate can code (3..258) and its longest, and zlib levels from
@@ -522,19 +533,57 @@ START_TEST(planez_streams_inflate_to_their_planes) {
     ck_assert_int_eq(cs_store_planez_init(&pz, levels[l]), CS_OK);
     for (size_t i = 0; i < sizeof lens / sizeof *lens; i++)
       for (size_t m = 0; m < sizeof mixes / sizeof *mixes; m++) {
-        size_t pl = lens[i], np = strlen(mixes[m]), bound = cs_store_planez_bound(np, pl);
-        unsigned char *planes = malloc(np * pl + 1), *z = malloc(bound);
+        size_t pl = lens[i], np = strlen(mixes[m]);
+        unsigned char *planes = malloc(np * pl + 1);
         make_planes(planes, mixes[m], pl, 31 * i + m + 7 * l);
-        size_t zlen = cs_store_planez_pack(&pz, planes, np, pl, z, bound);
         char what[96];
         snprintf(what, sizeof what, "level %d, planes '%s' of %zu B", levels[l], mixes[m], pl);
-        ck_assert_msg(zlen > 0, "%s: not packed", what);
-        assert_inflates_to(z, zlen, planes, np * pl, what);
+        assert_round_trip(&pz, planes, np, pl, what);
         free(planes);
-        free(z);
       }
     cs_store_planez_end(&pz);
   }
+}
+END_TEST
+
+/* Random planes made of runs of random lengths (1 to 300 bytes, so every split of a run into
+ * literals and matches occurs, across plane boundaries too) and random values from a small
+ * alphabet (so runs often continue the byte before them), with noise planes among them; plane
+ * counts 0-40, lengths 1-3000, levels 0-9, from a fixed seed: every stream inflates back. */
+START_TEST(planez_random_runs_inflate_to_their_planes) {
+  uint64_t x = 0x9e3779b97f4a7c15ull;
+  cs_store_planez pz;
+  int level = -1;
+  for (int iter = 0; iter < 400; iter++) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    if (iter % 40 == 0) {
+      if (level >= 0) cs_store_planez_end(&pz);
+      level = (int)(x % 10);
+      ck_assert_int_eq(cs_store_planez_init(&pz, level), CS_OK);
+    }
+    size_t np = (size_t)(x >> 8) % 41, pl = 1 + (size_t)(x >> 20) % 3000;
+    unsigned alphabet = 1 + (unsigned)(x >> 40) % 4;
+    unsigned char *planes = malloc(np * pl + 1);
+    for (size_t k = 0; k < np; k++) {
+      unsigned char *q = planes + k * pl;
+      x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+      if (x % 5 == 0) {
+        fill_noise(q, pl, x);
+        continue;
+      }
+      for (size_t i = 0, len; i < pl; i += len) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        len = 1 + (size_t)(x % 300);
+        if (len > pl - i) len = pl - i;
+        memset(q + i, (int)((x >> 32) % alphabet * 85), len);
+      }
+    }
+    char what[96];
+    snprintf(what, sizeof what, "case %d: level %d, %zu planes of %zu B", iter, level, np, pl);
+    assert_round_trip(&pz, planes, np, pl, what);
+    free(planes);
+  }
+  cs_store_planez_end(&pz);
 }
 END_TEST
 
@@ -604,6 +653,7 @@ static Suite *store_suite(void) {
   tcase_add_test(core, shuffle_puts_byte_k_of_row_i_at_k_n_plus_i);
   tcase_add_test(core, spool_codec_round_trips_and_rejects_damage);
   tcase_add_test(core, planez_streams_inflate_to_their_planes);
+  tcase_add_test(core, planez_random_runs_inflate_to_their_planes);
   tcase_add_test(core, planez_codes_runs_compactly);
   tcase_add_test(core, planez_refuses_a_short_buffer);
   tcase_add_test(core, rows_round_trip_and_checksums_verify);
