@@ -263,6 +263,7 @@ int cs_store_planez_init(cs_store_planez *pz, int level) {
 void cs_store_planez_end(cs_store_planez *pz) {
   if (pz->ready) deflateEnd(&pz->z);
   free(pz->runs);
+  free(pz->plane.p);
   memset(pz, 0, sizeof *pz);
 }
 
@@ -327,4 +328,12 @@ size_t cs_store_planez_pack(cs_store_planez *pz, const unsigned char *planes, si
   if (b.full) return 0;
   for (int i = 3; i >= 0; i--) *b.p++ = (unsigned char)(adler >> (8 * i));
   return (size_t)(b.p - out);
+}
+
+int cs_store_planez_pack_rows(cs_store_planez *pz, const void *rows, uint64_t n, size_t size,
+                              unsigned char *out, size_t cap, size_t *len) {
+  if (!cs_store_buf_grow(&pz->plane, (size_t)n * size)) return CS_ENOMEM;
+  cs_store_shuffle(rows, pz->plane.p, n, size, false);
+  *len = cs_store_planez_pack(pz, pz->plane.p, size, (size_t)n, out, cap);
+  return *len ? CS_OK : CS_EINTERNAL;
 }

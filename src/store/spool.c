@@ -283,18 +283,17 @@ static void whole_chunks(uint64_t off, uint64_t n, uint64_t len, uint64_t *c0, u
 /* The chunk of len records at rows, shuffled and deflated as /txlog stores it, appended to z at
  * *at after its length (8 bytes); *at moves past it. */
 static int pack_chunk(cs_store *st, const cs_store_txn_row *rows, size_t *at, cs_err *err) {
-  size_t raw = (size_t)st->txlog_chunk_len * sizeof *rows;
   size_t bound = cs_store_planez_bound(sizeof *rows, st->txlog_chunk_len);
   uint64_t len = 0;
-  if (!cs_store_buf_grow(&st->spool_plane, raw) ||
-      !cs_store_buf_grow(&st->spool_z, *at + sizeof len + bound))
+  if (!cs_store_buf_grow(&st->spool_z, *at + sizeof len + bound))
     return cs_err_set(err, CS_ENOMEM, "spooling a /txlog chunk: out of memory");
   unsigned char *z = (unsigned char *)st->spool_z.p + *at;
-  cs_store_shuffle((const unsigned char *)rows, st->spool_plane.p, st->txlog_chunk_len,
-                   sizeof *rows, false);
-  len = cs_store_planez_pack(&st->spool_pz, st->spool_plane.p, sizeof *rows, st->txlog_chunk_len,
-                             z + sizeof len, bound);
-  if (!len) return cs_err_set(err, CS_EINTERNAL, "spooling a /txlog chunk: deflate failed");
+  size_t zlen = 0;
+  int rc = cs_store_planez_pack_rows(&st->spool_pz, rows, st->txlog_chunk_len, sizeof *rows,
+                                     z + sizeof len, bound, &zlen);
+  if (rc) return cs_err_set(err, rc, "spooling a /txlog chunk: %s",
+                            rc == CS_ENOMEM ? "out of memory" : "deflate failed");
+  len = zlen;
   memcpy(z, &len, sizeof len);
   *at += sizeof len + len;
   return CS_OK;
@@ -526,7 +525,7 @@ typedef struct chunk_writer {
   uint64_t chunk;       /* the chunk being gathered; UINT64_MAX: none */
   uint64_t end;         /* records [chunk * len, end) given so far, in order */
   bool gap;             /* a record of the chunk was skipped or given twice */
-  cs_store_buf recs, plane, z; /* the chunk's records, their shuffle, its deflate */
+  cs_store_buf recs, z;  /* the chunk's records, its stream */
   struct piece {        /* the pieces given, for the piecewise write */
     uint64_t first, n;
   } *pieces;
@@ -573,7 +572,6 @@ static void chunk_writer_init(cs_store *st, chunk_writer *w) {
 
 static void chunk_writer_free(chunk_writer *w) {
   free(w->recs.p);
-  free(w->plane.p);
   free(w->z.p);
   free(w->pieces);
   cs_store_planez_end(&w->pz);
@@ -588,17 +586,15 @@ static int chunk_flush(cs_store *st, chunk_writer *w, cs_err *err) {
   cs_store_txn_row *recs = w->recs.p;
   int rc = CS_OK;
   if (!w->gap && w->end == first + in_file) {
-    size_t raw = w->len * sizeof *recs;
     size_t zlen = cs_store_planez_bound(sizeof *recs, w->len);
     /* records past the dataset's end hold the fill value, zeros, as HDF5 stores them */
     memset(recs + in_file, 0, (w->len - in_file) * sizeof *recs);
-    if (!cs_store_buf_grow(&w->plane, raw) || !cs_store_buf_grow(&w->z, zlen))
-      rc = cs_err_set(err, CS_ENOMEM, "merging the log spools: out of memory");
-    if (!rc) {
-      cs_store_shuffle(w->recs.p, w->plane.p, w->len, sizeof *recs, false);
-      zlen = cs_store_planez_pack(&w->pz, w->plane.p, sizeof *recs, w->len, w->z.p, zlen);
-      if (!zlen) rc = cs_err_set(err, CS_EINTERNAL, "merging the log spools: deflate failed");
-    }
+    rc = cs_store_buf_grow(&w->z, zlen) ? CS_OK : CS_ENOMEM;
+    if (!rc)
+      rc = cs_store_planez_pack_rows(&w->pz, recs, w->len, sizeof *recs, w->z.p, zlen, &zlen);
+    if (rc)
+      rc = cs_err_set(err, rc, "merging the log spools: %s",
+                      rc == CS_ENOMEM ? "out of memory" : "deflate failed");
     hsize_t at = first;
     if (!rc && H5Dwrite_chunk(st->txlog, H5P_DEFAULT, 0, &at, zlen, w->z.p) < 0)
       rc = cs_store_h5_error(err, CS_EIO, "writing /txlog records %llu..%llu",

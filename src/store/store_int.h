@@ -59,20 +59,26 @@ void cs_store_decompress_end(struct LZ4F_dctx_s *ctx); /* accepts NULL */
 
 /* A zlib stream of nplanes byte planes of plane_len bytes each, as HDF5's deflate filter stores a
  * shuffled chunk (planez.c): planes of few long runs of one byte value coded as runs, the others
- * by zlib at the level given to cs_store_planez_init.  cs_store_planez_pack returns its length, 0 when it does not
- * fit in cap (cs_store_planez_bound always fits) or zlib fails. */
+ * by zlib at the level given to cs_store_planez_init.  cs_store_planez_pack returns its length,
+ * 0 when it does not fit in cap (cs_store_planez_bound always fits) or zlib fails;
+ * cs_store_planez_pack_rows first shuffles n rows of `size` bytes (cs_store_shuffle) into the
+ * compressor's own buffer, which makes a chunk as HDF5's shuffle and deflate filters store it:
+ * its length in *len; CS_OK, CS_ENOMEM, or CS_EINTERNAL as when cs_store_planez_pack gives 0. */
 typedef struct cs_store_planez {
   z_stream z;
   int level;
   bool ready;
   unsigned char *runs; /* per plane: coded as runs */
   size_t runs_cap;
+  cs_store_buf plane; /* the rows shuffled */
 } cs_store_planez;
 int cs_store_planez_init(cs_store_planez *pz, int level); /* CS_OK or CS_ENOMEM */
 void cs_store_planez_end(cs_store_planez *pz);             /* accepts a zeroed one */
 size_t cs_store_planez_bound(size_t nplanes, size_t plane_len);
 size_t cs_store_planez_pack(cs_store_planez *pz, const unsigned char *planes, size_t nplanes,
                             size_t plane_len, unsigned char *out, size_t cap);
+int cs_store_planez_pack_rows(cs_store_planez *pz, const void *rows, uint64_t n, size_t size,
+                              unsigned char *out, size_t cap, size_t *len);
 
 /* /txlog's layout when its chunks can be written as stored (spool.c): chunks of *len records,
  * the filters shuffle then deflate at *level and nothing else, the file type the row struct's,
