@@ -276,7 +276,8 @@ int cs_store_flush_rows(cs_store *st, uint64_t *lost, cs_err *err);
  * appends the row with its records (compressed; the /txlog chunks its slice fills whole already
  * as /txlog stores them) to the rank's spool, "<path>.spool.<rank>", an append-only file, then
  * writes the row itself without its log (txlog_detail none, as a results-only row).
- * cs_store_spool_merge, in a structural step, writes the spooled slices and rows into the file.  A spool entry cut short by a kill fails its checksums and is dropped. */
+ * cs_store_spool_merge, in a structural step, writes the spooled slices and rows into the file.
+ * A spool entry cut short by a kill fails its checksums and is dropped. */
 int cs_store_spool_log(cs_store *st, int rank, cs_err *err);
 /* True when spool files of `path` exist (a sweep wrote them and has not merged them yet). */
 bool cs_store_spool_exists(const char *path);

@@ -93,8 +93,9 @@ static void balanced(const int *syms, int m, int depth, uint8_t *len) {
   for (int i = 0; i < m; i++) len[syms[i]] = (uint8_t)(depth + (i < shorter ? d - 1 : d));
 }
 
-static const uint16_t len_base[29] = {3,  4,  5,  6,  7,  8,  9,  10, 11,  13,  15,  17,  19,  23, 27,
-                                      31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258};
+static const uint16_t len_base[29] = {3,  4,  5,  6,  7,  8,  9,   10,  11,  13,
+                                      15, 17, 19, 23, 27, 31, 35,  43,  51,  59,
+                                      67, 83, 99, 115, 131, 163, 195, 227, 258};
 static const uint8_t len_extra[29] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2,
                                       2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0};
 

@@ -49,6 +49,15 @@ typedef struct spool_head {
   char key[CS_STORE_KEY_LEN];
 } spool_head;
 
+/* The stored chunk at *z (its length, then its bytes): its bytes, *len of them; *z moves past it.
+ * Only for chunk lists that are well formed (made here, or checked by chunks_well_formed). */
+static const unsigned char *chunk_next(const unsigned char **z, uint64_t *len) {
+  memcpy(len, *z, sizeof *len);
+  const unsigned char *bytes = *z + sizeof *len;
+  *z = bytes + *len;
+  return bytes;
+}
+
 /* What protects the records of an entry with whole chunks: xxh64 over the records before them
  * (seeded by the row), then each chunk's stored bytes, then the records after them, each hash
  * seeding the next.  z holds the chunks as the entry stores them. */
@@ -56,11 +65,9 @@ static uint64_t parts_checksum(uint64_t row, const cs_store_txn_row *first, uint
                                const unsigned char *z, uint64_t nchunks,
                                const cs_store_txn_row *last, uint64_t nlast) {
   uint64_t h = cs_store_xxh64(first, nfirst * sizeof *first, row);
-  for (uint64_t c = 0; c < nchunks; c++) {
-    uint64_t len;
-    memcpy(&len, z, sizeof len);
-    h = cs_store_xxh64(z + sizeof len, len, h);
-    z += sizeof len + len;
+  for (uint64_t c = 0, len; c < nchunks; c++) {
+    const unsigned char *bytes = chunk_next(&z, &len);
+    h = cs_store_xxh64(bytes, len, h);
   }
   return cs_store_xxh64(last, nlast * sizeof *last, h);
 }
@@ -280,21 +287,30 @@ static void whole_chunks(uint64_t off, uint64_t n, uint64_t len, uint64_t *c0, u
   *nfirst = *nchunks ? first * len - off : n;
 }
 
-/* The chunk of len records at rows, shuffled and deflated as /txlog stores it, appended to z at
- * *at after its length (8 bytes); *at moves past it. */
+/* The len records at rows as /txlog stores a chunk (shuffled and deflated, planez.c), into z
+ * from byte `at` on, growing z: *zlen bytes.  Both the spool and the merge make them here. */
+static int stored_chunk(cs_store_planez *pz, const cs_store_txn_row *rows, uint64_t len,
+                        cs_store_buf *z, size_t at, size_t *zlen, const char *what,
+                        cs_err *err) {
+  size_t bound = cs_store_planez_bound(sizeof *rows, len);
+  int rc = cs_store_buf_grow(z, at + bound) ? CS_OK : CS_ENOMEM;
+  if (!rc)
+    rc = cs_store_planez_pack_rows(pz, rows, len, sizeof *rows, (unsigned char *)z->p + at, bound,
+                                   zlen);
+  if (!rc) return CS_OK;
+  return cs_err_set(err, rc, "%s: %s", what, rc == CS_ENOMEM ? "out of memory" : "deflate failed");
+}
+
+/* A whole chunk of the job's records appended to the entry's bytes at *at, after its length
+ * (8 bytes); *at moves past it. */
 static int pack_chunk(cs_store *st, const cs_store_txn_row *rows, size_t *at, cs_err *err) {
-  size_t bound = cs_store_planez_bound(sizeof *rows, st->txlog_chunk_len);
-  uint64_t len = 0;
-  if (!cs_store_buf_grow(&st->spool_z, *at + sizeof len + bound))
-    return cs_err_set(err, CS_ENOMEM, "spooling a /txlog chunk: out of memory");
-  unsigned char *z = (unsigned char *)st->spool_z.p + *at;
-  size_t zlen = 0;
-  int rc = cs_store_planez_pack_rows(&st->spool_pz, rows, st->txlog_chunk_len, sizeof *rows,
-                                     z + sizeof len, bound, &zlen);
-  if (rc) return cs_err_set(err, rc, "spooling a /txlog chunk: %s",
-                            rc == CS_ENOMEM ? "out of memory" : "deflate failed");
+  size_t zlen;
+  uint64_t len;
+  int rc = stored_chunk(&st->spool_pz, rows, st->txlog_chunk_len, &st->spool_z, *at + sizeof len,
+                        &zlen, "spooling a /txlog chunk", err);
+  if (rc) return rc;
   len = zlen;
-  memcpy(z, &len, sizeof len);
+  memcpy((unsigned char *)st->spool_z.p + *at, &len, sizeof len);
   *at += sizeof len + len;
   return CS_OK;
 }
@@ -586,15 +602,10 @@ static int chunk_flush(cs_store *st, chunk_writer *w, cs_err *err) {
   cs_store_txn_row *recs = w->recs.p;
   int rc = CS_OK;
   if (!w->gap && w->end == first + in_file) {
-    size_t zlen = cs_store_planez_bound(sizeof *recs, w->len);
+    size_t zlen = 0;
     /* records past the dataset's end hold the fill value, zeros, as HDF5 stores them */
     memset(recs + in_file, 0, (w->len - in_file) * sizeof *recs);
-    rc = cs_store_buf_grow(&w->z, zlen) ? CS_OK : CS_ENOMEM;
-    if (!rc)
-      rc = cs_store_planez_pack_rows(&w->pz, recs, w->len, sizeof *recs, w->z.p, zlen, &zlen);
-    if (rc)
-      rc = cs_err_set(err, rc, "merging the log spools: %s",
-                      rc == CS_ENOMEM ? "out of memory" : "deflate failed");
+    rc = stored_chunk(&w->pz, recs, w->len, &w->z, 0, &zlen, "merging the log spools", err);
     hsize_t at = first;
     if (!rc && H5Dwrite_chunk(st->txlog, H5P_DEFAULT, 0, &at, zlen, w->z.p) < 0)
       rc = cs_store_h5_error(err, CS_EIO, "writing /txlog records %llu..%llu",
@@ -651,14 +662,12 @@ static int chunk_put(cs_store *st, chunk_writer *w, uint64_t first, const cs_sto
 static int chunks_write(cs_store *st, chunk_writer *w, uint64_t c0, const unsigned char *z,
                         uint64_t nchunks, cs_err *err) {
   int rc = chunk_flush(st, w, err);
-  for (uint64_t c = 0; c < nchunks && !rc; c++) {
-    uint64_t len;
-    memcpy(&len, z, sizeof len);
+  for (uint64_t c = 0, len; c < nchunks && !rc; c++) {
+    const unsigned char *bytes = chunk_next(&z, &len);
     hsize_t at = (c0 + c) * w->len;
-    if (H5Dwrite_chunk(st->txlog, H5P_DEFAULT, 0, &at, len, z + sizeof len) < 0)
+    if (H5Dwrite_chunk(st->txlog, H5P_DEFAULT, 0, &at, len, bytes) < 0)
       rc = cs_store_h5_error(err, CS_EIO, "writing /txlog records %llu..%llu",
                              (unsigned long long)at, (unsigned long long)(at + w->len));
-    z += sizeof len + len;
   }
   return rc;
 }
