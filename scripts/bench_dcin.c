@@ -247,6 +247,14 @@ static int bench_reuse(const char *path, bool shared, bool cost_order, const cha
   cs_dcin_reuse *ctx = shared ? cs_dcin_reuse_new() : NULL;
   uint64_t steps = 0, replayed = 0, jobs = 0, full_jobs = 0, failed = 0;
   uint64_t pr_steps[8] = {0}, pr_rep[8] = {0}, pr_jobs[8] = {0};
+  /* cycles the engine stepped, and those a run without reuse steps (all but the skipped ones);
+   * the build script defines BENCH_CYCLES_STEPPED when the engine counts the former */
+  uint64_t pr_stepped[8] = {0}, pr_unreused[8] = {0};
+#ifdef BENCH_CYCLES_STEPPED
+  const bool counts_stepped = true;
+#else
+  const bool counts_stepped = false;
+#endif
   double pr_cpu[8] = {0};
   double t0 = now_s();
   for (size_t oi = 0; oi < sw.num_jobs; oi++) {
@@ -272,9 +280,13 @@ static int bench_reuse(const char *path, bool shared, bool cost_order, const cha
       jobs++;
       pr_steps[pr] += plan.num_steps, pr_rep[pr] += rep, pr_jobs[pr]++;
       pr_cpu[pr] += now_s() - tj;
+      cs_engine_stats st;
+      cs_dcin_ops.stats(e, &st);
+#ifdef BENCH_CYCLES_STEPPED
+      pr_stepped[pr] += s->cycles_stepped;
+#endif
+      pr_unreused[pr] += st.sim_cycles - st.skipped_cycles;
       if (rf) {
-        cs_engine_stats st;
-        cs_dcin_ops.stats(e, &st);
         fprintf(rf, "%zu %llu %llu %llu %016llx\n", i, (unsigned long long)st.sim_cycles,
                 (unsigned long long)st.flit_hops, (unsigned long long)plan.num_txns,
                 (unsigned long long)records_hash(rec, plan.num_txns));
@@ -302,12 +314,23 @@ static int bench_reuse(const char *path, bool shared, bool cost_order, const cha
       sw.name, shared ? " (one reuse context for all jobs)" : "", (unsigned long long)jobs,
       (unsigned long long)failed, (unsigned long long)steps, (unsigned long long)replayed,
       steps ? 100.0 * (double)replayed / (double)steps : 0.0, (unsigned long long)full_jobs, cpu);
+  uint64_t stepped = 0, unreused = 0;
   for (int k = 0; k < 8; k++)
-    if (pr_jobs[k])
-      printf("  %-14s %4llu jobs, %6llu steps, %6llu replayed (%.1f%%), %.2f s CPU\n",
+    if (pr_jobs[k]) {
+      printf("  %-14s %4llu jobs, %6llu steps, %6llu replayed (%.1f%%), %.2f s CPU",
              cs_primitive_name((cs_primitive)k), (unsigned long long)pr_jobs[k],
              (unsigned long long)pr_steps[k], (unsigned long long)pr_rep[k],
              pr_steps[k] ? 100.0 * (double)pr_rep[k] / (double)pr_steps[k] : 0.0, pr_cpu[k]);
+      if (counts_stepped)
+        printf("; %llu of %llu cycles stepped", (unsigned long long)pr_stepped[k],
+               (unsigned long long)pr_unreused[k]);
+      printf("\n");
+      stepped += pr_stepped[k], unreused += pr_unreused[k];
+    }
+  if (counts_stepped)
+    printf("  cycles stepped: %llu of the %llu a run without reuse steps (%.2fx fewer)\n",
+           (unsigned long long)stepped, (unsigned long long)unreused,
+           (double)unreused / (double)(stepped ? stepped : 1));
   cs_sweep_free(&sw);
   free(order);
   if (rf) fclose(rf);

@@ -501,6 +501,7 @@ typedef struct dcin_sim {
   int num_endpoints;
   /* time */
   uint64_t cyc;                /* next sim cycle to simulate */
+  uint64_t cycles_stepped;     /* cycles simulated here, not skipped or replayed (bench figures) */
   uint64_t netcyc1, netcyc_of; /* cache: cyc / net_scale + 1 for cyc == netcyc_of (I-Tag) */
   uint64_t tick_num, tick_den; /* tick = floor(cyc * num / den) */
   /* completions */

@@ -329,6 +329,7 @@ void dcin_cycle(dcin_sim *s) {
       snprintf(s->fault, sizeof s->fault, "cycle %llu: %.200s", (unsigned long long)s->cyc, e.msg);
   }
   s->cyc++;
+  s->cycles_stepped++;
 }
 
 /* Jumps the clock over cycles where nothing can move, up to (not past) limit. */
