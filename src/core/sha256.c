@@ -37,7 +37,9 @@ static void block_portable(cs_sha256 *s, const uint8_t *p) {
   s->h[4] += e, s->h[5] += f, s->h[6] += g, s->h[7] += h;
 }
 
-#if defined(__x86_64__) && defined(__GNUC__)
+/* GCC only: clang (14) has the intrinsics but not the "sha" feature of __builtin_cpu_supports,
+ * so a clang build hashes with the portable code. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #include <immintrin.h>
 
 /* The same compression with the x86 SHA extensions (about 5x faster: a cache key is hashed for
