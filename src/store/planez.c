@@ -293,7 +293,6 @@ size_t cs_store_planez_pack(cs_store_planez *pz, const unsigned char *planes, si
   out[1] = lv < 2 ? 0x01 : lv < 6 ? 0x5e : lv == 6 ? 0x9c : 0xda;
   bitw b = {.p = out + 2, .end = out + cap - 4};
   uint32_t adler = 1;
-  bool ended = false; /* a final block was written */
   for (size_t p = 0, q; p < nplanes; p = q) {
     bool runs = pz->runs[p];
     for (q = p + 1; q < nplanes && pz->runs[q] == runs;) q++;
@@ -323,9 +322,8 @@ size_t cs_store_planez_pack(cs_store_planez *pz, const unsigned char *planes, si
       adler = (uint32_t)adler32(adler, at, (uInt)n);
     }
     if (b.full) return 0;
-    ended = last;
   }
-  if (!ended) put_empty_stored(&b, true); /* no planes */
+  if (!nplanes) put_empty_stored(&b, true); /* else the last plane's block was the final one */
   if (b.full) return 0;
   for (int i = 3; i >= 0; i--) *b.p++ = (unsigned char)(adler >> (8 * i));
   return (size_t)(b.p - out);
