@@ -217,8 +217,10 @@ typedef struct cs_sweep_sched_stats {
   double busy_s; /* wall time inside jobs (running them and writing their rows) */
   double cpu_s;  /* CPU time of the process over the whole schedule, waiting included */
 } cs_sweep_sched_stats;
-/* started: fraction of the total estimated cost handed out so far (for the ETA). */
-typedef void (*cs_sweep_progress_fn)(void *ctx, uint64_t ran, uint64_t failed, double started,
+/* done: fraction of the total estimated cost done so far (for the ETA): the jobs finished, as
+ * each worker last reported them (with each request, i.e. up to the range before the one it
+ * runs), plus half of the range each worker runs. */
+typedef void (*cs_sweep_progress_fn)(void *ctx, uint64_t ran, uint64_t failed, double done,
                                      bool final);
 int cs_sweep_schedule(MPI_Comm comm, cs_store *st, const cs_sweep *sw, const cs_sweep_item *items,
                       size_t n, bool results_only, double progress_s,

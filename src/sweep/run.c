@@ -213,19 +213,20 @@ typedef struct progress_ctx {
   double t0;
 } progress_ctx;
 
-/* The ETA scales the elapsed time by the estimated cost not yet started (jobs run costliest
- * first, so a job count would be far too optimistic early on). */
-static void print_progress(void *vctx, uint64_t ran, uint64_t failed, double started,
+/* The ETA scales the elapsed time by the estimated cost not yet done (jobs run costliest first,
+ * so a job count would be far too optimistic early on; so would the cost handed out, since a
+ * worker is granted its first two ranges, about a quarter of the sweep on two ranks, at once). */
+static void print_progress(void *vctx, uint64_t ran, uint64_t failed, double done,
                            bool final) {
   progress_ctx *c = vctx;
   double dt = MPI_Wtime() - c->t0;
   double rate = dt > 0 ? (double)ran / dt : 0;
-  double eta = started > 0 ? dt * (1.0 - started) / started : 0;
+  double eta = done > 0 ? dt * (1.0 - done) / done : 0;
   fprintf(c->out, "[sweep %s] %llu/%llu done (cached %llu, ran %llu, failed %llu) %.1f jobs/s",
           c->name, (unsigned long long)(c->settled + ran), (unsigned long long)c->total,
           (unsigned long long)c->settled, (unsigned long long)ran, (unsigned long long)failed,
           rate);
-  if (!final && started > 0) fprintf(c->out, " ETA %.1f s", eta);
+  if (!final && done > 0) fprintf(c->out, " ETA %.1f s", eta);
   fprintf(c->out, "\n");
   fflush(c->out);
 }

@@ -43,9 +43,12 @@ enum { TAG_REQ = 7101, TAG_GRANT = 7102, TAG_ITEMS = 7103 };
  * host costs up to a scheduler time slice (measured 0.2-0.8 ms per probe). */
 #define PROBE_INTERVAL_S 0.005
 
+/* What a worker reports with each request: its jobs so far and their estimated cost, rounded to
+ * whole units (about a microsecond each: engine.h). */
 typedef struct counters {
-  uint64_t ran, failed, io_errors;
+  uint64_t ran, failed, io_errors, cost_done;
 } counters;
+#define COUNTERS_LEN 4
 
 typedef struct runner {
   cs_store *st;
@@ -57,6 +60,7 @@ typedef struct runner {
   int stop_signal;
   cs_job_shared *shared; /* what the engines share across this rank's jobs (may be NULL) */
   cs_sweep_logbuf logbuf; /* each job's log rows, kept from job to job */
+  double cost_done; /* estimated cost of the items this rank has finished */
 } runner;
 
 /* Test hook, for fault tests only (docs/hdf5-schema.md): CS_TEST_STOP_AFTER_ROWS=N makes a rank
@@ -97,6 +101,7 @@ static void run_item(runner *r, const cs_sweep_item *it, const cs_job *job) {
     r->stats->failed += failed;
   }
   r->stats->busy_s += MPI_Wtime() - t0;
+  r->cost_done += it->cost;
   if (r->stop_after && r->stats->ran == r->stop_after) {
     flush_rows(r); /* "after writing its N-th row" */
     raise(r->stop_signal);
@@ -104,7 +109,8 @@ static void run_item(runner *r, const cs_sweep_item *it, const cs_job *job) {
 }
 
 static counters mine(const runner *r) {
-  return (counters){r->stats->ran, r->stats->failed, r->stats->io_errors};
+  return (counters){r->stats->ran, r->stats->failed, r->stats->io_errors,
+                    (uint64_t)(r->cost_done + 0.5)};
 }
 
 static void idle_pause(void) {
@@ -143,6 +149,7 @@ static bool wire_next(const cs_sweep_buf *w, size_t *at, cs_sweep_item *it, cs_j
 typedef struct dispatcher {
   const cs_sweep *sw; /* the jobs of the items, packed */
   counters *seen;     /* latest counters reported by each worker */
+  double (*range_cost)[2]; /* per worker: the range it is running, the one granted last */
   uint64_t (*grant)[2];
   cs_sweep_buf *out;  /* the items of the grant in flight to each worker */
   MPI_Request *sreq;  /* grant header and items in flight to each worker: 2 per worker */
@@ -152,7 +159,7 @@ typedef struct dispatcher {
 /* Answers worker w's request (already probed): its counters in, the next range out. */
 static void answer(MPI_Comm comm, int size, dispatcher *d, int w, const cs_sweep_item *items,
                    size_t *front, size_t back, double *remaining, int *active) {
-  MPI_Recv(&d->seen[w], 3, MPI_UINT64_T, w, TAG_REQ, comm, MPI_STATUS_IGNORE);
+  MPI_Recv(&d->seen[w], COUNTERS_LEN, MPI_UINT64_T, w, TAG_REQ, comm, MPI_STATUS_IGNORE);
   MPI_Waitall(2, &d->sreq[2 * w], MPI_STATUSES_IGNORE);
   /* At least two items while there are plenty: the worker's next request then arrives while it
    * still has work, so rank 0 finishing one of its own jobs first costs it nothing. */
@@ -171,6 +178,9 @@ static void answer(MPI_Comm comm, int size, dispatcher *d, int w, const cs_sweep
       d->out_of_memory = true;
   }
   if (d->out_of_memory) k = cost = 0; /* stop the worker; rank 0 runs what is left */
+  /* a worker asks as it starts the range granted before: its counters cover the ones before that */
+  d->range_cost[w][0] = d->range_cost[w][1];
+  d->range_cost[w][1] = cost;
   d->grant[w][0] = *front;
   d->grant[w][1] = *front + k;
   *front += k;
@@ -229,11 +239,13 @@ static void dispatch(MPI_Comm comm, int size, dispatcher *d, runner *r,
     }
     if (progress && progress_s > 0 && MPI_Wtime() - last_print >= progress_s) {
       counters sum = mine(r);
+      double done = r->cost_done;
       for (int w = 1; w < size; w++) {
         sum.ran += d->seen[w].ran;
         sum.failed += d->seen[w].failed;
+        done += (double)d->seen[w].cost_done + 0.5 * d->range_cost[w][0]; /* half the running one */
       }
-      progress(ctx, sum.ran, sum.failed, total > 0 ? 1.0 - remaining / total : 1.0, false);
+      progress(ctx, sum.ran, sum.failed, total > 0 ? done / total : 1.0, false);
       last_print = MPI_Wtime();
     }
   }
@@ -309,13 +321,13 @@ static void work(MPI_Comm comm, runner *r, cs_sweep_buf buf[2]) {
   int cur = 0;
   expect_grant(comm, &in[cur], &buf[cur]);
   counters c = mine(r);
-  MPI_Send(&c, 3, MPI_UINT64_T, 0, TAG_REQ, comm);
+  MPI_Send(&c, COUNTERS_LEN, MPI_UINT64_T, 0, TAG_REQ, comm);
   receive_grant(&in[cur], &buf[cur]);
   while (in[cur].grant[1] > in[cur].grant[0]) {
     int nxt = 1 - cur;
     expect_grant(comm, &in[nxt], &buf[nxt]);
     c = mine(r);
-    MPI_Send(&c, 3, MPI_UINT64_T, 0, TAG_REQ, comm);
+    MPI_Send(&c, COUNTERS_LEN, MPI_UINT64_T, 0, TAG_REQ, comm);
     run_range(r, &buf[cur], &in[nxt]);
     flush_rows(r);
     receive_grant(&in[nxt], &buf[nxt]);
@@ -341,7 +353,7 @@ int cs_sweep_schedule(MPI_Comm comm, cs_store *st, const cs_sweep *sw, const cs_
   double cpu0 = cpu_seconds();
   cs_err io_err;
   cs_err_clear(&io_err);
-  runner r = {st, results_only, rank, stats, &io_err, 0, 0, cs_job_shared_new(), {0}};
+  runner r = {st, results_only, rank, stats, &io_err, 0, 0, cs_job_shared_new(), {0}, 0};
   read_stop_hook(&r);
   dispatcher d = {0};
   d.sw = sw;
@@ -349,10 +361,11 @@ int cs_sweep_schedule(MPI_Comm comm, cs_store *st, const cs_sweep *sw, const cs_
   int ok = 1;
   if (rank == 0) {
     d.seen = calloc((size_t)size, sizeof *d.seen);
+    d.range_cost = calloc((size_t)size, sizeof *d.range_cost);
     d.grant = calloc((size_t)size, sizeof *d.grant);
     d.out = calloc((size_t)size, sizeof *d.out);
     d.sreq = malloc(2 * (size_t)size * sizeof *d.sreq);
-    ok = d.seen && d.grant && d.out && d.sreq && (n == 0 || sw);
+    ok = d.seen && d.range_cost && d.grant && d.out && d.sreq && (n == 0 || sw);
     for (int w = 0; ok && w < 2 * size; w++) d.sreq[w] = MPI_REQUEST_NULL;
   } else {
     for (int i = 0; i < 2; i++) {
@@ -382,6 +395,7 @@ int cs_sweep_schedule(MPI_Comm comm, cs_store *st, const cs_sweep *sw, const cs_
   for (int w = 0; d.out && w < size; w++) free(d.out[w].data);
   free(d.out);
   free(d.seen);
+  free(d.range_cost);
   free(d.grant);
   free(d.sreq);
   stats->cpu_s = cpu_seconds() - cpu0;
