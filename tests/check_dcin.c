@@ -1037,6 +1037,34 @@ START_TEST(inject_step_should_give_the_bits_of_injecting_request_by_request) {
 }
 END_TEST
 
+/* The scheduler's estimate follows what the engine simulates (docs/dcin-model.md, "Exact step
+ * reuse"): a ring algorithm simulates two steps and replays the rest when its steps end quiet, a
+ * pairwise all-to-all simulates every step, and above 1024 write trackers over the participants
+ * of a multi-die chip ring steps end with write data in flight and are all simulated. */
+START_TEST(cost_should_follow_the_steps_the_engine_simulates) {
+  int parts[40];
+  for (int i = 0; i < 40; i++) parts[i] = i;
+  cs_job ring, a2a;
+  cs_test_job(&ring, "dcin", CS_PRIM_ALLREDUCE, 1 << 20, parts, 8);
+  cs_test_job(&a2a, "dcin", CS_PRIM_ALLTOALL, 1 << 20, parts, 8);
+  /* 8 participants x 128 trackers: quiet ends; 1000 transactions per step */
+  double ring14 = cs_dcin_ops.cost(&ring, 14000, 14), ring28 = cs_dcin_ops.cost(&ring, 28000, 28);
+  double a2a7 = cs_dcin_ops.cost(&a2a, 7000, 7), a2a14 = cs_dcin_ops.cost(&a2a, 14000, 14);
+  ck_assert(a2a7 > 2.5 * ring14);                     /* 7 steps simulated against 2 */
+  ck_assert(ring28 < 1.5 * ring14);                   /* the 14 more are replayed */
+  ck_assert(a2a14 > 1.9 * a2a7 && a2a14 < 2.1 * a2a7); /* each simulated */
+  /* 40 participants x 128 trackers on 2 dies: every ring step simulated, like the all-to-all */
+  ring.spec.num_participants = 40;
+  double busy = cs_dcin_ops.cost(&ring, 14000, 14);
+  ck_assert(busy > 5.0 * ring14);
+  ring.adapter.mst_wr_outstanding = 16; /* 640 trackers: quiet again */
+  ck_assert(cs_dcin_ops.cost(&ring, 14000, 14) == ring14);
+  ring.adapter.mst_wr_outstanding = 128;
+  ring.adapter.num_dies = 1; /* one die: no cross-die writes */
+  ck_assert(cs_dcin_ops.cost(&ring, 14000, 14) < ring14);
+}
+END_TEST
+
 /* A req refused inside a step's call: the same code and message as when it is injected alone,
  * and *injected names it (the fourth: its target is outside the chip's 40 endpoints). */
 START_TEST(inject_step_should_refuse_a_req_as_inject_does) {
@@ -1106,6 +1134,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, finish_step_should_leave_a_step_the_guard_stops_to_the_round_trips);
   tcase_add_test(tc, inject_step_should_give_the_bits_of_injecting_request_by_request);
   tcase_add_test(tc, inject_step_should_refuse_a_req_as_inject_does);
+  tcase_add_test(tc, cost_should_follow_the_steps_the_engine_simulates);
   tcase_add_test(tc, create_should_reject_inconsistent_adapter_fields);
   tcase_add_test(tc, ticks_should_follow_the_driver_frequency);
   tcase_add_test(tc, described_transactions_should_be_recycled);
