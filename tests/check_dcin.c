@@ -1065,6 +1065,36 @@ START_TEST(cost_should_follow_the_steps_the_engine_simulates) {
 }
 END_TEST
 
+/* A latency-bound job costs its cycles.  The default test job: 2 dies, burst 4.  A P2P of 1000
+ * transactions in one step: the transactions' work is (1 + 4/2)(1 + 0.7) = 5.1 us each, 5100 us;
+ * the cycles' work is ceil(1000 / outstanding) round trips of 200 + 150 + 2 x 4 = 358 cycles at
+ * 0.1 x 2 us each.  Plus 50 + 4 x 1 steps. */
+START_TEST(cost_should_count_the_round_trips_of_a_latency_bound_job) {
+  const int pair[2] = {39, 0};
+  cs_job p2p;
+  cs_test_job(&p2p, "dcin", CS_PRIM_P2P, 1 << 20, pair, 2);
+  p2p.spec.p2p_op = CS_P2P_READ;
+  /* 128 outstanding: 8 rounds, 573 us of cycles, less than the 5100 us of transactions */
+  ck_assert_double_eq_tol(cs_dcin_ops.cost(&p2p, 1000, 1), 54.0 + 5100.0, 1e-6);
+  p2p.adapter.mst_rd_outstanding = 2; /* 500 rounds: 35 800 us */
+  ck_assert_double_eq_tol(cs_dcin_ops.cost(&p2p, 1000, 1), 54.0 + 500 * 358 * 0.2, 1e-6);
+  p2p.adapter.mst_rd_outstanding = 4; /* 250 rounds */
+  ck_assert_double_eq_tol(cs_dcin_ops.cost(&p2p, 1000, 1), 54.0 + 250 * 358 * 0.2, 1e-6);
+  p2p.spec.p2p_op = CS_P2P_WRITE; /* a write is bound by the 128 write trackers */
+  ck_assert_double_eq_tol(cs_dcin_ops.cost(&p2p, 1000, 1), 54.0 + 5100.0, 1e-6);
+  p2p.adapter.mst_wr_outstanding = 2;
+  ck_assert_double_eq_tol(cs_dcin_ops.cost(&p2p, 1000, 1), 54.0 + 500 * 358 * 0.2, 1e-6);
+  /* a collective's flows run side by side: 8 participants at outstanding 2, two of 14 steps of
+   * 1000 simulated: ceil(2000 / 8 / 2) = 125 rounds, 8 950 us, against 2000 x 5.1 + 12000 x 0.2 */
+  int parts[8] = {0, 5, 10, 15, 20, 25, 30, 35};
+  cs_job ring;
+  cs_test_job(&ring, "dcin", CS_PRIM_ALLREDUCE, 1 << 20, parts, 8);
+  ring.adapter.mst_wr_outstanding = 2;
+  ck_assert_double_eq_tol(cs_dcin_ops.cost(&ring, 14000, 14), 50.0 + 56.0 + 10200.0 + 2400.0,
+                          1e-6);
+}
+END_TEST
+
 /* A req refused inside a step's call: the same code and message as when it is injected alone,
  * and *injected names it (the fourth: its target is outside the chip's 40 endpoints). */
 START_TEST(inject_step_should_refuse_a_req_as_inject_does) {
@@ -1135,6 +1165,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, inject_step_should_give_the_bits_of_injecting_request_by_request);
   tcase_add_test(tc, inject_step_should_refuse_a_req_as_inject_does);
   tcase_add_test(tc, cost_should_follow_the_steps_the_engine_simulates);
+  tcase_add_test(tc, cost_should_count_the_round_trips_of_a_latency_bound_job);
   tcase_add_test(tc, create_should_reject_inconsistent_adapter_fields);
   tcase_add_test(tc, ticks_should_follow_the_driver_frequency);
   tcase_add_test(tc, described_transactions_should_be_recycled);

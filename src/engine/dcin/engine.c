@@ -4,6 +4,7 @@
  * found in cycle c is reported at tick(c) and advance() returns right after that cycle, so a
  * driver that injects the rsp at once reproduces the native flow's timing.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -631,23 +632,42 @@ static int op_validate(const cs_job *job, cs_err *err) {
   return cs_topo_check_adapter(&job->adapter, err);
 }
 
-/* Host microseconds, fitted to wall_time_s of the C2 study and of the full stress sweep: a
- * simulated transaction costs about (1 + burst_length / 2) x (1 + 0.7 (dies - 1)) us, a replayed
- * one 0.2 us.  Exact step reuse (reuse.c) simulates two steps of a ring algorithm and replays the
- * others, but only from quiet boundaries: with more than 1024 write trackers over the
- * participants of a multi-die chip, cross-die write data is still in flight when a step ends (the
- * stress sweep's ring jobs above that bound replayed little or nothing; below it, all but two
- * steps), so those steps count as simulated.  Pairwise and direct steps are each a flow pattern of
- * their own, and the dimring algorithms change pattern with the dimension: simulated too. */
+/* Host microseconds, fitted to wall_time_s of the C2 study and of the full stress sweeps: the
+ * larger of the work of the transactions and the work of the cycles they need.
+ *
+ * Work of the transactions: a simulated one costs about (1 + burst_length / 2) x (1 + 0.7 (dies
+ * - 1)) us, a replayed one 0.2 us.  Exact step reuse (reuse.c) simulates two steps of a ring
+ * algorithm and replays the others, but only from quiet boundaries: with more than 1024 write
+ * trackers over the participants of a multi-die chip, cross-die write data is still in flight
+ * when a step ends (the stress sweep's ring jobs above that bound replayed little or nothing;
+ * below it, all but two steps), so those steps count as simulated.  Pairwise and direct steps are
+ * each a flow pattern of their own, and the dimring algorithms change pattern with the
+ * dimension: simulated too.
+ *
+ * Work of the cycles, for the latency-bound jobs (few trackers: a P2P read at outstanding 2 takes
+ * 100-330 cycles per transaction): each flow keeps its outstanding transactions in flight, one
+ * round trip of about 200 + 150 (dies - 1) + 2 burst_length sim cycles each, and such a sparse
+ * cycle costs about 0.1 x dies us (dcin-stress-p2p: 0.085 us on 1 die, 0.18 on 2, 0.31-0.41 on
+ * 4; round trips 156-234 cycles on 1 die, 290-650 on 2, 360-540 on 4). */
 static double op_cost(const cs_job *job, uint64_t num_txns, uint32_t num_steps) {
   const cs_adapter_config *a = &job->adapter;
-  bool quiet_ends = a->num_dies == 1 || job->spec.num_participants * a->mst_wr_outstanding <= 1024;
+  const cs_spec *sp = &job->spec;
+  bool quiet_ends = a->num_dies == 1 || sp->num_participants * a->mst_wr_outstanding <= 1024;
   double txns = (double)num_txns, per_step = num_steps ? txns / num_steps : txns;
   uint32_t simulated =
-      job->spec.algorithm == CS_ALGO_RING && quiet_ends && num_steps > 2 ? 2 : num_steps;
+      sp->algorithm == CS_ALGO_RING && quiet_ends && num_steps > 2 ? 2 : num_steps;
   double sim_txns = num_steps ? per_step * simulated : txns;
   double us_per_txn = (1.0 + 0.5 * a->burst_length) * (1.0 + 0.7 * (a->num_dies - 1));
-  return 50.0 + 4.0 * num_steps + us_per_txn * sim_txns + 0.2 * (txns - sim_txns);
+  double txn_work = us_per_txn * sim_txns + 0.2 * (txns - sim_txns);
+
+  bool p2p = sp->primitive == CS_PRIM_P2P;
+  int flows = p2p || sp->num_participants < 1 ? 1 : sp->num_participants;
+  int outstanding =
+      p2p && sp->p2p_op == CS_P2P_READ ? a->mst_rd_outstanding : a->mst_wr_outstanding;
+  double rounds = ceil(sim_txns / flows / (outstanding > 0 ? outstanding : 1));
+  double round_trip = 200.0 + 150.0 * (a->num_dies - 1) + 2.0 * a->burst_length;
+  double cycle_work = rounds * round_trip * 0.1 * a->num_dies;
+  return 50.0 + 4.0 * num_steps + (txn_work > cycle_work ? txn_work : cycle_work);
 }
 
 static void op_destroy(void *engine) {
