@@ -1095,6 +1095,39 @@ START_TEST(cost_should_count_the_round_trips_of_a_latency_bound_job) {
 }
 END_TEST
 
+/* Jobs share recorded steps when chip, resources, size and participants agree, whatever the
+ * collective (reuse.c): the same share group then, another one when any of those differs. */
+START_TEST(share_group_should_join_the_collectives_of_one_setting) {
+  const int parts[8] = {0, 5, 10, 15, 20, 25, 30, 35};
+  const cs_primitive prims[] = {CS_PRIM_ALLREDUCE, CS_PRIM_ALLGATHER, CS_PRIM_REDUCESCATTER,
+                                CS_PRIM_ALLTOALL};
+  cs_job job;
+  cs_test_job(&job, "dcin", CS_PRIM_ALLREDUCE, 1 << 20, parts, 8);
+  uint64_t g = cs_dcin_ops.share_group(&job);
+  ck_assert_uint_ne(g, 0);
+  for (size_t i = 1; i < sizeof prims / sizeof prims[0]; i++) {
+    cs_test_job(&job, "dcin", prims[i], 1 << 20, parts, 8);
+    ck_assert_uint_eq(cs_dcin_ops.share_group(&job), g);
+  }
+  cs_test_job(&job, "dcin", CS_PRIM_ALLREDUCE, 1 << 21, parts, 8);
+  ck_assert_uint_ne(cs_dcin_ops.share_group(&job), g);
+  cs_test_job(&job, "dcin", CS_PRIM_ALLREDUCE, 1 << 20, parts, 4);
+  ck_assert_uint_ne(cs_dcin_ops.share_group(&job), g);
+  cs_test_job(&job, "dcin", CS_PRIM_ALLREDUCE, 1 << 20, parts, 8);
+  job.spec.participants[7] = 36;
+  ck_assert_uint_ne(cs_dcin_ops.share_group(&job), g);
+  cs_test_job(&job, "dcin", CS_PRIM_ALLREDUCE, 1 << 20, parts, 8);
+  job.adapter.mst_wr_outstanding = 16;
+  ck_assert_uint_ne(cs_dcin_ops.share_group(&job), g);
+  cs_test_job(&job, "dcin", CS_PRIM_ALLREDUCE, 1 << 20, parts, 8);
+  snprintf(job.adapter.dcin_layout, sizeof job.adapter.dcin_layout, "2die_spread");
+  ck_assert_uint_ne(cs_dcin_ops.share_group(&job), g);
+  cs_test_job(&job, "dcin", CS_PRIM_ALLREDUCE, 1 << 20, parts, 8);
+  snprintf(job.spec.dtype, sizeof job.spec.dtype, "fp32"); /* metadata only */
+  ck_assert_uint_eq(cs_dcin_ops.share_group(&job), g);
+}
+END_TEST
+
 /* A req refused inside a step's call: the same code and message as when it is injected alone,
  * and *injected names it (the fourth: its target is outside the chip's 40 endpoints). */
 START_TEST(inject_step_should_refuse_a_req_as_inject_does) {
@@ -1166,6 +1199,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, inject_step_should_refuse_a_req_as_inject_does);
   tcase_add_test(tc, cost_should_follow_the_steps_the_engine_simulates);
   tcase_add_test(tc, cost_should_count_the_round_trips_of_a_latency_bound_job);
+  tcase_add_test(tc, share_group_should_join_the_collectives_of_one_setting);
   tcase_add_test(tc, create_should_reject_inconsistent_adapter_fields);
   tcase_add_test(tc, ticks_should_follow_the_driver_frequency);
   tcase_add_test(tc, described_transactions_should_be_recycled);

@@ -398,6 +398,75 @@ START_TEST(plan_on_empty_file_dedups_equal_jobs) {
 }
 END_TEST
 
+/* Jobs that share work stay together, costliest group first: a dcin AllGather and all-to-all of
+ * one size and participant set share their first step (one share group per size); the math
+ * engine shares nothing (group 0: each job on its own). */
+START_TEST(plan_keeps_share_groups_together) {
+  cs_sweep sw;
+  cs_err err;
+  ck_assert_int_eq(
+      parse_matrix("[{\"field\":\"engine.name\",\"values\":[\"dcin\",\"math\"]},"
+                   "{\"fields\":[\"spec.primitive\",\"spec.algorithm\"],"
+                   "\"values\":[[\"allgather\",\"ring\"],[\"alltoall\",\"pairwise\"]]},"
+                   "{\"field\":\"spec.msg_size_bytes\",\"values\":[1048576,2097152]},"
+                   "{\"field\":\"spec.participants\",\"values\":[[0,5,10,15,20,25,30,35]]}]",
+                   &sw, &err),
+      0);
+  /* matrix order: dcin AllGather 1 and 2 MiB (jobs 0, 1), all-to-all 1 and 2 MiB (2, 3), then
+   * the same on math (4..7).  By cost alone the sizes would interleave: the 1 MiB all-to-all
+   * simulates all its 7 steps, the 2 MiB AllGather 2 of its 7. */
+  ck_assert(sw.jobs[2].cost > sw.jobs[1].cost);
+  cs_sweep_plan plan;
+  ck_assert_int_eq(cs_sweep_plan_make(&sw, NULL, &(cs_sweep_plan_options){0}, &plan, &err), 0);
+  ck_assert_uint_eq(plan.num_items, 8);
+  const cs_sweep_item *it = plan.items;
+  size_t at = 0;
+  while (it[at].job >= 4) at++; /* the math jobs that cost more than the dcin groups */
+  ck_assert_uint_eq(it[at].job, 3);
+  ck_assert_uint_eq(it[at + 1].job, 1);
+  ck_assert_uint_eq(it[at + 2].job, 2);
+  ck_assert_uint_eq(it[at + 3].job, 0);
+  ck_assert_uint_ne(it[at].group, 0);
+  ck_assert_uint_eq(it[at + 1].group, it[at].group);
+  ck_assert_uint_eq(it[at + 3].group, it[at + 2].group);
+  ck_assert_uint_ne(it[at + 2].group, it[at].group);
+  ck_assert_double_eq(it[at].group_cost, sw.jobs[3].cost + sw.jobs[1].cost);
+  ck_assert_double_eq(it[at + 2].group_cost, sw.jobs[2].cost + sw.jobs[0].cost);
+  for (size_t i = 0; i < plan.num_items; i++) {
+    if (it[i].job >= 4) {
+      ck_assert_uint_eq(it[i].group, 0);
+      ck_assert_double_eq(it[i].group_cost, it[i].cost);
+    }
+    if (i) ck_assert(it[i - 1].group_cost >= it[i].group_cost);
+  }
+  cs_sweep_plan_free(&plan);
+  cs_sweep_free(&sw);
+}
+END_TEST
+
+/* A grant takes items while their cost fits the target (at least min_k), then the rest of the
+ * last one's share group, never more than CS_SWEEP_MAX_GRANT. */
+START_TEST(grant_never_ends_inside_a_share_group) {
+  enum { N = CS_SWEEP_MAX_GRANT + 100 };
+  static cs_sweep_item items[N];
+  const double costs[] = {5, 4, 3, 2, 1, 1, 1};
+  const uint64_t groups[] = {7, 7, 7, 0, 9, 9, 0};
+  for (size_t i = 0; i < 7; i++) items[i] = (cs_sweep_item){.cost = costs[i], .group = groups[i]};
+  double cost = 0;
+  ck_assert_uint_eq(cs_sweep_grant_len(items, 7, 5, 1, &cost), 3); /* 5, then its group */
+  ck_assert_double_eq(cost, 12);
+  ck_assert_uint_eq(cs_sweep_grant_len(items + 3, 4, 2, 1, &cost), 1); /* no group */
+  ck_assert_double_eq(cost, 2);
+  ck_assert_uint_eq(cs_sweep_grant_len(items + 3, 4, 3, 1, &cost), 3); /* 2 + 1, then 1 */
+  ck_assert_double_eq(cost, 4);
+  ck_assert_uint_eq(cs_sweep_grant_len(items + 5, 2, 0.5, 1, &cost), 1); /* group's last */
+  ck_assert_uint_eq(cs_sweep_grant_len(items + 3, 4, 0, 2, &cost), 3); /* min_k, its group */
+  ck_assert_uint_eq(cs_sweep_grant_len(items, 0, 100, 1, &cost), 0);
+  for (size_t i = 0; i < N; i++) items[i] = (cs_sweep_item){.cost = 1, .group = 3};
+  ck_assert_uint_eq(cs_sweep_grant_len(items, N, 1, 1, &cost), CS_SWEEP_MAX_GRANT);
+}
+END_TEST
+
 START_TEST(rerun_reuses_rows_and_new_values_append) {
   cs_sweep sw;
   cs_err err;
@@ -651,6 +720,8 @@ static Suite *sweep_suite(void) {
   tcase_add_checked_fixture(plan, setup, teardown);
   tcase_set_timeout(plan, 60);
   tcase_add_test(plan, plan_on_empty_file_dedups_equal_jobs);
+  tcase_add_test(plan, plan_keeps_share_groups_together);
+  tcase_add_test(plan, grant_never_ends_inside_a_share_group);
   tcase_add_test(plan, rerun_reuses_rows_and_new_values_append);
   tcase_add_test(plan, corrupt_rows_and_logs_are_rerun);
   tcase_add_test(plan, results_only_rows_are_relogged_by_a_full_run);

@@ -72,6 +72,10 @@ typedef struct cs_engine_ops {
   /* Relative cost of the job for the scheduler (only the order matters; comparable across
    * engines: about 1 per microsecond of host time). */
   double (*cost)(const cs_job *job, uint64_t num_txns, uint32_t num_steps);
+  /* Optional (NULL: no job shares work with another).  Jobs of the same engine with the same
+   * non-zero group can share work when one process runs them (shared_new below: e.g. steps one
+   * records and the others replay), so the scheduler keeps a group on one rank. */
+  uint64_t (*share_group)(const cs_job *job);
   /* Names the network the job runs on, for error messages ("torus:4x4 (dor_dateline)"); NULL:
    * the adapter's topology, die count and layout. */
   void (*network)(const cs_job *job, char *buf, size_t cap);

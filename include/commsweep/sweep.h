@@ -7,7 +7,7 @@
  *            against it (verifying checksums), then in one structural step grow the datasets
  *            to their final size, write the new /jobs rows and the rows of jobs that failed to
  *            load, and flush.
- *   all      receive the list of misses (costliest first), open the store with MPI-IO; rank 0
+ *   all      receive the list of misses (costliest group first), open the store with MPI-IO; rank 0
  *            grants ranges of the list on request and runs the cheapest items itself; every
  *            rank writes its own rows.
  *   rank 0   summary; lock released.
@@ -39,6 +39,7 @@ typedef struct cs_sweep_job {
   uint32_t num_steps;
   uint32_t packed_len;   /* bytes at packed */
   double cost;           /* the engine's cost estimate (scheduling order); 0 when not loaded */
+  uint64_t group;        /* jobs that share work on one rank (cs_engine_ops.share_group); 0 none */
   unsigned char *packed; /* the cs_job, packed; owned; NULL when not loaded */
   uint32_t json_len;     /* characters of the canonical JSON */
   uint32_t json_z_len;   /* bytes at json_z */
@@ -83,6 +84,8 @@ typedef struct cs_sweep_item {
   uint64_t steplog_offset; /* reserved /steplog slice */
   uint64_t steplog_count;  /* per-step summaries expected: num_steps (0 without log) */
   double cost;           /* estimated relative cost, for ordering */
+  uint64_t group;        /* the job's share group (cs_sweep_job.group) */
+  double group_cost;     /* cost of the group's items to run (the item's own cost without one) */
   char key[CS_STORE_KEY_LEN];
   uint8_t detail;        /* cs_store_detail the row is written with */
 } cs_sweep_item;
@@ -113,7 +116,7 @@ typedef struct cs_sweep_plan {
   uint64_t txlog_after;     /* /txlog records after the structural step */
   uint64_t txlog_to_write;  /* records the misses will write */
   uint64_t steplog_before, steplog_after, steplog_to_write; /* the same for /steplog */
-  size_t num_items;         /* misses to run, costliest first */
+  size_t num_items;         /* misses to run, costliest share group first (plan.c) */
   cs_sweep_item *items;
   /* per sweep job, for cs_sweep_plan_apply and reports */
   uint64_t *job_rows;       /* sweep job index -> row */

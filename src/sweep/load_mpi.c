@@ -15,7 +15,7 @@
 /* One job on the wire: the fixed part, then the packed job, json and error text (lengths in
  * the fixed part). */
 typedef struct packed_job {
-  uint64_t index, num_txns;
+  uint64_t index, num_txns, group;
   double cost;
   int32_t load_code;
   uint32_t num_steps, packed_len, json_len, json_z_len, error_len;
@@ -47,6 +47,7 @@ static int pack(const cs_sweep_job *jobs, size_t first, size_t count, cs_sweep_b
     p.index = first + k;
     p.num_txns = j->num_txns;
     p.cost = j->cost;
+    p.group = j->group;
     p.load_code = j->load_code;
     p.num_steps = j->num_steps;
     p.packed_len = j->packed ? j->packed_len : 0;
@@ -82,6 +83,7 @@ static int unpack(cs_sweep *sw, const char *data, size_t len) {
     j->load_code = p.load_code;
     j->num_steps = p.num_steps;
     j->cost = p.cost;
+    j->group = p.group;
     memcpy(j->key, p.key, CS_KEY_HEX);
     if (p.packed_len) {
       if (!(j->packed = malloc(p.packed_len))) return CS_ENOMEM;

@@ -70,6 +70,14 @@ static void describe_combo(const cs_sweep_def *def, const size_t *digit, char *b
   }
 }
 
+/* The engine's share group, told apart from other engines' by the engine's name; 0 for none. */
+static uint64_t share_group(const cs_engine_ops *ops, const cs_job *job) {
+  uint64_t g = ops && ops->share_group ? ops->share_group(job) : 0;
+  if (!g) return 0;
+  for (const char *c = ops->name; *c; c++) g = (g ^ (unsigned char)*c) * 0x100000001b3ULL;
+  return g ? g : 1;
+}
+
 static int load_job(cJSON *sec[3], const char *source, cs_job *job, cs_sweep_job *j,
                     cs_err *err) {
   if (cs_config_spec_from_json(sec[CS_SEC_SPEC], source, &job->spec, err) ||
@@ -83,6 +91,7 @@ static int load_job(cJSON *sec[3], const char *source, cs_job *job, cs_sweep_job
   memcpy(j->key, key, CS_KEY_HEX);
   const cs_engine_ops *ops = cs_engine_find(job->engine.name);
   j->cost = ops && ops->cost ? ops->cost(job, j->num_txns, j->num_steps) : (double)j->num_txns;
+  j->group = share_group(ops, job);
   unsigned char packed[CS_JOB_PACKED_MAX];
   size_t len = cs_job_pack(job, packed);
   if (!(j->packed = malloc(len))) return cs_err_set(err, CS_ENOMEM, "%s: out of memory", source);
@@ -139,6 +148,7 @@ static int expand_one(const cs_sweep_def *def, size_t index, const size_t *digit
     j->num_txns = 0;
     j->num_steps = 0;
     j->cost = 0;
+    j->group = 0;
     free(j->packed);
     j->packed = NULL;
     j->packed_len = 0;

@@ -13,10 +13,31 @@
 #include "commsweep/sweep.h"
 #include "keymap.h"
 
+/* Costliest group first, a group's items together (one rank then runs them all, so the work
+ * they share is done once), costliest first inside it. */
 static int cmp_cost(const void *a, const void *b) {
   const cs_sweep_item *x = a, *y = b;
+  if (x->group_cost != y->group_cost) return x->group_cost > y->group_cost ? -1 : 1;
+  if (x->group != y->group) return x->group < y->group ? -1 : 1;
   if (x->cost != y->cost) return x->cost > y->cost ? -1 : 1;
   return (x->row > y->row) - (x->row < y->row);
+}
+
+static int cmp_group(const void *a, const void *b) {
+  const cs_sweep_item *x = a, *y = b;
+  if (x->group != y->group) return x->group < y->group ? -1 : 1;
+  return (x->row > y->row) - (x->row < y->row);
+}
+
+/* Each item's group_cost: the cost of all items of its group (group 0: its own). */
+static void sum_groups(cs_sweep_item *items, size_t n) {
+  qsort(items, n, sizeof *items, cmp_group);
+  for (size_t i = 0, end; i < n; i = end) {
+    double sum = items[i].cost;
+    for (end = i + 1; items[i].group && end < n && items[end].group == items[i].group; end++)
+      sum += items[end].cost;
+    for (size_t k = i; k < end; k++) items[k].group_cost = sum;
+  }
 }
 
 static int alloc_plan(cs_sweep_plan *p, size_t n) {
@@ -185,10 +206,12 @@ int cs_sweep_plan_make(const cs_sweep *sw, cs_store *st, const cs_sweep_plan_opt
     it->steplog_count = steps;
     it->detail = (uint8_t)detail;
     it->cost = j->cost;
+    it->group = j->group;
     memcpy(it->key, j->key, CS_STORE_KEY_LEN);
     p->txlog_to_write += needed;
     p->steplog_to_write += steps;
   }
+  sum_groups(p->items, p->num_items);
   qsort(p->items, p->num_items, sizeof *p->items, cmp_cost);
 out:
   cs_keymap_free(&map);

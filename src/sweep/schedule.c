@@ -1,8 +1,9 @@
 /* Dynamic scheduling over MPI: a work-request protocol in which rank 0 also works.
  *
- * Rank 0 holds the item list (costliest first) and the sweep's jobs, packed; a grant is a range
- * [begin, end) of the list: a 16-byte header, always sent eagerly, followed by one message with
- * the items of the range and their packed jobs (~250 bytes each; non-blocking on rank 0), so a
+ * Rank 0 holds the item list (costliest share group first) and the sweep's jobs, packed; a grant
+ * is a range [begin, end) of the list: a 16-byte header, always sent eagerly, followed by one
+ * message with the items of the range and their packed jobs (~250 bytes each; non-blocking on
+ * rank 0), so a
  * worker holds only the items granted to it, two ranges at a time (at most 2 x MAX_BATCH; its two
  * receive buffers are sized for the longest jobs, of which typical grants touch a tenth), never
  * the whole list.  Result rows are written in batches (cs_store_batch_rows): a
@@ -12,7 +13,8 @@
  * (carrying its counters) before it runs the current range, and lets that grant move in between
  * its jobs, so the next grant is waiting when it finishes.  Rank 0 first answers every worker's opening request,
  * then answers requests from the front of the list (guided ranges: about remaining cost /
- * (4 x ranks), at most MAX_BATCH items, at least two while plenty remain) and between answers
+ * (4 x ranks), at most MAX_BATCH items, at least two while plenty remain, never ending inside a
+ * share group, whose items the list holds together) and between answers
  * runs single items from the back, the cheapest, so it is never away long (on up to
  * RANK0_WORKS_UP_TO ranks; beyond, it only dispatches).  An empty range means stop.  A rank
  * with nothing to do sleeps between tests of its request (cs_sweep_wait_sleeping, idle_pause).  Which rank
@@ -32,7 +34,7 @@
 enum { TAG_REQ = 7101, TAG_GRANT = 7102, TAG_ITEMS = 7103 };
 /* Items per grant at most: cheap jobs (a closed-form engine: ~50 us) come in ranges long enough
  * that a worker never waits for rank 0's next look at its requests (PROBE_INTERVAL_S). */
-#define MAX_BATCH 512
+#define MAX_BATCH CS_SWEEP_MAX_GRANT
 /* Result rows a rank holds back before writing them together (one H5Dwrite). */
 #define ROW_BATCH 64
 /* Beyond this many ranks rank 0 only dispatches: a request then never waits behind one of its
@@ -156,6 +158,19 @@ typedef struct dispatcher {
   bool out_of_memory;
 } dispatcher;
 
+size_t cs_sweep_grant_len(const cs_sweep_item *items, size_t n, double target, size_t min_k,
+                          double *cost) {
+  size_t k = 0;
+  double sum = 0;
+  while (k < n && k < MAX_BATCH && (k < min_k || sum + items[k].cost <= target))
+    sum += items[k++].cost;
+  /* and the rest of the last item's share group: its items share work on one rank */
+  while (k && k < n && k < MAX_BATCH && items[k].group && items[k].group == items[k - 1].group)
+    sum += items[k++].cost;
+  *cost = sum;
+  return k;
+}
+
 /* Answers worker w's request (already probed): its counters in, the next range out. */
 static void answer(MPI_Comm comm, int size, dispatcher *d, int w, const cs_sweep_item *items,
                    size_t *front, size_t back, double *remaining, int *active) {
@@ -163,11 +178,10 @@ static void answer(MPI_Comm comm, int size, dispatcher *d, int w, const cs_sweep
   MPI_Waitall(2, &d->sreq[2 * w], MPI_STATUSES_IGNORE);
   /* At least two items while there are plenty: the worker's next request then arrives while it
    * still has work, so rank 0 finishing one of its own jobs first costs it nothing. */
-  size_t k = 0, min_k = back - *front >= 4 * (size_t)size ? 2 : 1;
-  double target = *remaining / (4.0 * size), cost = 0;
-  while (*front + k < back && k < MAX_BATCH &&
-         (k < min_k || cost + items[*front + k].cost <= target))
-    cost += items[*front + k++].cost;
+  size_t min_k = back - *front >= 4 * (size_t)size ? 2 : 1;
+  double cost;
+  size_t k = cs_sweep_grant_len(items + *front, back - *front, *remaining / (4.0 * size), min_k,
+                                &cost);
   cs_sweep_buf *out = &d->out[w];
   out->len = 0;
   for (size_t i = *front; i < *front + k && !d->out_of_memory; i++) {

@@ -70,6 +70,13 @@ typedef struct cs_sweep_buf {
 /* Appends n bytes; CS_ENOMEM when it cannot grow. */
 int cs_sweep_buf_put(cs_sweep_buf *b, const void *p, size_t n);
 
+/* The items of the next grant from items[0 .. n): at least min_k and while their cost stays
+ * within target, then the rest of the last one's share group; at most CS_SWEEP_MAX_GRANT (the
+ * grant's receive buffers are sized for it).  *cost is their cost. */
+#define CS_SWEEP_MAX_GRANT 512
+size_t cs_sweep_grant_len(const cs_sweep_item *items, size_t n, double target, size_t min_k,
+                          double *cost);
+
 /* Waits for an MPI request, sleeping 0.2 ms between tests (schedule.c): a blocking MPI call
  * polls at full speed and burns a core while its rank only waits (e.g. for rank 0's layout). */
 void cs_sweep_wait_sleeping(MPI_Request *req, MPI_Status *status);

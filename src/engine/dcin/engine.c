@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "commsweep/cachekey.h"
 #include "dcin_int.h"
 
 size_t dcin_die_arena_slots(const dcin_cfg *c);
@@ -670,6 +671,36 @@ static double op_cost(const cs_job *job, uint64_t num_txns, uint32_t num_steps) 
   return 50.0 + 4.0 * num_steps + (txn_work > cycle_work ? txn_work : cycle_work);
 }
 
+/* Steps one job records and another replays (reuse.c) need the same chip and resources and the
+ * same injects: the adapter fields the engine and the expansion read, the message size and the
+ * participants.  The primitive is left out: a ring AllReduce, AllGather and ReduceScatter of a
+ * size run the same steps, and a pairwise all-to-all's first step is theirs. */
+static uint64_t op_share_group(const cs_job *job) {
+  const cs_adapter_config *a = &job->adapter;
+  const cs_spec *sp = &job->spec;
+  cs_sha256 h;
+  cs_sha256_init(&h);
+  const char *names[] = {a->topology, a->dcin_layout, a->endpoint_id_scheme};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    cs_sha256_update(&h, names[i], strlen(names[i]) + 1);
+  const int ints[] = {a->num_dies,           a->num_initiators,     a->num_targets,
+                      a->mst_rd_outstanding, a->mst_wr_outstanding, a->slv_rd_outstanding,
+                      a->slv_wr_outstanding, a->burst_length,       a->bw_bytes,
+                      sp->num_participants};
+  const double clocks[] = {a->driver_cycle_frequency_ghz, a->ip_frequency_ghz,
+                           a->noc_frequency_ghz};
+  const uint64_t size = sp->msg_size_bytes;
+  cs_sha256_update(&h, ints, sizeof ints);
+  cs_sha256_update(&h, clocks, sizeof clocks);
+  cs_sha256_update(&h, &size, sizeof size);
+  cs_sha256_update(&h, sp->participants, sizeof sp->participants[0] * (size_t)sp->num_participants);
+  uint8_t digest[32];
+  cs_sha256_final(&h, digest);
+  uint64_t group;
+  memcpy(&group, digest, sizeof group);
+  return group ? group : 1;
+}
+
 static void op_destroy(void *engine) {
   if (!engine) return;
   dcin_sim_destroy(((dcin_engine *)engine)->sim);
@@ -693,6 +724,7 @@ const cs_engine_ops cs_dcin_ops = {
     .options_doc = "no options: the chip comes from the adapter's topology and dcin_layout",
     .validate = op_validate,
     .cost = op_cost,
+    .share_group = op_share_group,
     .result_columns = result_columns,
     .shared_new = op_shared_new,
     .shared_free = op_shared_free,
