@@ -179,13 +179,19 @@ static int bench_allreduce(void) {
   return rc ? 1 : 0;
 }
 
-/* Jobs of a sweep costliest first, as the sweep's scheduler hands them out (ties: matrix order). */
+/* Jobs of a sweep costliest first, as the sweep's scheduler hands them out to a worker: by the
+ * cost of their share group, a group's jobs together, costliest first inside it (the build
+ * script defines BENCH_SHARE_GROUP when the engine names share groups; without, each job is its
+ * own group); ties: matrix order. */
 typedef struct job_cost {
-  double cost;
+  double cost, group_cost;
+  uint64_t group;
   size_t i;
 } job_cost;
 static int cmp_job_cost(const void *a, const void *b) {
   const job_cost *x = a, *y = b;
+  if (x->group_cost != y->group_cost) return x->group_cost > y->group_cost ? -1 : 1;
+  if (x->group != y->group) return x->group < y->group ? -1 : 1;
   if (x->cost != y->cost) return x->cost > y->cost ? -1 : 1;
   return (x->i > y->i) - (x->i < y->i);
 }
@@ -238,10 +244,18 @@ static int bench_reuse(const char *path, bool shared, bool cost_order, const cha
                                                  records ? records : ""), 1;
   cs_job job;
   for (size_t i = 0; i < sw.num_jobs; i++) {
+    bool loaded = !sw.jobs[i].load_code && !sweep_job(&sw.jobs[i], &job, &err);
     order[i].i = i;
-    order[i].cost = sw.jobs[i].load_code || sweep_job(&sw.jobs[i], &job, &err)
-                        ? 0
-                        : cs_dcin_ops.cost(&job, sw.jobs[i].num_txns, sw.jobs[i].num_steps);
+    order[i].cost =
+        loaded ? cs_dcin_ops.cost(&job, sw.jobs[i].num_txns, sw.jobs[i].num_steps) : 0;
+#ifdef BENCH_SHARE_GROUP
+    order[i].group = loaded ? cs_dcin_ops.share_group(&job) : 0;
+#endif
+  }
+  for (size_t i = 0; i < sw.num_jobs; i++) { /* a few thousand jobs: quadratic is fine */
+    order[i].group_cost = order[i].cost;
+    for (size_t k = 0; order[i].group && k < sw.num_jobs; k++)
+      if (k != i && order[k].group == order[i].group) order[i].group_cost += order[k].cost;
   }
   if (cost_order) qsort(order, sw.num_jobs, sizeof *order, cmp_job_cost);
   cs_dcin_reuse *ctx = shared ? cs_dcin_reuse_new() : NULL;
