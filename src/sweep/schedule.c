@@ -2,23 +2,22 @@
  *
  * Rank 0 holds the item list (costliest share group first) and the sweep's jobs, packed; a grant
  * is a range [begin, end) of the list: a 16-byte header, always sent eagerly, followed by one
- * message with the items of the range and their packed jobs (~250 bytes each; non-blocking on
- * rank 0), so a
- * worker holds only the items granted to it, two ranges at a time (at most 2 x MAX_BATCH; its two
- * receive buffers are sized for the longest jobs, of which typical grants touch a tenth), never
- * the whole list.  Result rows are written in batches (cs_store_batch_rows): a
- * worker writes the rows of a range together when it has run it, rank 0 every ROW_BATCH of its
- * own jobs; a kill loses at most those held rows, which stay pending.  A worker keeps exactly
- * one request outstanding: it posts the receives for its next grant and sends a request
- * (carrying its counters) before it runs the current range, and lets that grant move in between
- * its jobs, so the next grant is waiting when it finishes.  Rank 0 first answers every worker's opening request,
- * then answers requests from the front of the list (guided ranges: about remaining cost /
- * (4 x ranks), at most MAX_BATCH items, at least two while plenty remain, never ending inside a
- * share group, whose items the list holds together) and between answers
- * runs single items from the back, the cheapest, so it is never away long (on up to
- * RANK0_WORKS_UP_TO ranks; beyond, it only dispatches).  An empty range means stop.  A rank
- * with nothing to do sleeps between tests of its request (cs_sweep_wait_sleeping, idle_pause).  Which rank
- * runs an item never changes what is written: row and slice are fixed in the item.
+ * message with the items of the range and their packed jobs (~250 bytes each; non-blocking on rank
+ * 0), so a worker holds only the items granted to it, two ranges at a time (at most 2 x MAX_BATCH;
+ * its two receive buffers are sized for the longest jobs, of which typical grants touch a tenth),
+ * never the whole list.  Result rows are written in batches (cs_store_batch_rows): a worker writes
+ * the rows of a range together when it has run it, rank 0 every ROW_BATCH of its own jobs; a kill
+ * loses at most those held rows, which stay pending.  A worker keeps exactly one request
+ * outstanding: it posts the receives for its next grant and sends a request (carrying its
+ * counters) before it runs the current range, and lets that grant move in between its jobs, so the
+ * next grant is waiting when it finishes.  Rank 0 first answers every worker's opening request,
+ * then answers requests from the front of the list (guided ranges: about remaining cost / (4 x
+ * ranks), at most MAX_BATCH items, at least two while plenty remain, never ending inside a share
+ * group, whose items the list holds together) and between answers runs single items from the back,
+ * the cheapest, so it is never away long (on up to RANK0_WORKS_UP_TO ranks; beyond, it only
+ * dispatches).  An empty range means stop.  A rank with nothing to do sleeps between tests of its
+ * request (cs_sweep_wait_sleeping, idle_pause).  Which rank runs an item never changes what is
+ * written: row and slice are fixed in the item.
  */
 #include <signal.h>
 #include <stdio.h>
