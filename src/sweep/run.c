@@ -66,6 +66,20 @@ static void report_plan(FILE *out, const cs_sweep_options *opt, const cs_sweep *
           p->num_items, (unsigned long long)p->new_rows, (unsigned long long)p->pending,
           (unsigned long long)p->corrupt, (unsigned long long)p->relog,
           (unsigned long long)p->load_failed);
+  /* the items hold each share group together (plan.c) */
+  size_t groups = 0, grouped = 0, largest = 0;
+  for (size_t i = 0, end; i < p->num_items; i = end) {
+    end = i + 1;
+    while (p->items[i].group && end < p->num_items && p->items[end].group == p->items[i].group)
+      end++;
+    if (end - i < 2) continue;
+    groups++;
+    grouped += end - i;
+    if (end - i > largest) largest = end - i;
+  }
+  if (groups)
+    fprintf(out, "  share groups: %zu (%zu jobs, at most %zu a group), each run on one rank\n",
+            groups, grouped, largest);
   uint64_t rec = sizeof(cs_store_txn_row), row = sizeof(cs_store_result_row);
   cs_store_detail detail = cs_sweep_detail(opt->results_only, opt->steps_only);
   if (detail == CS_STORE_LOG_NONE)

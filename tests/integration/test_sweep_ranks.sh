@@ -1,12 +1,29 @@
 #!/usr/bin/env bash
-# The demo sweep on 1 (no mpirun), and 1, 2, 3 ranks under mpirun: the four files hold identical
-# results (every column but wall_time_s, bit for bit); h5py reads every dataset and the values
-# match `commsweep show --csv`; an exported job equals its /txlog slice; a results-only run
-# writes no log.
+# The demo sweep on 1 (no mpirun), and 1, 2, 3 ranks under mpirun: the dry run names the same
+# share groups; the four files hold identical results (every column but wall_time_s, bit for
+# bit); h5py reads every dataset and the values match `commsweep show --csv`; an exported job
+# equals its /txlog slice; a results-only run writes no log.
 set -euo pipefail
 # shellcheck source=tests/integration/sweep_env.sh
 . "$(dirname "$0")/sweep_env.sh"
 SWEEP=$DEMO
+
+# the share groups, from the expansion of one process and of three ranks (whose blocks travel to
+# rank 0; the dcin jobs last, so that they are not rank 0's own): the demo's 48 dcin jobs are 3
+# sizes x 2 participant sets x 2 outstanding settings, each with its four collectives; math and
+# vcnet jobs share nothing
+$PY - "$SWEEP" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["matrix"][0]["field"] == "engine.name"
+d["matrix"][0]["values"] = ["math", "vcnet", "dcin"]
+json.dump(d, open("groups.json", "w"))
+PY
+"$CS_BIN" sweep groups.json --out groups.h5 --dry-run > groups1.txt
+timeout 300 mpirun -np 3 "$CS_BIN" sweep groups.json --out groups.h5 --dry-run > groups3.txt
+for f in groups1.txt groups3.txt; do
+  grep -q "share groups: 12 (48 jobs, at most 4 a group), each run on one rank" "$f"
+done
 
 timeout 300 "$CS_BIN" sweep "$SWEEP" --out single.h5 --quiet
 for n in 1 2 3; do
