@@ -12,6 +12,7 @@
 #include "commsweep/store.h"
 #include "commsweep/sweep.h"
 #include "keymap.h"
+#include "sweep_int.h"
 
 /* Costliest group first, a group's items together (one rank then runs them all, so the work
  * they share is done once), costliest first inside it. */
@@ -29,13 +30,19 @@ static int cmp_group(const void *a, const void *b) {
   return (x->row > y->row) - (x->row < y->row);
 }
 
+size_t cs_sweep_group_end(const cs_sweep_item *items, size_t n, size_t i) {
+  size_t end = i + 1;
+  while (items[i].group && end < n && items[end].group == items[i].group) end++;
+  return end;
+}
+
 /* Each item's group_cost: the cost of all items of its group (group 0: its own). */
 static void sum_groups(cs_sweep_item *items, size_t n) {
   qsort(items, n, sizeof *items, cmp_group);
   for (size_t i = 0, end; i < n; i = end) {
-    double sum = items[i].cost;
-    for (end = i + 1; items[i].group && end < n && items[end].group == items[i].group; end++)
-      sum += items[end].cost;
+    end = cs_sweep_group_end(items, n, i);
+    double sum = 0;
+    for (size_t k = i; k < end; k++) sum += items[k].cost;
     for (size_t k = i; k < end; k++) items[k].group_cost = sum;
   }
 }

@@ -69,9 +69,7 @@ static void report_plan(FILE *out, const cs_sweep_options *opt, const cs_sweep *
   /* the items hold each share group together (plan.c) */
   size_t groups = 0, grouped = 0, largest = 0;
   for (size_t i = 0, end; i < p->num_items; i = end) {
-    end = i + 1;
-    while (p->items[i].group && end < p->num_items && p->items[end].group == p->items[i].group)
-      end++;
+    end = cs_sweep_group_end(p->items, p->num_items, i);
     if (end - i < 2) continue;
     groups++;
     grouped += end - i;

@@ -3,21 +3,21 @@
  * Rank 0 holds the item list (costliest share group first) and the sweep's jobs, packed; a grant
  * is a range [begin, end) of the list: a 16-byte header, always sent eagerly, followed by one
  * message with the items of the range and their packed jobs (~250 bytes each; non-blocking on rank
- * 0), so a worker holds only the items granted to it, two ranges at a time (at most 2 x MAX_BATCH;
- * its two receive buffers are sized for the longest jobs, of which typical grants touch a tenth),
- * never the whole list.  Result rows are written in batches (cs_store_batch_rows): a worker writes
- * the rows of a range together when it has run it, rank 0 every ROW_BATCH of its own jobs; a kill
- * loses at most those held rows, which stay pending.  A worker keeps exactly one request
- * outstanding: it posts the receives for its next grant and sends a request (carrying its
- * counters) before it runs the current range, and lets that grant move in between its jobs, so the
- * next grant is waiting when it finishes.  Rank 0 first answers every worker's opening request,
- * then answers requests from the front of the list (guided ranges: about remaining cost / (4 x
- * ranks), at most MAX_BATCH items, at least two while plenty remain, never ending inside a share
- * group, whose items the list holds together) and between answers runs single items from the back,
- * the cheapest, so it is never away long (on up to RANK0_WORKS_UP_TO ranks; beyond, it only
- * dispatches).  An empty range means stop.  A rank with nothing to do sleeps between tests of its
- * request (cs_sweep_wait_sleeping, idle_pause).  Which rank runs an item never changes what is
- * written: row and slice are fixed in the item.
+ * 0), so a worker holds only the items granted to it, two ranges at a time (at most 2 x
+ * CS_SWEEP_MAX_GRANT; its two receive buffers are sized for the longest jobs, of which typical
+ * grants touch a tenth), never the whole list.  Result rows are written in batches
+ * (cs_store_batch_rows): a worker writes the rows of a range together when it has run it, rank 0
+ * every ROW_BATCH of its own jobs; a kill loses at most those held rows, which stay pending.  A
+ * worker keeps exactly one request outstanding: it posts the receives for its next grant and sends
+ * a request (carrying its counters) before it runs the current range, and lets that grant move in
+ * between its jobs, so the next grant is waiting when it finishes.  Rank 0 first answers every
+ * worker's opening request, then answers requests from the front of the list (guided ranges: about
+ * remaining cost / (4 x ranks), at most CS_SWEEP_MAX_GRANT items, at least two while plenty
+ * remain, never ending inside a share group, whose items the list holds together) and between
+ * answers runs single items from the back, the cheapest, so it is never away long (on up to
+ * RANK0_WORKS_UP_TO ranks; beyond, it only dispatches).  An empty range means stop.  A rank with
+ * nothing to do sleeps between tests of its request (cs_sweep_wait_sleeping, idle_pause).  Which
+ * rank runs an item never changes what is written: row and slice are fixed in the item.
  */
 #include <signal.h>
 #include <stdio.h>
@@ -31,9 +31,6 @@
 #include "sweep_int.h"
 
 enum { TAG_REQ = 7101, TAG_GRANT = 7102, TAG_ITEMS = 7103 };
-/* Items per grant at most: cheap jobs (a closed-form engine: ~50 us) come in ranges long enough
- * that a worker never waits for rank 0's next look at its requests (PROBE_INTERVAL_S). */
-#define MAX_BATCH CS_SWEEP_MAX_GRANT
 /* Result rows a rank holds back before writing them together (one H5Dwrite). */
 #define ROW_BATCH 64
 /* Beyond this many ranks rank 0 only dispatches: a request then never waits behind one of its
@@ -161,11 +158,11 @@ size_t cs_sweep_grant_len(const cs_sweep_item *items, size_t n, double target, s
                           double *cost) {
   size_t k = 0;
   double sum = 0;
-  while (k < n && k < MAX_BATCH && (k < min_k || sum + items[k].cost <= target))
+  while (k < n && k < CS_SWEEP_MAX_GRANT && (k < min_k || sum + items[k].cost <= target))
     sum += items[k++].cost;
   /* and the rest of the last item's share group: its items share work on one rank */
-  while (k && k < n && k < MAX_BATCH && items[k].group && items[k].group == items[k - 1].group)
-    sum += items[k++].cost;
+  size_t end = k ? cs_sweep_group_end(items, n, k - 1) : 0;
+  while (k < end && k < CS_SWEEP_MAX_GRANT) sum += items[k++].cost;
   *cost = sum;
   return k;
 }
@@ -266,7 +263,8 @@ static void dispatch(MPI_Comm comm, int size, dispatcher *d, runner *r,
 }
 
 /* The largest message of items: a full range with every job at its longest. */
-#define MAX_GRANT_BYTES (MAX_BATCH * (sizeof(cs_sweep_item) + sizeof(uint32_t) + CS_JOB_PACKED_MAX))
+#define MAX_GRANT_BYTES \
+  (CS_SWEEP_MAX_GRANT * (sizeof(cs_sweep_item) + sizeof(uint32_t) + CS_JOB_PACKED_MAX))
 
 /* A worker's next grant on its way in: header and items are both received into place as they
  * arrive.  The items message exceeds MPI's eager size, so it moves only while both sides call
@@ -388,7 +386,8 @@ int cs_sweep_schedule(MPI_Comm comm, cs_store *st, const cs_sweep *sw, const cs_
     }
   }
   cs_err berr;
-  if (ok && cs_store_batch_rows(st, ROW_BATCH > MAX_BATCH ? ROW_BATCH : MAX_BATCH, &berr)) ok = 0;
+  size_t batch = ROW_BATCH > CS_SWEEP_MAX_GRANT ? ROW_BATCH : CS_SWEEP_MAX_GRANT;
+  if (ok && cs_store_batch_rows(st, batch, &berr)) ok = 0;
   int all_ok = 0;
   MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, comm);
   if (all_ok && rank == 0)

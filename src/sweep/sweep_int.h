@@ -70,10 +70,17 @@ typedef struct cs_sweep_buf {
 /* Appends n bytes; CS_ENOMEM when it cannot grow. */
 int cs_sweep_buf_put(cs_sweep_buf *b, const void *p, size_t n);
 
-/* The items of the next grant from items[0 .. n): at least min_k and while their cost stays
- * within target, then the rest of the last one's share group; at most CS_SWEEP_MAX_GRANT (the
- * grant's receive buffers are sized for it).  *cost is their cost. */
+/* The end of the run of items[0 .. n) that share item i's share group (plan.c; items of a group
+ * stand together): i + 1 when it has none. */
+size_t cs_sweep_group_end(const cs_sweep_item *items, size_t n, size_t i);
+
+/* Items per grant at most (schedule.c): cheap jobs (a closed-form engine: ~50 us) come in ranges
+ * long enough that a worker never waits for rank 0's next look at its requests; a worker's
+ * receive buffers are sized for it. */
 #define CS_SWEEP_MAX_GRANT 512
+/* The items of the next grant from items[0 .. n): at least min_k and while their cost stays
+ * within target, then the rest of the last one's share group; at most CS_SWEEP_MAX_GRANT.  *cost
+ * is their cost. */
 size_t cs_sweep_grant_len(const cs_sweep_item *items, size_t n, double target, size_t min_k,
                           double *cost);
 

@@ -46,7 +46,8 @@ static int op_validate(const cs_job *job, cs_err *err) {
  * (torus-study) and 3.2 us for burst 16 (vtftr-faults); latency-bound jobs (one pair, as in
  * torus-study-p2p: 11.5 us) cost more per transaction. */
 static double op_cost(const cs_job *job, uint64_t num_txns, uint32_t num_steps) {
-  return 0.1 * (double)(job->adapter.burst_length + 4) * ((double)num_txns + 16.0) + 4.0 * num_steps;
+  double per_txn = 0.1 * (double)(job->adapter.burst_length + 4);
+  return per_txn * ((double)num_txns + 16.0) + 4.0 * num_steps;
 }
 
 static void op_network(const cs_job *job, char *buf, size_t cap) {
