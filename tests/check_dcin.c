@@ -923,6 +923,46 @@ START_TEST(full_reuse_context_should_drop_its_least_recently_used_steps) {
 }
 END_TEST
 
+/* The chain test's group: a ring over 14 participants of 2 dies (0, 3, ..., 39), 768 KiB, burst
+ * 8, outstanding 128, where every step of the AllReduce ends with cross-die write data still in
+ * flight (found with `bench_dcin reuse`: alone, it replays none of its 26 steps). */
+static void chain_job(cs_job *job, cs_primitive prim) {
+  int parts[14];
+  for (int i = 0; i < 14; i++) parts[i] = 3 * i;
+  cs_test_job(job, "dcin", prim, 786432, parts, 14);
+  job->adapter.burst_length = 8;
+}
+
+/* A step ending in flight heads a chain (docs/dcin-model.md, "Exact step reuse"): the steps an
+ * AllReduce simulated after it are keyed by it, so an AllGather and a ReduceScatter of its group
+ * replay all their 13 steps down the chain, with the bits of simulating them; an all-to-all of
+ * the group replays its first step, which is the ring's, finds no second one in the chain and
+ * fails with CS_ERETRY (cs_job_run_keeping then runs it alone, check_pipeline). */
+START_TEST(chained_steps_should_replay_across_jobs_with_the_same_bits) {
+  cs_dcin_reuse *ctx = cs_dcin_reuse_new();
+  ck_assert_ptr_nonnull(ctx);
+  const cs_primitive prims[] = {CS_PRIM_ALLREDUCE, CS_PRIM_ALLGATHER, CS_PRIM_REDUCESCATTER};
+  for (size_t k = 0; k < 3; k++) {
+    cs_job job;
+    chain_job(&job, prims[k]);
+    uint64_t replayed = run_alone_and_shared(&job, ctx, k);
+    ck_assert_uint_eq(replayed, k == 0 ? 0 : 13); /* none of its own: every step ends in flight */
+  }
+  cs_job a2a;
+  chain_job(&a2a, CS_PRIM_ALLTOALL);
+  cs_txn_record *rec;
+  uint64_t n, replayed;
+  cs_engine_stats st;
+  dcin_stats ist;
+  cs_err err;
+  int rc = run_job_ops(&a2a, &cs_dcin_ops, true, ctx, &rec, &n, &st, &ist, &replayed, &err);
+  ck_assert_msg(rc == CS_ERETRY, "rc %d: %s", rc, err.msg);
+  ck_assert_uint_eq(replayed, 1);
+  free(rec);
+  cs_dcin_reuse_free(ctx);
+}
+END_TEST
+
 /* The ring AllReduce of 64 KiB on 2 dies (14 steps, 12 of them replayed), and the dcin ops with
  * and without finish_step (the latter in *round_trips). */
 static void finish_step_setup(cs_job *job, cs_engine_ops *round_trips,
@@ -1192,6 +1232,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, same_job_twice_should_give_identical_bits);
   tcase_add_test(tc, step_reuse_should_give_the_bits_of_simulating_every_step);
   tcase_add_test(tc, shared_reuse_context_should_replay_across_jobs_with_the_same_bits);
+  tcase_add_test(tc, chained_steps_should_replay_across_jobs_with_the_same_bits);
   tcase_add_test(tc, full_reuse_context_should_drop_its_least_recently_used_steps);
   tcase_add_test(tc, finish_step_should_give_the_bits_of_the_per_transaction_round_trips);
   tcase_add_test(tc, finish_step_should_leave_a_step_the_guard_stops_to_the_round_trips);

@@ -86,7 +86,9 @@ typedef struct cs_engine_ops {
 
   /* ---- state shared by the jobs of one process (optional; NULL when the engine has none) ----- */
   /* E.g. recorded steps that later jobs replay.  A process runs its jobs one after the other, so
-   * at most one engine uses it at a time; results must be bit-identical with or without it. */
+   * at most one engine uses it at a time; results must be bit-identical with or without it.  An
+   * engine that finds the shared state cannot carry it through the job fails with CS_ERETRY, and
+   * the job runs again on a new engine without it (cs_job_run_keeping). */
   void *(*shared_new)(void);
   void (*shared_free)(void *shared); /* accepts NULL */
   int (*shared_attach)(void *engine, void *shared, cs_err *err); /* before the first inject */

@@ -22,7 +22,8 @@
   X(ENOTFOUND, -7, "not found")                                           \
   X(EINTERNAL, -8, "internal error")                                      \
   X(EBUSY, -9, "resource busy")                                           \
-  X(ECORRUPT, -10, "corrupted data")
+  X(ECORRUPT, -10, "corrupted data")                                      \
+  X(ERETRY, -11, "run the job again without the engine's shared state")
 
 enum {
 #define CS_ERR_ENUM_(name, value, text) CS_##name = value,

@@ -630,6 +630,8 @@ bool dcin_reuse_take(dcin_sim *s, uint64_t id, int src_id, int dst_id, const dci
 int dcin_reuse_flush(dcin_sim *s, cs_err *err);
 bool dcin_reuse_has(const dcin_sim *s, uint64_t id);
 bool dcin_reuse_playing(const dcin_sim *s);
+/* A replayed chain has not reached a quiet end: the engine may only replay (reuse.c). */
+bool dcin_reuse_stale(const dcin_sim *s);
 uint64_t dcin_reuse_next(const dcin_sim *s);
 void dcin_reuse_deliver(dcin_sim *s, uint64_t c);
 int dcin_reuse_rsp(dcin_sim *s, uint64_t id, int src_id, int dst_id, bool *handled, cs_err *err);

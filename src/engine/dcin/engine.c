@@ -413,6 +413,11 @@ static int op_create(const cs_job *job, void **engine, cs_err *err) {
 
 /* A req (or a packet that is neither req nor rsp, refused): located, checked, and collected for
  * step reuse or injected at once. */
+/* A stale engine (dcin_reuse_stale) was asked to simulate. */
+static int stale_error(cs_err *err) {
+  return cs_err_set(err, CS_ERETRY, "dcin: a replayed chain of steps broke off before a quiet end");
+}
+
 DCIN_INLINE int inject_req(dcin_sim *s, const cs_inject *in, cs_err *err) {
   if (in->packet_type != CS_PKT_REQ)
     return cs_err_set(err, CS_ECONSTRAINT, "C9: request %llu: packet type %d is not req/rsp",
@@ -433,6 +438,7 @@ DCIN_INLINE int inject_req(dcin_sim *s, const cs_inject *in, cs_err *err) {
   /* a step's requests arriving at a quiet network are collected, then replayed or simulated */
   if (!dcin_reuse_take(s, in->request_id, in->src_id, in->dst_id, &p)) {
     if ((rc = dcin_reuse_flush(s, err))) return rc;
+    if (dcin_reuse_stale(s)) return stale_error(err);
     rc = dcin_inject_place(s, in->request_id, &p, err);
     if (rc < 0) return rc;
     s->txns[rc].src_id = in->src_id;
@@ -490,6 +496,7 @@ static int op_advance(void *engine, uint64_t max_ticks, cs_err *err) {
   int rc = dcin_reuse_flush(s, err);
   if (rc) return rc;
   if (s->comp_n) return 0;
+  if (dcin_reuse_stale(s) && !dcin_reuse_playing(s)) return stale_error(err);
   uint64_t target, end = cs_engine_advance_end(e->now_tick, max_ticks, s->tick_num, s->tick_den,
                                                &target);
   if (dcin_reuse_playing(s)) { /* a replayed step: its completions at their recorded cycles */

@@ -11,8 +11,17 @@
  * statistics it added and the state string at its end (the next boundary).  A later step with the
  * same string is replayed: completions are handed out at the recorded cycles shifted, records come
  * from the copies, and at its end the recorded end state is written into the engine, which then
- * holds exactly what simulating the step would have left.  A step whose end is not quiet, or a
- * driver that answers at other moments than recorded, is simply not reused.
+ * holds exactly what simulating the step would have left.  A driver that answers at other
+ * moments than recorded is simply not reused.
+ *
+ * A step whose end is not quiet (write data still in flight) is recorded too, as the head of a
+ * chain: the step simulated after it is keyed by that record (its serial), the time since its
+ * start and the new injects, since the engine state between them is exactly what the recorded
+ * step left.  A replay of such a step leaves the engine stale (it holds the state of the chain's
+ * quiet start, plus the T0 pointers the replayed steps moved), so the next step must replay too,
+ * down the chain, until a replayed step ends quiet and its end state makes the engine whole
+ * again.  A next step that finds no record cannot be simulated from a stale engine: the engine
+ * fails the job with CS_ERETRY, and the job runs again without the shared context.
  *
  * A driver may also take a replayed step whole (cs_engine_ops.finish_step, dcin_reuse_finish):
  * the records are filled straight from the copies, with the ticks the driver would have noted,
@@ -87,6 +96,9 @@ typedef struct reuse_step {
   reuse_t0 *t0; /* the T0 pointers it consulted */
   uint32_t nt0;
   dcin_stats delta;
+  uint64_t serial; /* unique in its cache: what the next step of a chain is keyed by */
+  bool chain;      /* keyed by its predecessor (chain_key), not by a state string */
+  bool open_end;   /* its end is not quiet: no end state, the engine stays stale after it */
   /* Whole-step replay (play_through), worked out at the step's first: whether the driver's
    * rounds run through it given a guard that lets them (0: not yet known, 1: yes, 2: never), and
    * the longest stretch of ticks between consecutive completions.  Like txn[].tick_*, the same at
@@ -120,7 +132,7 @@ enum { INJ_KEY = 8 + 2 * sizeof(int16_t) }; /* a collected request's place in th
 struct cs_dcin_reuse {
   reuse_step *tab[REUSE_BUCKETS];
   size_t bytes, budget;
-  uint64_t steps, evicted;
+  uint64_t steps, evicted, next_serial;
   reuse_step *lru_head, *lru_tail;
 };
 
@@ -156,6 +168,10 @@ struct dcin_reuse {
   uint32_t play_mask;
   uint8_t *play_state; /* dcin_reuse_finish: the driver's view of each transaction */
   uint32_t cap_play_state;
+  /* chain: the step just recorded or replayed ended with flits in flight (its serial and start),
+   * 0 when it did not; stale while a replayed chain has not reached a quiet end */
+  uint64_t chain_serial, chain_start;
+  bool stale;
   /* figures */
   uint64_t steps_seen, steps_replayed, steps_recorded;
 };
@@ -392,7 +408,7 @@ static void step_free(reuse_step *x) {
 
 cs_dcin_reuse *cs_dcin_reuse_new(void) {
   cs_dcin_reuse *c = calloc(1, sizeof(cs_dcin_reuse));
-  if (c) c->budget = REUSE_MAX_BYTES;
+  if (c) c->budget = REUSE_MAX_BYTES, c->next_serial = 1;
   return c;
 }
 
@@ -484,17 +500,20 @@ static void shift_stamps(dcin_txn *x, int64_t by) {
     if (*st[i] != DCIN_NO_CYCLE) *st[i] = (uint64_t)((int64_t)*st[i] + by);
 }
 
-/* Ends the recording at a boundary whose state string (r->sig, state part) was just taken:
- * stores the step if everything it needs was seen and the end is quiet. */
+/* Ends the recording at a boundary whose state string (r->sig, state part) was just taken, if
+ * quiet: stores the step if everything it needs was seen; a step whose end is not quiet is
+ * stored with an open end, as the head of a chain (r->chain_serial). */
 static void rec_finish(dcin_sim *s, dcin_reuse *r, bool quiet) {
   reuse_step *x = r->rec;
   r->rec = NULL;
   if (!x) return;
-  bool ok = r->rec_ok && quiet && r->rec_described == x->n;
+  bool ok = r->rec_ok && r->rec_described == x->n;
+  x->open_end = !quiet;
   for (uint32_t i = 0; ok && i < x->n; i++) ok = x->rsp[i] != DCIN_NO_CYCLE;
-  /* pending releases at the end must all belong to this step */
+  /* pending releases at a quiet end must all belong to this step (an open end keeps the whole
+   * engine state for the chain instead) */
   uint32_t nrel = 0;
-  for (int di = 0; ok && di < s->ndies; di++) nrel += s->dies[di].sn_release.n;
+  for (int di = 0; ok && quiet && di < s->ndies; di++) nrel += s->dies[di].sn_release.n;
   if (ok && nrel) {
     x->rel = malloc(sizeof *x->rel * nrel);
     ok = x->rel != NULL;
@@ -528,7 +547,7 @@ static void rec_finish(dcin_sim *s, dcin_reuse *r, bool quiet) {
       }
       x->t0[x->nt0++] = (reuse_t0){a, r->rec_t0[a], t0_canon(s, a, s->cyc)};
     }
-  if (ok) {
+  if (ok && quiet) {
     x->end = malloc(r->sig_len ? r->sig_len : 1);
     ok = x->end != NULL;
     if (ok) memcpy(x->end, r->sig, r->sig_len), x->end_len = r->sig_len;
@@ -553,6 +572,17 @@ static void rec_finish(dcin_sim *s, dcin_reuse *r, bool quiet) {
   r->cache->bytes += x->bytes;
   r->cache->steps++;
   r->steps_recorded++;
+  x->serial = r->cache->next_serial++;
+  if (x->open_end) r->chain_serial = x->serial, r->chain_start = r->rec_start;
+}
+
+/* The key of a step that follows a step ending in flight (r->chain_serial): that step and the
+ * time since its start, the state part of the key; the injects follow as in a state string. */
+static bool chain_key(dcin_sim *s, dcin_reuse *r) {
+  const uint8_t marker = 0xc7;
+  uint64_t since = s->cyc - r->chain_start;
+  r->sig_len = 0;
+  return PUT(r, marker) && PUT(r, r->chain_serial) && PUT(r, since);
 }
 
 /* ---- the hooks ---------------------------------------------------------------------------- */
@@ -626,9 +656,15 @@ bool dcin_reuse_take(dcin_sim *s, uint64_t id, int src_id, int dst_id, const dci
   if (!r->buffering) {
     if (r->play && r->play_open) return false; /* cannot happen: the step is not over */
     r->play = NULL;
-    bool quiet = reuse_sig(s, r);
-    rec_finish(s, r, quiet);
-    if (!quiet) return false;
+    if (!r->stale) { /* a stale engine's state is the chain's, not its own */
+      r->chain_serial = 0;
+      bool quiet = reuse_sig(s, r);
+      rec_finish(s, r, quiet); /* an open end sets chain_serial */
+      if (!quiet && !r->chain_serial) return false;
+      if (!quiet && !chain_key(s, r)) r->sig_len = 0; /* simulated, unrecorded */
+    } else if (!chain_key(s, r)) {
+      return false; /* the flush that follows fails the job for a rerun */
+    }
     r->sig_state_len = r->sig_len;
     r->buffering = true;
     r->ninj = 0;
@@ -679,9 +715,11 @@ bool dcin_reuse_take(dcin_sim *s, uint64_t id, int src_id, int dst_id, const dci
   return true;
 }
 
-static reuse_step *lookup(const dcin_sim *s, dcin_reuse *r, uint64_t h) {
+static reuse_step *lookup(const dcin_sim *s, dcin_reuse *r, uint64_t h, bool chain) {
   for (reuse_step *x = r->cache->tab[h % REUSE_BUCKETS]; x; x = x->next) {
-    if (x->hash != h || x->key_len != r->sig_len || memcmp(x->key, r->sig, r->sig_len)) continue;
+    if (x->hash != h || x->chain != chain || x->key_len != r->sig_len ||
+        memcmp(x->key, r->sig, r->sig_len))
+      continue;
     bool same = true;
     for (uint32_t i = 0; same && i < x->nt0; i++)
       same = t0_canon(s, x->t0[i].at, s->cyc) == x->t0[i].start;
@@ -746,9 +784,14 @@ int dcin_reuse_flush(dcin_sim *s, cs_err *err) {
   dcin_reuse *r = s->reuse;
   if (!r || !r->buffering) return 0;
   r->buffering = false;
+  bool chain = r->chain_serial != 0;
   uint64_t h = fnv(r->sig, r->sig_len);
-  reuse_step *hit = r->sig_len ? lookup(s, r, h) : NULL;
+  reuse_step *hit = r->sig_len ? lookup(s, r, h, chain) : NULL;
   if (hit && hit->n == r->ninj && play_begin(s, r, hit)) return 0;
+  if (r->stale)
+    return cs_err_set(err, CS_ERETRY,
+                      "dcin: no recorded step continues the replayed chain (serial %llu)",
+                      (unsigned long long)r->chain_serial);
   /* simulate, recording */
   /* a step whose record alone would pass a quarter of the budget is simulated without one */
   size_t need = (size_t)r->ninj * (sizeof(reuse_txn) + sizeof(uint64_t) + 2 * sizeof(reuse_ev));
@@ -769,6 +812,7 @@ int dcin_reuse_flush(dcin_sim *s, cs_err *err) {
       memcpy(x->key, r->sig, r->sig_len);
       x->key_len = r->sig_len;
       x->hash = h;
+      x->chain = chain;
       x->n = r->ninj;
       for (uint32_t i = 0; i < x->n; i++) x->rsp[i] = DCIN_NO_CYCLE, slot[i] = DCIN_NIL;
     }
@@ -820,6 +864,8 @@ int dcin_reuse_flush(dcin_sim *s, cs_err *err) {
 
 bool dcin_reuse_playing(const dcin_sim *s) { return s->reuse && s->reuse->play_open; }
 
+bool dcin_reuse_stale(const dcin_sim *s) { return s->reuse && s->reuse->stale; }
+
 /* Replay: the next completion cycle, DCIN_NO_CYCLE when the step is over. */
 uint64_t dcin_reuse_next(const dcin_sim *s) {
   const dcin_reuse *r = s->reuse;
@@ -851,6 +897,18 @@ void dcin_reuse_deliver(dcin_sim *s, uint64_t c) {
 static void play_end(dcin_sim *s, dcin_reuse *r) {
   const reuse_step *x = r->play;
   uint64_t end = r->play_start + x->len;
+  r->chain_serial = 0;
+  if (x->open_end) { /* the engine goes stale: the next step must follow down the chain */
+    for (uint32_t i = 0; i < x->nt0; i++) t0_set(s, x->t0[i].at, x->t0[i].end, end);
+    stats_add(&s->st, &x->delta);
+    s->cyc = end;
+    r->play_open = false;
+    r->stale = true;
+    r->chain_serial = x->serial;
+    r->chain_start = r->play_start;
+    return;
+  }
+  r->stale = false;
   for (int di = 0; di < s->ndies; di++) {
     dcin_die *d = &s->dies[di];
     while (d->sn_release.n) {
