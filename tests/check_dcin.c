@@ -923,15 +923,43 @@ START_TEST(full_reuse_context_should_drop_its_least_recently_used_steps) {
 }
 END_TEST
 
-/* The chain test's group: a ring over 14 participants of 2 dies (0, 3, ..., 39), 768 KiB, burst
+/* The chain tests' group: a ring over 14 participants of 2 dies (0, 3, ..., 39), 768 KiB, burst
  * 8, outstanding 128, where every step of the AllReduce ends with cross-die write data still in
- * flight (found with `bench_dcin reuse`: alone, it replays none of its 26 steps). */
+ * flight (found with `bench_dcin reuse`: before chains, it replayed none of its 26 steps). */
 static void chain_job(cs_job *job, cs_primitive prim) {
   int parts[14];
   for (int i = 0; i < 14; i++) parts[i] = 3 * i;
   cs_test_job(job, "dcin", prim, 786432, parts, 14);
   job->adapter.burst_length = 8;
 }
+
+/* Inside one job a boundary whose whole state (flits in flight included) and injects equal an
+ * earlier one's starts the step that started there again.  The chain AllReduce's transaction log
+ * (`commsweep run --txlog`, compared step by step) repeats with a period of two steps from step 1
+ * on: step 3 is the first to repeat an earlier step (step 1), so the boundary after it, before
+ * step 4, is the first whose state can equal an earlier one (before step 2).  Steps 0-3 are
+ * simulated and the 22 others replayed, with the bits of simulating all 26.  This takes a
+ * caller's reuse context: a replay from a boundary in flight leaves the engine stale, which only
+ * a run without the context can recover from, so an engine on its own simulates them all. */
+START_TEST(a_step_that_starts_where_an_earlier_one_did_should_replay_it) {
+  cs_job job;
+  chain_job(&job, CS_PRIM_ALLREDUCE);
+  cs_txn_record *rec[2];
+  uint64_t n[2], replayed[2];
+  cs_engine_stats st[2];
+  dcin_stats ist[2];
+  cs_dcin_reuse *ctx = cs_dcin_reuse_new(); /* an engine on its own never goes stale */
+  ck_assert_ptr_nonnull(ctx);
+  run_job_ctx(&job, false, NULL, &rec[0], &n[0], &st[0], &ist[0], &replayed[0]);
+  run_job_ctx(&job, true, ctx, &rec[1], &n[1], &st[1], &ist[1], &replayed[1]);
+  ck_assert_uint_eq(replayed[1], 22);
+  assert_same_bits(rec, n, st, ist, 0);
+  run_job(&job, true, &rec[1], &n[1], &st[1], &ist[1], &replayed[1]);
+  ck_assert_uint_eq(replayed[1], 0);
+  free(rec[1]);
+  cs_dcin_reuse_free(ctx);
+}
+END_TEST
 
 /* A step ending in flight heads a chain (docs/dcin-model.md, "Exact step reuse"): the steps an
  * AllReduce simulated after it are keyed by it, so an AllGather and a ReduceScatter of its group
@@ -946,7 +974,7 @@ START_TEST(chained_steps_should_replay_across_jobs_with_the_same_bits) {
     cs_job job;
     chain_job(&job, prims[k]);
     uint64_t replayed = run_alone_and_shared(&job, ctx, k);
-    ck_assert_uint_eq(replayed, k == 0 ? 0 : 13); /* none of its own: every step ends in flight */
+    ck_assert_uint_eq(replayed, k == 0 ? 22 : 13);
   }
   cs_job a2a;
   chain_job(&a2a, CS_PRIM_ALLTOALL);
@@ -1232,6 +1260,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, same_job_twice_should_give_identical_bits);
   tcase_add_test(tc, step_reuse_should_give_the_bits_of_simulating_every_step);
   tcase_add_test(tc, shared_reuse_context_should_replay_across_jobs_with_the_same_bits);
+  tcase_add_test(tc, a_step_that_starts_where_an_earlier_one_did_should_replay_it);
   tcase_add_test(tc, chained_steps_should_replay_across_jobs_with_the_same_bits);
   tcase_add_test(tc, full_reuse_context_should_drop_its_least_recently_used_steps);
   tcase_add_test(tc, finish_step_should_give_the_bits_of_the_per_transaction_round_trips);

@@ -40,8 +40,9 @@ int cs_job_run_shared(cs_job_shared *sh, const cs_job *job, bool keep_records,
 int cs_job_run_keeping(cs_job_shared *sh, const cs_job *job, unsigned keep, cs_job_output *out,
                        cs_err *err);
 
-/* Runs the job.  keep_records=false: the records pass a step at a time into the back-fill and
- * are not returned.  On error *out holds nothing to free and err carries the full context. */
+/* Runs the job (on shared state of its own).  keep_records=false: the records pass a step at a
+ * time into the back-fill and are not returned.  On error *out holds nothing to free and err
+ * carries the full context. */
 int cs_job_run(const cs_job *job, bool keep_records, cs_job_output *out, cs_err *err);
 void cs_job_output_free(cs_job_output *out); /* accepts NULL */
 

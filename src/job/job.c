@@ -152,7 +152,12 @@ static int drive_and_backfill(const cs_job *job, const cs_plan *plan, const cs_e
 }
 
 int cs_job_run(const cs_job *job, bool keep_records, cs_job_output *out, cs_err *err) {
-  return cs_job_run_shared(NULL, job, keep_records, out, err);
+  /* state of its own: with it an engine may replay what only a second run alone could recover
+   * from (cs_engine_ops.shared_attach), e.g. dcin steps that repeat with flits in flight */
+  cs_job_shared *sh = cs_job_shared_new();
+  int rc = cs_job_run_shared(sh, job, keep_records, out, err);
+  cs_job_shared_free(sh);
+  return rc;
 }
 
 int cs_job_run_shared(cs_job_shared *sh, const cs_job *job, bool keep_records,

@@ -466,6 +466,13 @@ typedef struct dcin_stats {
 
 typedef struct dcin_reuse dcin_reuse; /* reuse.c */
 
+/* A growable byte string (fullstate.c); failed: out of memory, the contents are not usable. */
+typedef struct dcin_bytes {
+  uint8_t *p;
+  size_t len, cap;
+  bool failed;
+} dcin_bytes;
+
 typedef struct dcin_sim {
   cs_die_params die_params;
   cs_layout layout;
@@ -630,6 +637,9 @@ bool dcin_reuse_take(dcin_sim *s, uint64_t id, int src_id, int dst_id, const dci
 int dcin_reuse_flush(dcin_sim *s, cs_err *err);
 bool dcin_reuse_has(const dcin_sim *s, uint64_t id);
 bool dcin_reuse_playing(const dcin_sim *s);
+/* fullstate.c: the whole engine state between cycles, flits in flight included, as a byte string
+ * (phase: the cycle's place in the clocks' common period); false when it cannot be made. */
+bool dcin_full_state(const dcin_sim *s, uint64_t phase, dcin_bytes *out);
 /* A replayed chain has not reached a quiet end: the engine may only replay (reuse.c). */
 bool dcin_reuse_stale(const dcin_sim *s);
 uint64_t dcin_reuse_next(const dcin_sim *s);

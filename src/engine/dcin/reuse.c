@@ -21,7 +21,15 @@
  * quiet start, plus the T0 pointers the replayed steps moved), so the next step must replay too,
  * down the chain, until a replayed step ends quiet and its end state makes the engine whole
  * again.  A next step that finds no record cannot be simulated from a stale engine: the engine
- * fails the job with CS_ERETRY, and the job runs again without the shared context.
+ * fails the job with CS_ERETRY, and the job runs again without the shared context.  An engine
+ * without a caller's context therefore never replays a step that ends in flight.
+ *
+ * Inside one job the steps of a chain are simulated one after the other, each from the last one's
+ * end.  At each boundary with flits in flight the engine takes its whole state (fullstate.c); a
+ * step whose whole state and injects equal those of an earlier step of the job will do what that
+ * step did, so it replays that step's record (a copy keyed as this step, with that step's serial:
+ * the states after them are the same, so the chain goes on from there).  Ring steps that end in
+ * flight settle into such a cycle after a few steps, like the quiet ones.
  *
  * A driver may also take a replayed step whole (cs_engine_ops.finish_step, dcin_reuse_finish):
  * the records are filled straight from the copies, with the ticks the driver would have noted,
@@ -122,6 +130,15 @@ typedef struct reuse_inj {
 enum { INJ_KEY = 8 + 2 * sizeof(int16_t) }; /* a collected request's place in the key */
 
 #define REUSE_BUCKETS 1024
+#define REUSE_SEEN 8 /* boundaries with flits in flight a job remembers (periods up to 8 steps) */
+
+/* A boundary with flits in flight whose step was simulated and recorded: its whole state and the
+ * key of its step (the injects follow the first state_part bytes). */
+typedef struct reuse_seen {
+  dcin_bytes state;
+  uint8_t *key;
+  size_t key_len, state_part;
+} reuse_seen;
 #define REUSE_MAX_BYTES ((size_t)256 << 20) /* recorded steps kept per engine */
 
 /* The recorded steps: per engine, or shared by the engines of one caller (cs_dcin_reuse_new);
@@ -172,6 +189,12 @@ struct dcin_reuse {
    * 0 when it did not; stale while a replayed chain has not reached a quiet end */
   uint64_t chain_serial, chain_start;
   bool stale;
+  /* the whole state at the boundary being collected (full_ok), and the job's last such ones */
+  dcin_bytes full;
+  bool full_ok;
+  reuse_seen seen[REUSE_SEEN];
+  uint32_t seen_next;
+  uint64_t steps_cycled; /* replayed from an earlier step of the job with the same whole state */
   /* figures */
   uint64_t steps_seen, steps_replayed, steps_recorded;
 };
@@ -449,6 +472,50 @@ static void make_room(cs_dcin_reuse *c, size_t need) {
   }
 }
 
+/* Files x, making room for it first. */
+static void cache_insert(cs_dcin_reuse *c, reuse_step *x) {
+  make_room(c, x->bytes);
+  size_t b = x->hash % REUSE_BUCKETS;
+  x->next = c->tab[b];
+  c->tab[b] = x;
+  lru_front(c, x);
+  c->bytes += x->bytes;
+  c->steps++;
+}
+
+/* A copy of step a keyed by key (a chain key): the same record, serial and end. */
+static reuse_step *step_copy(const reuse_step *a, const uint8_t *key, size_t key_len, uint64_t h) {
+  reuse_step *x = malloc(sizeof *x);
+  if (!x) return NULL;
+  *x = *a;
+  x->key = malloc(key_len ? key_len : 1);
+  x->txn = cs_big_malloc(sizeof *x->txn * (a->n ? a->n : 1));
+  x->rsp = cs_big_malloc(sizeof *x->rsp * (a->n ? a->n : 1));
+  x->ev = cs_big_malloc(sizeof *x->ev * (a->nev ? a->nev : 1));
+  x->end = a->end ? malloc(a->end_len ? a->end_len : 1) : NULL;
+  x->rel = a->rel ? malloc(sizeof *x->rel * a->nrel) : NULL;
+  x->t0 = a->t0 ? malloc(sizeof *x->t0 * a->nt0) : NULL;
+  x->next = x->lru_prev = x->lru_next = NULL;
+  if (!x->key || !x->txn || !x->rsp || !x->ev || (a->end && !x->end) || (a->rel && !x->rel) ||
+      (a->t0 && !x->t0)) {
+    step_free(x);
+    return NULL;
+  }
+  memcpy(x->key, key, key_len);
+  memcpy(x->txn, a->txn, sizeof *x->txn * a->n);
+  memcpy(x->rsp, a->rsp, sizeof *x->rsp * a->n);
+  memcpy(x->ev, a->ev, sizeof *x->ev * a->nev);
+  if (a->end) memcpy(x->end, a->end, a->end_len);
+  if (a->rel) memcpy(x->rel, a->rel, sizeof *x->rel * a->nrel);
+  if (a->t0) memcpy(x->t0, a->t0, sizeof *x->t0 * a->nt0);
+  x->cap_ev = a->nev;
+  x->key_len = key_len;
+  x->hash = h;
+  x->chain = true;
+  x->bytes = a->bytes - a->key_len + key_len;
+  return x;
+}
+
 void cs_dcin_reuse_free(cs_dcin_reuse *c) {
   if (!c) return;
   for (int b = 0; b < REUSE_BUCKETS; b++)
@@ -468,6 +535,8 @@ void dcin_reuse_free(dcin_sim *s) {
   free(r->rec_t0);
   free(r->play_map);
   free(r->play_state);
+  free(r->full.p);
+  for (int i = 0; i < REUSE_SEEN; i++) free(r->seen[i].state.p), free(r->seen[i].key);
   free(r);
   s->reuse = NULL;
 }
@@ -564,13 +633,7 @@ static void rec_finish(dcin_sim *s, dcin_reuse *r, bool quiet) {
   x->bytes = sizeof *x + x->key_len + x->end_len +
              (size_t)x->n * (sizeof *x->txn + sizeof *x->rsp) + (size_t)x->nev * sizeof *x->ev +
              (size_t)x->nrel * sizeof *x->rel + (size_t)x->nt0 * sizeof *x->t0;
-  make_room(r->cache, x->bytes);
-  size_t b = x->hash % REUSE_BUCKETS;
-  x->next = r->cache->tab[b];
-  r->cache->tab[b] = x;
-  lru_front(r->cache, x);
-  r->cache->bytes += x->bytes;
-  r->cache->steps++;
+  cache_insert(r->cache, x);
   r->steps_recorded++;
   x->serial = r->cache->next_serial++;
   if (x->open_end) r->chain_serial = x->serial, r->chain_start = r->rec_start;
@@ -656,12 +719,18 @@ bool dcin_reuse_take(dcin_sim *s, uint64_t id, int src_id, int dst_id, const dci
   if (!r->buffering) {
     if (r->play && r->play_open) return false; /* cannot happen: the step is not over */
     r->play = NULL;
+    r->full_ok = false;
     if (!r->stale) { /* a stale engine's state is the chain's, not its own */
       r->chain_serial = 0;
       bool quiet = reuse_sig(s, r);
       rec_finish(s, r, quiet); /* an open end sets chain_serial */
       if (!quiet && !r->chain_serial) return false;
       if (!quiet && !chain_key(s, r)) r->sig_len = 0; /* simulated, unrecorded */
+      /* a job whose states have not repeated over three memories' worth of steps is taken not
+       * to settle (many flows under round robin): it stops paying for the strings */
+      r->full_ok = !quiet && r->sig_len && !r->own_cache &&
+                   (r->steps_cycled || r->seen_next < 3 * REUSE_SEEN) &&
+                   dcin_full_state(s, s->cyc % phase_period(s), &r->full);
     } else if (!chain_key(s, r)) {
       return false; /* the flush that follows fails the job for a rerun */
     }
@@ -715,15 +784,19 @@ bool dcin_reuse_take(dcin_sim *s, uint64_t id, int src_id, int dst_id, const dci
   return true;
 }
 
+/* The T0 pointers step x read stand now where they stood at its start. */
+static bool t0_match(const dcin_sim *s, const reuse_step *x) {
+  for (uint32_t i = 0; i < x->nt0; i++)
+    if (t0_canon(s, x->t0[i].at, s->cyc) != x->t0[i].start) return false;
+  return true;
+}
+
 static reuse_step *lookup(const dcin_sim *s, dcin_reuse *r, uint64_t h, bool chain) {
   for (reuse_step *x = r->cache->tab[h % REUSE_BUCKETS]; x; x = x->next) {
     if (x->hash != h || x->chain != chain || x->key_len != r->sig_len ||
         memcmp(x->key, r->sig, r->sig_len))
       continue;
-    bool same = true;
-    for (uint32_t i = 0; same && i < x->nt0; i++)
-      same = t0_canon(s, x->t0[i].at, s->cyc) == x->t0[i].start;
-    if (same) {
+    if (t0_match(s, x)) {
       lru_unlink(r->cache, x);
       lru_front(r->cache, x);
       return x;
@@ -778,6 +851,39 @@ static bool play_begin(dcin_sim *s, dcin_reuse *r, reuse_step *x) {
   return true;
 }
 
+/* An earlier boundary of the job whose whole state and injects equal the one being collected
+ * (r->full, r->sig): the recorded step that started there, if the cache still holds it. */
+static reuse_step *seen_match(const dcin_sim *s, dcin_reuse *r) {
+  size_t inj_len = r->sig_len - r->sig_state_len;
+  for (int i = 0; i < REUSE_SEEN; i++) {
+    const reuse_seen *e = &r->seen[i];
+    if (!e->key || e->state.len != r->full.len || e->key_len - e->state_part != inj_len ||
+        memcmp(e->state.p, r->full.p, r->full.len) ||
+        memcmp(e->key + e->state_part, r->sig + r->sig_state_len, inj_len))
+      continue;
+    uint64_t h = fnv(e->key, e->key_len);
+    for (reuse_step *x = r->cache->tab[h % REUSE_BUCKETS]; x; x = x->next)
+      if (x->hash == h && x->chain && x->key_len == e->key_len &&
+          !memcmp(x->key, e->key, e->key_len))
+        return t0_match(s, x) ? x : NULL;
+  }
+  return NULL;
+}
+
+/* Remembers the boundary being collected, whose step is about to be simulated and recorded. */
+static void seen_add(dcin_reuse *r) {
+  reuse_seen *e = &r->seen[r->seen_next++ % REUSE_SEEN];
+  dcin_bytes spare = e->state;
+  e->state = r->full;
+  r->full = spare;
+  free(e->key);
+  e->key = malloc(r->sig_len ? r->sig_len : 1);
+  if (e->key) memcpy(e->key, r->sig, r->sig_len);
+  e->key_len = r->sig_len;
+  e->state_part = r->sig_state_len;
+  r->full_ok = false;
+}
+
 /* Before any other operation: the collected step is either replayed or injected for real (and
  * recorded).  Returns non-zero with err set if a real injection fails. */
 int dcin_reuse_flush(dcin_sim *s, cs_err *err) {
@@ -787,11 +893,26 @@ int dcin_reuse_flush(dcin_sim *s, cs_err *err) {
   bool chain = r->chain_serial != 0;
   uint64_t h = fnv(r->sig, r->sig_len);
   reuse_step *hit = r->sig_len ? lookup(s, r, h, chain) : NULL;
+  /* a step that ends in flight makes the engine stale, from which only a caller's context lets
+   * the job run again alone (CS_ERETRY); an engine on its own simulates it */
+  if (hit && hit->open_end && r->own_cache) hit = NULL;
   if (hit && hit->n == r->ninj && play_begin(s, r, hit)) return 0;
   if (r->stale)
     return cs_err_set(err, CS_ERETRY,
                       "dcin: no recorded step continues the replayed chain (serial %llu)",
                       (unsigned long long)r->chain_serial);
+  if (r->full_ok) { /* the job has been here before: replay that step as this one */
+    reuse_step *same = seen_match(s, r);
+    reuse_step *copy = same ? step_copy(same, r->sig, r->sig_len, h) : NULL;
+    if (copy) {
+      cache_insert(r->cache, copy);
+      if (copy->n == r->ninj && play_begin(s, r, copy)) {
+        r->steps_cycled++;
+        r->full_ok = false;
+        return 0;
+      }
+    }
+  }
   /* simulate, recording */
   /* a step whose record alone would pass a quarter of the budget is simulated without one */
   size_t need = (size_t)r->ninj * (sizeof(reuse_txn) + sizeof(uint64_t) + 2 * sizeof(reuse_ev));
@@ -838,6 +959,7 @@ int dcin_reuse_flush(dcin_sim *s, cs_err *err) {
     for (int di = 0; di < s->ndies; di++) memset(s->dies[di].t0_read, 0, per);
   }
   r->rec = x;
+  if (x && r->full_ok) seen_add(r);
   r->rec_start = s->cyc;
   r->rec_stats = s->st;
   r->rec_described = 0;
