@@ -130,6 +130,7 @@ typedef struct reuse_inj {
 enum { INJ_KEY = 8 + 2 * sizeof(int16_t) }; /* a collected request's place in the key */
 
 #define REUSE_BUCKETS 1024
+#define REUSE_MAX_BYTES ((size_t)256 << 20) /* recorded steps kept per engine */
 #define REUSE_SEEN 8 /* boundaries with flits in flight a job remembers (periods up to 8 steps) */
 
 /* A boundary with flits in flight whose step was simulated and recorded: its whole state and the
@@ -139,7 +140,6 @@ typedef struct reuse_seen {
   uint8_t *key;
   size_t key_len, state_part;
 } reuse_seen;
-#define REUSE_MAX_BYTES ((size_t)256 << 20) /* recorded steps kept per engine */
 
 /* The recorded steps: per engine, or shared by the engines of one caller (cs_dcin_reuse_new);
  * every key starts with the engine's configuration, so engines of other configurations share a
