@@ -965,7 +965,8 @@ END_TEST
  * AllReduce simulated after it are keyed by it, so an AllGather and a ReduceScatter of its group
  * replay all their 13 steps down the chain, with the bits of simulating them; an all-to-all of
  * the group replays its first step, which is the ring's, finds no second one in the chain and
- * fails with CS_ERETRY (cs_job_run_keeping then runs it alone, check_pipeline). */
+ * fails with CS_ERETRY (cs_job_run_keeping then runs it alone, check_pipeline), as does a stale
+ * engine asked to advance with no step to replay. */
 START_TEST(chained_steps_should_replay_across_jobs_with_the_same_bits) {
   cs_dcin_reuse *ctx = cs_dcin_reuse_new();
   ck_assert_ptr_nonnull(ctx);
@@ -987,6 +988,24 @@ START_TEST(chained_steps_should_replay_across_jobs_with_the_same_bits) {
   ck_assert_msg(rc == CS_ERETRY, "rc %d: %s", rc, err.msg);
   ck_assert_uint_eq(replayed, 1);
   free(rec);
+  /* a stale engine asked to simulate: the AllGather's first step only (replayed, it ends in
+   * flight), then an advance with no next step to follow the chain with */
+  cs_job ag;
+  chain_job(&ag, CS_PRIM_ALLGATHER);
+  cs_plan plan;
+  ck_assert_int_eq(cs_expand(&ag, &plan, &err), 0);
+  void *e = ops_engine(&ag);
+  ck_assert_int_eq(cs_dcin_reuse_attach(e, ctx), 0);
+  uint32_t steps = plan.num_steps;
+  plan.num_steps = 1;
+  rec = calloc(plan.step_txn_begin[1], sizeof *rec);
+  ck_assert_ptr_nonnull(rec);
+  ck_assert_msg(cs_drive(&ag, &plan, &cs_dcin_ops, e, rec, &err) == 0, "%s", err.msg);
+  plan.num_steps = steps;
+  ck_assert_int_eq(cs_dcin_ops.advance(e, 10, &err), CS_ERETRY);
+  free(rec);
+  cs_dcin_ops.destroy(e);
+  cs_plan_free(&plan);
   cs_dcin_reuse_free(ctx);
 }
 END_TEST

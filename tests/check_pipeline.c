@@ -152,6 +152,17 @@ START_TEST(physical_columns_should_agree_between_engines) {
 }
 END_TEST
 
+/* The same records and result but the host time; frees both. */
+static void assert_same_output(cs_job_output *alone, cs_job_output *shared) {
+  ck_assert_uint_eq(alone->num_records, shared->num_records);
+  ck_assert(memcmp(alone->records, shared->records, alone->num_records * sizeof *alone->records) ==
+            0);
+  alone->result.wall_time_s = shared->result.wall_time_s = 0;
+  ck_assert(memcmp(&alone->result, &shared->result, sizeof alone->result) == 0);
+  cs_job_output_free(alone);
+  cs_job_output_free(shared);
+}
+
 /* Shared state across the jobs of one process (the dcin engine's recorded steps) saves time and
  * nothing else: an AllReduce, then an AllGather and an AllReduce of the same size and
  * configuration run with one cs_job_shared give the same bytes as each run alone.  Their records
@@ -172,12 +183,7 @@ START_TEST(shared_state_should_not_change_results) {
                                      &err) == CS_OK,
                   "%s", err.msg);
     ck_assert(shared.records_lent && !alone.records_lent);
-    ck_assert_uint_eq(alone.num_records, shared.num_records);
-    ck_assert(memcmp(alone.records, shared.records, alone.num_records * sizeof *alone.records) == 0);
-    alone.result.wall_time_s = shared.result.wall_time_s = 0;
-    ck_assert(memcmp(&alone.result, &shared.result, sizeof alone.result) == 0);
-    cs_job_output_free(&alone);
-    cs_job_output_free(&shared);
+    assert_same_output(&alone, &shared);
   }
   cs_job_shared_free(sh);
 }
@@ -203,13 +209,8 @@ START_TEST(a_job_the_shared_state_cannot_carry_should_run_again_alone) {
   ck_assert_msg(cs_job_run(&job, true, &alone, &err) == CS_OK, "%s", err.msg);
   ck_assert_msg(cs_job_run_keeping(sh, &job, CS_JOB_KEEP_RECORDS, &shared, &err) == CS_OK, "%s",
                 err.msg);
-  ck_assert_uint_eq(alone.num_records, shared.num_records);
-  ck_assert(memcmp(alone.records, shared.records, alone.num_records * sizeof *alone.records) == 0);
-  alone.result.wall_time_s = shared.result.wall_time_s = 0;
-  ck_assert(memcmp(&alone.result, &shared.result, sizeof alone.result) == 0);
+  assert_same_output(&alone, &shared);
   cs_job_output_free(&ring);
-  cs_job_output_free(&alone);
-  cs_job_output_free(&shared);
   cs_job_shared_free(sh);
 }
 END_TEST

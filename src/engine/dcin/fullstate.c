@@ -65,29 +65,20 @@ static uint32_t fs_slot(const fs_walk *w, uint32_t slot, uint32_t len) {
   return (uint32_t)((slot % len + w->netcyc1) % len);
 }
 
-static void fs_flit(fs_walk *w, uint32_t f) {
+/* Pool entry i (DCIN_NIL: none) by its ordinal, numbering it when first met. */
+static void fs_ordinal(fs_walk *w, uint32_t *ord, uint32_t *at, uint32_t *n, uint32_t i) {
   uint32_t v = DCIN_NIL;
-  if (f != DCIN_NIL) {
-    if (!w->flit_ord[f]) {
-      w->flit_at[w->nflit++] = f;
-      w->flit_ord[f] = w->nflit;
+  if (i != DCIN_NIL) {
+    if (!ord[i]) {
+      at[(*n)++] = i;
+      ord[i] = *n;
     }
-    v = w->flit_ord[f] - 1;
+    v = ord[i] - 1;
   }
   FS_PUT(w, v);
 }
-
-static void fs_txn(fs_walk *w, uint32_t t) {
-  uint32_t v = DCIN_NIL;
-  if (t != DCIN_NIL) {
-    if (!w->txn_ord[t]) {
-      w->txn_at[w->ntxn++] = t;
-      w->txn_ord[t] = w->ntxn;
-    }
-    v = w->txn_ord[t] - 1;
-  }
-  FS_PUT(w, v);
-}
+static void fs_flit(fs_walk *w, uint32_t f) { fs_ordinal(w, w->flit_ord, w->flit_at, &w->nflit, f); }
+static void fs_txn(fs_walk *w, uint32_t t) { fs_ordinal(w, w->txn_ord, w->txn_at, &w->ntxn, t); }
 
 static void fs_queue(fs_walk *w, const dcin_q *q) {
   FS_PUT(w, q->n);
@@ -231,11 +222,11 @@ static void fs_txn_body(fs_walk *w, uint32_t t) {
   const dcin_txn *x = &w->s->txns[t];
   const int32_t ids[2] = {x->src_id, x->dst_id};
   const int16_t nodes[4] = {x->src_node, x->dst_node, x->link, x->wait_node};
-  const uint8_t b[21] = {x->is_read,    x->cross,     x->src_die,   x->dst_die,     x->src_ip,
+  const uint8_t b[20] = {x->is_read,    x->cross,     x->src_die,   x->dst_die,     x->src_ip,
                          x->dst_ip,     x->link_dir,  x->state,     x->attr_old,    x->gate,
                          x->gate_kind,  x->rn_released, x->done_req, x->done_final,
                          x->d2d_sn_old, x->described, x->in_release, x->wait_ip,    x->aw_ok,
-                         x->addr_waited, 0};
+                         x->addr_waited};
   const uint16_t n[6] = {x->burst, x->data_rx_rn, x->data_rx_sn, x->data_rx_d2d, x->w_rx, x->live};
   FS_PUT(w, ids), FS_PUT(w, nodes), FS_PUT(w, b), FS_PUT(w, n);
   fs_put(w, &x->retries, DCIN_COUNTERS * sizeof(uint32_t));
