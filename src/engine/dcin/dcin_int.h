@@ -466,6 +466,13 @@ typedef struct dcin_stats {
 
 typedef struct dcin_reuse dcin_reuse; /* reuse.c */
 
+/* A token bucket as its future sees it: full when the level reaches the size by now (the next
+ * refill caps it whatever its stamp), else its exact level and stamp matter (reuse.c, fullstate.c). */
+static inline bool dcin_bucket_full(double tok, uint64_t last, double rate, double cap,
+                                    uint64_t now) {
+  return rate <= 0 || tok >= cap || (now > last && tok + (double)(now - last) * rate >= cap);
+}
+
 /* A growable byte string (fullstate.c); failed: out of memory, the contents are not usable. */
 typedef struct dcin_bytes {
   uint8_t *p;

@@ -411,13 +411,13 @@ static int op_create(const cs_job *job, void **engine, cs_err *err) {
   return 0;
 }
 
-/* A req (or a packet that is neither req nor rsp, refused): located, checked, and collected for
- * step reuse or injected at once. */
 /* A stale engine (dcin_reuse_stale) was asked to simulate. */
 static int stale_error(cs_err *err) {
   return cs_err_set(err, CS_ERETRY, "dcin: a replayed chain of steps broke off before a quiet end");
 }
 
+/* A req (or a packet that is neither req nor rsp, refused): located, checked, and collected for
+ * step reuse or injected at once. */
 DCIN_INLINE int inject_req(dcin_sim *s, const cs_inject *in, cs_err *err) {
   if (in->packet_type != CS_PKT_REQ)
     return cs_err_set(err, CS_ECONSTRAINT, "C9: request %llu: packet type %d is not req/rsp",

@@ -65,6 +65,11 @@ static uint32_t fs_slot(const fs_walk *w, uint32_t slot, uint32_t len) {
   return (uint32_t)((slot % len + w->netcyc1) % len);
 }
 
+/* The slot id that stands at relative position k of a ring of length len. */
+static uint32_t fs_slot_at(const fs_walk *w, uint32_t k, uint32_t len) {
+  return (uint32_t)((k + len - w->netcyc1 % len) % len);
+}
+
 /* Pool entry i (DCIN_NIL: none) by its ordinal, numbering it when first met. */
 static void fs_ordinal(fs_walk *w, uint32_t *ord, uint32_t *at, uint32_t *n, uint32_t i) {
   uint32_t v = DCIN_NIL;
@@ -107,8 +112,7 @@ static void fs_txn_list(fs_walk *w, const dcin_list *l) {
 
 /* As reuse.c's state string: full (the level reaches the size by now), else level and stamp. */
 static void fs_bucket(fs_walk *w, double tok, uint64_t last, double rate, double cap) {
-  uint8_t full = rate <= 0 || tok >= cap ||
-                 (w->now > last && tok + (double)(w->now - last) * rate >= cap);
+  uint8_t full = dcin_bucket_full(tok, last, rate, cap, w->now);
   FS_PUT(w, full);
   if (!full) {
     FS_PUT(w, tok);
@@ -135,7 +139,7 @@ static void fs_die(fs_walk *w, const dcin_die *d) {
       }
       FS_PUT(w, end);
       for (uint32_t k = 0; k < g->len; k++) {
-        uint32_t id = (uint32_t)((k + g->len - w->netcyc1 % g->len) % g->len);
+        uint32_t id = fs_slot_at(w, k, g->len);
         if (g->itag[id] < 0) continue;
         uint16_t at = (uint16_t)k;
         FS_PUT(w, at);
@@ -172,7 +176,7 @@ static void fs_die(fs_walk *w, const dcin_die *d) {
         const uint64_t *tb =
             d->t0_bits + ((size_t)(net * c->nodes + node) * 2 + dim) * (size_t)d->t0_words;
         for (uint32_t k = 0; k < len; k++) {
-          uint32_t id = (uint32_t)((k + len - w->netcyc1 % len) % len);
+          uint32_t id = fs_slot_at(w, k, len);
           if (tb[id / 64] >> (id % 64) & 1) FS_PUT(w, k);
         }
         uint32_t end = UINT32_MAX;

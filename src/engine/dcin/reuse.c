@@ -226,8 +226,7 @@ static bool sig_put(dcin_reuse *r, const void *p, size_t n) {
  * refill caps it whatever its stamp), else the exact level and its stamp relative to now. */
 static bool put_bucket(dcin_reuse *r, double tok, uint64_t last, double rate, double cap,
                        uint64_t now) {
-  uint8_t full =
-      rate <= 0 || tok >= cap || (now > last && tok + (double)(now - last) * rate >= cap);
+  uint8_t full = dcin_bucket_full(tok, last, rate, cap, now);
   bool ok = PUT(r, full);
   if (!full) {
     int64_t rel = (int64_t)last - (int64_t)now;
@@ -791,10 +790,11 @@ static bool t0_match(const dcin_sim *s, const reuse_step *x) {
   return true;
 }
 
-static reuse_step *lookup(const dcin_sim *s, dcin_reuse *r, uint64_t h, bool chain) {
+/* The recorded step with this key (hash h) whose T0 pointers stand as at its start. */
+static reuse_step *lookup(const dcin_sim *s, dcin_reuse *r, const uint8_t *key, size_t len,
+                          uint64_t h, bool chain) {
   for (reuse_step *x = r->cache->tab[h % REUSE_BUCKETS]; x; x = x->next) {
-    if (x->hash != h || x->chain != chain || x->key_len != r->sig_len ||
-        memcmp(x->key, r->sig, r->sig_len))
+    if (x->hash != h || x->chain != chain || x->key_len != len || memcmp(x->key, key, len))
       continue;
     if (t0_match(s, x)) {
       lru_unlink(r->cache, x);
@@ -861,11 +861,8 @@ static reuse_step *seen_match(const dcin_sim *s, dcin_reuse *r) {
         memcmp(e->state.p, r->full.p, r->full.len) ||
         memcmp(e->key + e->state_part, r->sig + r->sig_state_len, inj_len))
       continue;
-    uint64_t h = fnv(e->key, e->key_len);
-    for (reuse_step *x = r->cache->tab[h % REUSE_BUCKETS]; x; x = x->next)
-      if (x->hash == h && x->chain && x->key_len == e->key_len &&
-          !memcmp(x->key, e->key, e->key_len))
-        return t0_match(s, x) ? x : NULL;
+    reuse_step *x = lookup(s, r, e->key, e->key_len, fnv(e->key, e->key_len), true);
+    if (x) return x;
   }
   return NULL;
 }
@@ -892,7 +889,7 @@ int dcin_reuse_flush(dcin_sim *s, cs_err *err) {
   r->buffering = false;
   bool chain = r->chain_serial != 0;
   uint64_t h = fnv(r->sig, r->sig_len);
-  reuse_step *hit = r->sig_len ? lookup(s, r, h, chain) : NULL;
+  reuse_step *hit = r->sig_len ? lookup(s, r, r->sig, r->sig_len, h, chain) : NULL;
   /* a step that ends in flight makes the engine stale, from which only a caller's context lets
    * the job run again alone (CS_ERETRY); an engine on its own simulates it */
   if (hit && hit->open_end && r->own_cache) hit = NULL;
