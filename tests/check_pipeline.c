@@ -209,6 +209,9 @@ START_TEST(a_job_the_shared_state_cannot_carry_should_run_again_alone) {
   ck_assert_msg(cs_job_run(&job, true, &alone, &err) == CS_OK, "%s", err.msg);
   ck_assert_msg(cs_job_run_keeping(sh, &job, CS_JOB_KEEP_RECORDS, &shared, &err) == CS_OK, "%s",
                 err.msg);
+  /* check_dcin: the all-to-all's second step is not in the AllReduce's chain */
+  ck_assert(shared.ran_again_alone);
+  ck_assert(!ring.ran_again_alone && !alone.ran_again_alone);
   assert_same_output(&alone, &shared);
   cs_job_output_free(&ring);
   cs_job_shared_free(sh);

@@ -13,6 +13,8 @@ typedef struct cs_job_output {
   bool records_lent;      /* records belong to the shared state (CS_JOB_LEND_RECORDS) */
   cs_step_summary *steps; /* num_steps per-step summaries, owned; NULL when not asked for */
   uint32_t num_steps;
+  bool ran_again_alone; /* the shared state could not carry the job (CS_ERETRY): it ran a
+                         * second time without it, and this is that run's output */
 } cs_job_output;
 
 /* What a run keeps besides its result (cs_job_run_keeping): every transaction record, the

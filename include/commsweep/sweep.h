@@ -168,16 +168,22 @@ typedef struct cs_sweep_logbuf {
 } cs_sweep_logbuf;
 void cs_sweep_logbuf_free(cs_sweep_logbuf *b); /* leaves it empty, ready for use */
 
+/* What became of a job cs_sweep_execute ran. */
+typedef struct cs_sweep_job_outcome {
+  bool failed;          /* its row is `failed`, with the job's message */
+  bool ran_again_alone; /* it ran twice, the second time without the shared state (job.h) */
+} cs_sweep_job_outcome;
+
 /* Runs one item and writes its row (and slices, as item->detail says: records and per-step
  * summaries for full, summaries for steps).  A job error is a `failed` row, not an error
- * return; the return is non-zero only when the row could not be written. *failed tells which. */
+ * return; the return is non-zero only when the row could not be written. *outcome tells which. */
 struct cs_job_shared;
 /* shared: state the engines keep across this rank's jobs (cs_job_shared_new; may be NULL).
  * logbuf: the rows kept from job to job (NULL: allocated for this job alone).
  * results_only writes no log whatever item->detail says. */
 int cs_sweep_execute(cs_store *st, struct cs_job_shared *shared, cs_sweep_logbuf *logbuf,
                      const cs_sweep_item *item, const cs_job *job, bool results_only,
-                     bool *failed, cs_err *err);
+                     cs_sweep_job_outcome *outcome, cs_err *err);
 
 /* ---- the whole run -------------------------------------------------------------------- */
 
@@ -197,6 +203,7 @@ typedef struct cs_sweep_options {
 typedef struct cs_sweep_summary {
   cs_sweep_plan plan_counts; /* counters of the plan (no arrays) */
   uint64_t ran, ran_failed;  /* jobs run in this sweep, and how many of them failed */
+  uint64_t ran_again_alone;  /* jobs run twice, the second time without the shared state */
   uint64_t io_errors;        /* rows that could not be written */
   double wall_s, work_s;     /* whole run; scheduling phase only */
   double prep_s;             /* expansion, cache lookup and structural step (rank 0) */
@@ -217,6 +224,7 @@ int cs_sweep_run(const cs_sweep_options *opt, MPI_Comm comm, cs_sweep_summary *s
  * size). */
 typedef struct cs_sweep_sched_stats {
   uint64_t ran, failed, io_errors;
+  uint64_t ran_again_alone; /* jobs the shared state could not carry: run twice */
   double busy_s; /* wall time inside jobs (running them and writing their rows) */
   double cpu_s;  /* CPU time of the process over the whole schedule, waiting included */
 } cs_sweep_sched_stats;

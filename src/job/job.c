@@ -195,7 +195,8 @@ int cs_job_run_keeping(cs_job_shared *sh, const cs_job *job, unsigned keep, cs_j
   if (!rc)
     rc = drive_and_backfill(job, &plan, ops, engine, keep_records, records, steps, &out->result,
                             err);
-  if (rc == CS_ERETRY && shared) { /* the shared state led the engine astray: alone, once more */
+  bool again = rc == CS_ERETRY && shared;
+  if (again) { /* the shared state led the engine astray: alone, once more */
     ops->destroy(engine);
     engine = NULL;
     cs_err_clear(err);
@@ -207,6 +208,7 @@ int cs_job_run_keeping(cs_job_shared *sh, const cs_job *job, unsigned keep, cs_j
   ops->destroy(engine);
   if (!rc) {
     out->result.wall_time_s = seconds_now() - t0;
+    out->ran_again_alone = again;
     out->num_records = plan.num_txns;
     if (keep_records) {
       out->records = records;

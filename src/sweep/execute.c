@@ -29,7 +29,7 @@ void cs_sweep_logbuf_free(cs_sweep_logbuf *b) {
 
 int cs_sweep_execute(cs_store *st, cs_job_shared *shared, cs_sweep_logbuf *logbuf,
                      const cs_sweep_item *item, const cs_job *job, bool results_only,
-                     bool *failed, cs_err *err) {
+                     cs_sweep_job_outcome *outcome, cs_err *err) {
   cs_sweep_logbuf own = {0};
   cs_sweep_logbuf *lb = logbuf ? logbuf : &own;
   cs_job_output out;
@@ -95,8 +95,9 @@ int cs_sweep_execute(cs_store *st, cs_job_shared *shared, cs_sweep_logbuf *logbu
     cs_store_set_text(row.result.engine, sizeof row.result.engine, job->engine.name);
     cs_store_set_text(row.error, sizeof row.error, jerr.msg[0] ? jerr.msg : cs_strerror(rc));
   }
+  outcome->failed = rc != 0;
+  outcome->ran_again_alone = out.ran_again_alone;
   cs_job_output_free(&out);
-  *failed = rc != 0;
   if (rc && cs_err_is_transient(rc)) {
     fprintf(stderr, "commsweep: job row %llu not stored, the next run retries it: %s\n",
             (unsigned long long)item->row, jerr.msg);

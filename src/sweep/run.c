@@ -257,6 +257,10 @@ static void report_summary(FILE *out, const cs_sweep_options *opt, const cs_swee
           (unsigned long long)(plan->cached_done + plan->cached_failed),
           (unsigned long long)plan->cached_failed, (unsigned long long)plan->load_failed,
           (unsigned long long)plan->duplicates);
+  if (sum->ran_again_alone)
+    fprintf(out, "  ran twice: %llu (the state the engines of their rank share could not carry "
+            "them; run again without it, with the results of running alone)\n",
+            (unsigned long long)sum->ran_again_alone);
   fprintf(out, "  time: %.3f s to expand, match and lay out %llu jobs (%.1f us/job), %.3f s running\n",
           sum->prep_s, (unsigned long long)plan->jobs,
           plan->jobs ? sum->prep_s / (double)plan->jobs * 1e6 : 0.0, sum->work_s);
@@ -356,8 +360,9 @@ static int work_phase(const cs_sweep_options *opt, MPI_Comm comm, const cs_sweep
                     rank == 0 ? plan->num_items : 0, opt->results_only, opt->progress_s, print_progress, &pc, &mine, &serr);
   int crc = cs_store_close(st, &cerr);
   sum->work_s = MPI_Wtime() - tw;
-  uint64_t local[3] = {mine.ran, mine.failed, mine.io_errors + (crc != 0)}, total[3];
-  MPI_Reduce(local, total, 3, MPI_UINT64_T, MPI_SUM, 0, comm);
+  uint64_t local[4] = {mine.ran, mine.failed, mine.io_errors + (crc != 0), mine.ran_again_alone};
+  uint64_t total[4];
+  MPI_Reduce(local, total, 4, MPI_UINT64_T, MPI_SUM, 0, comm);
   /* per rank: jobs run, microseconds busy running them, microseconds of CPU in the schedule */
   if (rank == 0) *per_rank = calloc(3 * (size_t)size, sizeof **per_rank);
   uint64_t triple[3] = {mine.ran, (uint64_t)(mine.busy_s * 1e6), (uint64_t)(mine.cpu_s * 1e6)};
@@ -368,6 +373,7 @@ static int work_phase(const cs_sweep_options *opt, MPI_Comm comm, const cs_sweep
   sum->ran = total[0];
   sum->ran_failed = total[1];
   sum->io_errors = total[2];
+  sum->ran_again_alone = total[3];
   if (opt->progress_s > 0) print_progress(&pc, total[0], total[1], 1.0, true);
   if (sum->io_errors)
     return cs_err_set(err, CS_EIO, "%llu rows could not be written (first: %s)",

@@ -87,16 +87,17 @@ static void flush_rows(runner *r) {
 
 static void run_item(runner *r, const cs_sweep_item *it, const cs_job *job) {
   double t0 = MPI_Wtime();
-  bool failed = false;
+  cs_sweep_job_outcome done = {false, false};
   cs_err e;
   cs_err_clear(&e);
-  if (cs_sweep_execute(r->st, r->shared, &r->logbuf, it, job, r->results_only, &failed, &e)) {
+  if (cs_sweep_execute(r->st, r->shared, &r->logbuf, it, job, r->results_only, &done, &e)) {
     r->stats->io_errors++;
     if (!r->io_err->code) *r->io_err = e;
     fprintf(stderr, "commsweep: rank %d: %s\n", r->rank, e.msg);
   } else {
     r->stats->ran++;
-    r->stats->failed += failed;
+    r->stats->failed += done.failed;
+    r->stats->ran_again_alone += done.ran_again_alone;
   }
   r->stats->busy_s += MPI_Wtime() - t0;
   r->cost_done += it->cost;
