@@ -188,22 +188,19 @@ int cs_job_run_keeping(cs_job_shared *sh, const cs_job *job, unsigned keep, cs_j
                (unsigned long long)plan.num_txns);
     return context(job, err);
   }
+  /* on the shared state first; when it led the engine astray (CS_ERETRY), alone, once more */
   void *engine = NULL;
-  rc = ops->create(job, &engine, err);
-  void *shared = rc ? NULL : shared_of(sh, ops);
-  if (shared && ops->shared_attach) rc = ops->shared_attach(engine, shared, err);
-  if (!rc)
-    rc = drive_and_backfill(job, &plan, ops, engine, keep_records, records, steps, &out->result,
-                            err);
-  bool again = rc == CS_ERETRY && shared;
-  if (again) { /* the shared state led the engine astray: alone, once more */
+  bool again = false;
+  for (void *shared = shared_of(sh, ops);; shared = NULL, again = true) {
+    rc = ops->create(job, &engine, err);
+    if (!rc && shared && ops->shared_attach) rc = ops->shared_attach(engine, shared, err);
+    if (!rc)
+      rc = drive_and_backfill(job, &plan, ops, engine, keep_records, records, steps,
+                              &out->result, err);
+    if (rc != CS_ERETRY || !shared) break;
     ops->destroy(engine);
     engine = NULL;
     cs_err_clear(err);
-    rc = ops->create(job, &engine, err);
-    if (!rc)
-      rc = drive_and_backfill(job, &plan, ops, engine, keep_records, records, steps, &out->result,
-                              err);
   }
   ops->destroy(engine);
   if (!rc) {
