@@ -64,6 +64,9 @@ typedef struct cs_engine_ops {
   const cs_field *options; /* rows into cs_engine_options.params; NULL-key terminated, or NULL */
   size_t options_size;     /* bytes of the engine's options struct, <= CS_ENGINE_PARAMS_MAX */
   const char *options_doc; /* one line: what an absent options object means, for --help */
+  /* Optional: writes into params (options_size bytes) the options an absent object means, for
+   * tools that start from them (commsweep calibrate).  NULL: none to state. */
+  void (*options_default)(void *params);
 
   /* ---- what the engine asks of a job --------------------------------------------------------- */
   /* Engine-specific checks of the adapter configuration and spec (the generic ones are

@@ -244,6 +244,8 @@ typedef struct math_engine {
   size_t n_slots;     /* slots handed out so far: txns[0 .. n_slots) */
   size_t n_free, n_live;
   size_t first_unscheduled; /* live[first_unscheduled ..) wait to be priced */
+  size_t batch_first, batch_n; /* the last priced batch: live[batch_first .. + batch_n) */
+  bool batch_queued;           /* its req-phase completions are in the queue */
   size_t ready_head, n_ready;
 } math_engine;
 
@@ -284,12 +286,19 @@ static uint64_t tick_of(const math_engine *m, double ns) {
   return r < (double)m->now ? m->now : (uint64_t)r;
 }
 
+static void math_options_default(void *params) {
+  cs_math_params p = cs_math_default_params();
+  memcpy(params, &p, sizeof p);
+}
+
 static int math_create(const cs_job *job, void **out, cs_err *err) {
   math_engine *m = calloc(1, sizeof *m);
   if (!m) return cs_err_set(err, CS_ENOMEM, "math engine: out of memory");
   m->job = *job;
-  m->params = cs_math_default_params();
-  if (job->engine.has_options) memcpy(&m->params, job->engine.params.bytes, sizeof m->params);
+  if (job->engine.has_options)
+    memcpy(&m->params, job->engine.params.bytes, sizeof m->params);
+  else
+    math_options_default(&m->params);
   int rc = mchip_init(&m->chip, &job->adapter, &m->params, err);
   if (rc) {
     free(m);
@@ -356,6 +365,7 @@ static void reclaim(math_engine *m) {
     }
   }
   if (m->first_unscheduled > kept) m->first_unscheduled = kept;
+  m->batch_first = m->batch_n = 0;
   m->n_live = kept;
 }
 
@@ -436,11 +446,26 @@ static int price_batch(math_engine *m, cs_err *err) {
     t->d2d_src = (int16_t)f->d2d_src;
     t->d2d_dst = (int16_t)f->d2d_dst;
     t->scheduled = 1;
-    if (queue_push(&b->queue, m->now, tick_of(m, t->req_done_ns), t->req.request_id, CS_PHASE_REQ))
-      rc = cs_err_set(err, CS_ENOMEM, "math engine: out of memory");
   }
   m->first_unscheduled = m->n_live;
+  m->batch_first = first;
+  m->batch_n = n;
+  m->batch_queued = false;
   return rc;
+}
+
+/* Queues the req-phase completions of the last priced batch (for the per-transaction protocol;
+ * finish_step needs no queue). */
+static int queue_batch(math_engine *m, cs_err *err) {
+  if (m->batch_queued) return CS_OK;
+  math_buffers *b = &m->buf;
+  for (size_t k = 0; k < m->batch_n; k++) {
+    const math_txn *t = &b->txns[b->live[m->batch_first + k]];
+    if (queue_push(&b->queue, m->now, tick_of(m, t->req_done_ns), t->req.request_id, CS_PHASE_REQ))
+      return cs_err_set(err, CS_ENOMEM, "math engine: out of memory");
+  }
+  m->batch_queued = true;
+  return CS_OK;
 }
 /* llround of a record's time in cycles, without the library call: for 0 <= x < 2^63 the
  * fraction x - trunc(x) is exact (x and its truncation are both doubles, and from 2^53 on x is
@@ -512,6 +537,7 @@ static int math_inject(void *engine, const cs_inject *in, cs_err *err) {
 static int math_advance(void *engine, uint64_t max_ticks, cs_err *err) {
   math_engine *m = engine;
   int rc = price_batch(m, err);
+  if (!rc) rc = queue_batch(m, err);
   if (rc) return rc;
   if (m->n_ready) return CS_OK;
   uint64_t limit = cs_engine_advance_limit(m->now, max_ticks), front = 0;
@@ -587,19 +613,19 @@ static int math_finish_step(void *engine, const cs_engine_step *step, cs_txn_rec
   int rc = price_batch(m, err);
   if (rc) return rc;
   math_buffers *b = &m->buf;
-  if (m->n_ready || b->queue.count != step->n || m->n_live < step->n) return CS_OK;
+  if (m->n_ready || m->batch_queued || b->queue.count || m->batch_n != step->n) return CS_OK;
+  const uint32_t *slot = b->live + m->batch_first;
   uint64_t end = m->now;
   for (size_t i = 0; i < step->n; i++) {
-    uint32_t s = map_find(&b->map, step->reqs[i].request_id);
-    if (s == UINT32_MAX || !b->txns[s].scheduled || b->txns[s].rsp_seen) return CS_OK;
-    const math_txn *t = &b->txns[s];
+    const math_txn *t = &b->txns[slot[i]];
+    if (t->req.request_id != step->reqs[i].request_id) return CS_OK;
     uint64_t req_tick = tick_at(m, t->req_done_ns, m->now);
     uint64_t fin = tick_at(m, t->req_done_ns + t->rest_ns, req_tick);
     if (fin > end) end = fin;
   }
   if (end - m->now >= step->guard_ticks) return CS_OK;
   for (size_t i = 0; i < step->n; i++) {
-    math_txn *t = &b->txns[map_find(&b->map, step->reqs[i].request_id)];
+    math_txn *t = &b->txns[slot[i]];
     cs_txn_record *rec = &records[i];
     cs_engine_record_begin(rec, &step->reqs[i], step->step, step->now, step->extra_slots);
     rec->req_complete_tick = tick_at(m, t->req_done_ns, m->now);
@@ -610,7 +636,6 @@ static int math_finish_step(void *engine, const cs_engine_step *step, cs_txn_rec
     t->rsp_seen = t->delivered = 1;
     fill_record(m, t, rec);
   }
-  buffers_reset_queue(&b->queue);
   m->now = end;
   *finished = true;
   return CS_OK;
@@ -646,6 +671,7 @@ const cs_engine_ops cs_math_ops = {
     .options = cs_math_option_fields,
     .options_size = sizeof(cs_math_params),
     .options_doc = "absent: the constants fitted to the C2 study's dcin rows",
+    .options_default = math_options_default,
     .validate = math_validate,
     .cost = math_cost,
     .create = math_create,

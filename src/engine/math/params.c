@@ -18,7 +18,7 @@ const cs_field cs_math_option_fields[] = {
     {"d2d_flit_cycles", P(d2d_flit_cycles), 0, 1e12, "each burst flit of a cross-die transaction beyond the IP's, NoC cycles", FIT},
     {"tracker_slack_cycles", P(tracker_slack_cycles), 0, 1e12, "a freed tracker's reuse by the next request, NoC cycles", FIT},
     {"retry_ns", P(retry_ns), 0, 1e12, "fixed cost of a Retry round (release, Pcredit, re-send), ns", FIT},
-    {"retry_threshold", P(retry_threshold), 0.01, 10, "share of a DDR channel's trackers a source's demand may fill before Retry", FIT},
+    {"retry_threshold", P(retry_threshold), 0.01, 10, "share of a DDR channel's trackers a source's demand may fill before Retry", 0},
     {"ring_efficiency", P(ring_efficiency), 0.01, 1, "usable share of a ring lane's flit per cycle", FIT},
     {"bucket_fraction", P(bucket_fraction), 0, 1, "share of a D2D token bucket full at a step's start", FIT},
     {NULL, 0, 0, 0, 0, 0, NULL, 0}};
