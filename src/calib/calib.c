@@ -332,7 +332,8 @@ int cs_calib_fit(cs_calib_set *set, const cs_calib_options *opt, cs_calib_result
   double fx;
   int rc = objective(&f, x, &fx, err);
   out->start_rmspe = sqrt(fx);
-  /* leave out the options the sample does not feel */
+  /* leave out the options the sample does not feel (none to fit with no evaluations to spend) */
+  if (f.max_evals <= 0) f.n = 0;
   for (int j = 0; j < f.n && !rc; j++) {
     double save = x[j], fj;
     x[j] = save + f.scale[j];

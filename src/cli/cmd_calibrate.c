@@ -31,7 +31,8 @@ static void usage(FILE *f) {
           "                     (default: the engine's defaults)\n"
           "  --sample FRACTION  share of the reference rows fitted on, 0 < FRACTION <= 1\n"
           "                     (default 0.2); the others are held out\n"
-          "  --max-evals N      runs of the sample the fit may spend (default 400)\n"
+          "  --max-evals N      runs of the sample the fit may spend (default 400); 0: no fit,\n"
+          "                     only the starting options' errors\n"
           "  --worst N          held-out jobs with the largest errors to list (default 10)\n"
           "  -q, --quiet        no progress on stderr\n");
 }

@@ -25,15 +25,15 @@ const cs_field cs_math_option_fields[] = {
 
 cs_math_params cs_math_default_params(void) {
   return (cs_math_params){
-      .req_cycles = 10.7,
-      .dbid_cycles = 16.8,
-      .data_cycles = 12.5,
+      .req_cycles = 12.3,
+      .dbid_cycles = 15.7,
+      .data_cycles = 13.2,
       .read_cycles = 14.6,
-      .turn_cycles = 1.0,
-      .d2d_write_cycles = 7.5,
+      .turn_cycles = 1.09,
+      .d2d_write_cycles = 9.79,
       .d2d_read_cycles = 11.0,
-      .d2d_flit_cycles = 1.0,
-      .tracker_slack_cycles = 2.5,
+      .d2d_flit_cycles = 1.02,
+      .tracker_slack_cycles = 1.93,
       .retry_ns = 70.0,
       .retry_threshold = 0.85,
       .ring_efficiency = 1.0,
