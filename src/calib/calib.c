@@ -396,6 +396,9 @@ int cs_calib_write(const char *path, const cs_calib_set *set, const cs_calib_res
   cJSON_AddNumberToObject(fitj, "evaluations", res->evals);
   cJSON_AddNumberToObject(fitj, "sample_rmspe_before", res->start_rmspe);
   cJSON_AddNumberToObject(fitj, "sample_rmspe_after", res->fit_rmspe);
+  cJSON *rows = cJSON_AddArrayToObject(fitj, "sample_row_numbers");
+  for (size_t i = 0; i < set->n; i++)
+    if (set->rows[i].in_sample) cJSON_AddItemToArray(rows, cJSON_CreateNumber((double)set->rows[i].row));
   cJSON_AddItemToObject(fitj, "sample", stats_json(&res->sample));
   cJSON_AddItemToObject(fitj, "held_out", stats_json(&res->held));
   char *text = cJSON_Print(o);
