@@ -34,9 +34,10 @@ typedef struct cs_calib_set {
 int cs_calib_load(const char *path, const char *reference, cs_calib_set *out, cs_err *err);
 void cs_calib_free(cs_calib_set *set); /* accepts a zeroed set */
 
-/* Marks in_sample on `fraction` of the rows: per primitive, topology and layout, the rows sorted
- * by their design (size, participants, outstanding settings, burst) and every k-th taken,
- * k = round(1 / fraction), so the sample spreads over every axis.  Deterministic. */
+/* Marks in_sample on `fraction` of the rows (at least one) per primitive, topology and layout:
+ * the rows sorted by their design (size, participants, outstanding settings, burst), taken at
+ * the golden-ratio sequence's positions in that order, so the sample spreads over every axis
+ * without falling in step with one.  Deterministic. */
 void cs_calib_choose(cs_calib_set *set, double fraction);
 
 /* Error statistics of the cheap engine over a subset of rows, per primitive. */

@@ -202,6 +202,7 @@ void cs_engine_names(char *buf, size_t cap);
  * table and otherwise ignored, so one base can serve an engine.name axis. */
 int cs_engine_options_from_json(const struct cJSON *obj, const char *source,
                                 cs_engine_options *out, cs_err *err);
+/* From a file: an engine object, or a calibration file whose "engine" member is one. */
 int cs_engine_options_load(const char *path, cs_engine_options *out, cs_err *err);
 /* The options as JSON.  For the cache key (key_only) the options that never change results are
  * left out and the engine's model_version is added. */

@@ -2,8 +2,9 @@
  * relative error of total_time_us over the sample; the fit is Nelder-Mead over the options the
  * engine marks fittable and the sample is sensitive to (a constant the sample's jobs never
  * meet, such as a read latency on writes only, is left as it is), each scaled by a fifth of its
- * starting value and kept within its table bounds.  Nelder-Mead needs no derivatives, which the
- * engines' tick rounding would make useless at small steps. */
+ * starting value and kept within its table bounds, restarted from its best point while that
+ * improves.  Nelder-Mead needs no derivatives, which the engines' tick rounding would make
+ * useless at small steps. */
 #include "commsweep/calib.h"
 
 #include <math.h>
@@ -117,31 +118,52 @@ static int design_cmp(const void *pa, const void *pb) {
 
 void cs_calib_choose(cs_calib_set *set, double fraction) {
   qsort(set->rows, set->n, sizeof *set->rows, design_cmp);
-  size_t k = fraction > 0 ? (size_t)lround(1.0 / fraction) : set->n + 1;
-  if (k < 1) k = 1;
   for (size_t first = 0, end; first < set->n; first = end) {
     for (end = first + 1; end < set->n && !stratum_cmp(&set->rows[end].job, &set->rows[first].job);
          end++) {
     }
-    /* the middle of every block of k; a stratum shorter than half a block gives its first */
-    size_t pick = end - first > k / 2 ? k / 2 : 0;
-    for (size_t i = first; i < end; i++) set->rows[i].in_sample = (i - first) % k == pick;
+    size_t n = end - first, want = (size_t)lround(fraction * (double)n);
+    if (want < 1) want = 1;
+    for (size_t i = first; i < end; i++) set->rows[i].in_sample = false;
+    /* positions frac(1/2 + j / phi) of the design order: spread over the whole range, and with
+     * no period that a design axis (burst length, outstanding setting) could fall in step with */
+    for (size_t j = 0; j < want; j++) {
+      double u = 0.5 + (double)j * 0.6180339887498949;
+      size_t pos = (size_t)((u - floor(u)) * (double)n);
+      while (set->rows[first + pos].in_sample) pos = (pos + 1) % n;
+      set->rows[first + pos].in_sample = true;
+    }
   }
 }
 
 /* ---- evaluating ---------------------------------------------------------------------------- */
 
-static int run_cheap(cs_job_shared *sh, const cs_engine_options *eng, cs_calib_row *r,
-                     cs_err *err) {
+/* The fit compares times taken at a thousand driver ticks a ns (and a guard as long as the
+ * job's): at the job's own ticks its objective moves in steps of a tick, flat in between, and
+ * Nelder-Mead stalls on the steps.  A job whose spec pins the driver clock runs at its own. */
+#define FINE_TICKS 1000.0
+
+static int run_cheap_at(cs_job_shared *sh, const cs_engine_options *eng, cs_calib_row *r,
+                        bool fine, cs_err *err) {
   cs_job job = r->job;
   job.engine = *eng;
+  if (fine) {
+    job.adapter.driver_cycle_frequency_ghz *= FINE_TICKS;
+    job.engine.deadlock_guard_ticks *= (uint64_t)FINE_TICKS;
+  }
   cs_job_output out;
   int rc = cs_job_run_shared(sh, &job, false, &out, err);
+  if (rc == CS_ECONSTRAINT && fine) return run_cheap_at(sh, eng, r, false, err);
   if (rc) return cs_err_prefix(err, "calibrate: row %llu on %s", (unsigned long long)r->row,
                                eng->name);
   r->cheap_us = out.result.total_time_us;
   cs_job_output_free(&out);
   return CS_OK;
+}
+
+static int run_cheap(cs_job_shared *sh, const cs_engine_options *eng, cs_calib_row *r,
+                     cs_err *err) {
+  return run_cheap_at(sh, eng, r, false, err);
 }
 
 static void stats_of(const cs_calib_set *set, bool sample, cs_calib_stats *s) {
@@ -205,7 +227,7 @@ static int objective(fit *f, const double *x, double *out, cs_err *err) {
   for (size_t i = 0; i < f->set->n; i++) {
     cs_calib_row *r = &f->set->rows[i];
     if (!r->in_sample) continue;
-    int rc = run_cheap(f->sh, &f->eng, r, err);
+    int rc = run_cheap_at(f->sh, &f->eng, r, true, err);
     if (rc) return rc;
     double e = r->cheap_us / r->time_us - 1.0;
     sum += e * e;
@@ -336,7 +358,7 @@ int cs_calib_fit(cs_calib_set *set, const cs_calib_options *opt, cs_calib_result
   if (f.max_evals <= 0) f.n = 0;
   for (int j = 0; j < f.n && !rc; j++) {
     double save = x[j], fj;
-    x[j] = save + f.scale[j];
+    x[j] = save + 5 * f.scale[j]; /* doubled: a fifth may stay inside one tick */
     rc = objective(&f, x, &fj, err);
     x[j] = save;
     if (!rc && fj == fx) {
@@ -348,7 +370,14 @@ int cs_calib_fit(cs_calib_set *set, const cs_calib_options *opt, cs_calib_result
       j--;
     }
   }
-  if (!rc && f.n) rc = nelder_mead(&f, x, &fx, err);
+  /* restarts from the best point found: a collapsed simplex stalls short of the minimum in
+   * this many dimensions; each restart starts on a simplex half the size of the last */
+  for (int round = 0; !rc && f.n && f.evals < f.max_evals; round++) {
+    double before = fx;
+    rc = nelder_mead(&f, x, &fx, err);
+    if (rc || fx >= before * (1 - 1e-6)) break;
+    for (int j = 0; j < f.n; j++) f.scale[j] *= 0.5;
+  }
   if (!rc) rc = objective(&f, x, &fx, err); /* leaves the best point in f.eng */
   cs_job_shared_free(f.sh);
   if (rc) return rc;

@@ -37,19 +37,6 @@ static void usage(FILE *f) {
           "  -q, --quiet        no progress on stderr\n");
 }
 
-/* The engine options to start from: a calibration file's "engine" object, or an engine file. */
-static int load_start(const char *path, cs_engine_options *out, cs_err *err) {
-  cJSON *doc = NULL;
-  int rc = cs_config_parse_file(path, &doc, err);
-  if (rc) return rc;
-  const cJSON *eng = cJSON_GetObjectItemCaseSensitive(doc, "engine");
-  char source[CS_PATH_MAX + 32];
-  snprintf(source, sizeof source, "file '%s'%s", path, cJSON_IsObject(eng) ? ": engine" : "");
-  rc = cs_engine_options_from_json(cJSON_IsObject(eng) ? eng : doc, source, out, err);
-  cJSON_Delete(doc);
-  return rc;
-}
-
 static int cmp_err(const void *a, const void *b) {
   const cs_calib_row *x = *(const cs_calib_row *const *)a, *y = *(const cs_calib_row *const *)b;
   double ex = x->cheap_us / x->time_us - 1, ey = y->cheap_us / y->time_us - 1;
@@ -147,7 +134,7 @@ int cs_cli_calibrate(int argc, char **argv) {
   }
   cs_err err;
   cs_err_clear(&err);
-  if (start && load_start(start, &opt.start, &err)) {
+  if (start && cs_engine_options_load(start, &opt.start, &err)) {
     fprintf(stderr, "commsweep calibrate: %s\n", err.msg);
     return 1;
   }
