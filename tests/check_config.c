@@ -310,7 +310,7 @@ START_TEST(engine_options_should_load_strictly_from_the_engine_table) {
   ck_assert(eng.has_options);
   cs_math_params mp;
   memcpy(&mp, eng.params.bytes, sizeof mp);
-  ck_assert_double_eq(mp.req_cycles, 12.3);
+  ck_assert_double_eq(mp.req_cycles, 12.7);
   /* an options object is complete or an error naming the missing field */
   j = cJSON_Parse("{\"name\":\"math\",\"math\":{\"req_cycles\":1}}");
   ck_assert_int_eq(cs_engine_options_from_json(j, "e", &eng, &err), CS_EINVAL);

@@ -311,10 +311,10 @@ START_TEST(deadlock_guard_should_stop_an_engine_whose_clock_does_not_move) {
 END_TEST
 
 /* A legal math request latency of 1e9 ns (req_cycles 2e9 at the NoC's 2 GHz; the other
- * constants the defaults): GDMA 0 -> DDR 19 on one 5x4 die is 7 hops and a turn, H = 64.09
- * cycles, so a 4-flit write ends (2e9 + 3 H + 15.7 + 13.2 + 2 x 3) / 2 = 1e9 + 113.585 ns after it issues
+ * constants the defaults): GDMA 0 -> DDR 19 on one 5x4 die is 7 hops and a turn, H = 64.26
+ * cycles, so a 4-flit write ends (2e9 + 3 H + 15.2 + 14.2 + 2 x 3) / 2 = 1e9 + 114.09 ns after it issues
  * (docs/math-engine.md).  The 4096 B are 4 transactions a channel, issued 4 ns apart: the job
- * ends at 1e9 + 125.585 ns, tick 1000000126 at 1 GHz; the default guard is 1e6 ticks. */
+ * ends at 1e9 + 126.09 ns, tick 1000000127 at 1 GHz; the default guard is 1e6 ticks. */
 START_TEST(math_engine_with_a_base_latency_of_1e9_ns_should_complete) {
   const int parts[] = {0, 19};
   cs_job j;
@@ -329,7 +329,7 @@ START_TEST(math_engine_with_a_base_latency_of_1e9_ns_should_complete) {
   cs_job_output out;
   cs_err err;
   ck_assert_msg(cs_job_run(&j, false, &out, &err) == CS_OK, "%s", err.msg);
-  ck_assert_double_eq_tol(out.result.total_time_us, 1000000.126, 1e-6);
+  ck_assert_double_eq_tol(out.result.total_time_us, 1000000.127, 1e-6);
   cs_job_output_free(&out);
 }
 END_TEST

@@ -42,7 +42,7 @@ assert fit["sample_rmspe_after"] < 0.01, fit
 for prim in ("allgather", "alltoall"):
     held = fit["held_out"][prim]
     assert held["rows"] == 12 and held["rmspe"] < 0.015, (prim, held)
-    assert 0 < c["band"][prim] < 0.03, c["band"]
+    assert 0 < c["band"][prim] < 0.05, c["band"]
 assert c["engine"]["name"] == "math"
 assert set(c["engine"]["math"]) >= {"req_cycles", "retry_threshold"}
 PY

@@ -135,9 +135,12 @@ int mfc_price(const mchip *c, const cs_math_params *p, const cs_adapter_config *
   f->link = f->link_dir = f->d2d_src = f->d2d_dst = -1;
   f->res_first = r->n;
   alone a;
-  int rc = push_res(r, mchip_gdma(c, f->src, f->ch));
-  if (!rc) rc = push_res(r, mchip_ddr(c, f->dst, f->ch));
-  if (rc) return cs_err_set(err, CS_ENOMEM, "math engine: out of memory");
+  /* a cross-die write completes when the far D2D_RN has its DBID (B goes back at once): its
+   * data's way from there to the DDR is off the step's path, buffered in the D2D_RN */
+  bool far_data = !(f->cross && !f->is_read);
+  if (push_res(r, mchip_gdma(c, f->src, f->ch)) ||
+      (far_data && push_res(r, mchip_ddr(c, f->dst, f->ch))))
+    return cs_err_set(err, CS_ENOMEM, "math engine: out of memory");
   double h1, h2 = 0;
   if (!f->cross) {
     /* write data runs GDMA -> DDR, read data DDR -> GDMA; the request the other way (the same
@@ -168,9 +171,9 @@ int mfc_price(const mchip *c, const cs_math_params *p, const cs_adapter_config *
       h1 = h2 < 0 ? -1 : route(c, p, s.die, f->d2d_src, s.node, r);
     } else {
       h1 = route(c, p, s.die, s.node, f->d2d_src, r);
-      h2 = h1 < 0 ? -1 : route(c, p, d.die, f->d2d_dst, d.node, r);
+      h2 = mchip_path(c, p, d.die, f->d2d_dst, d.node, NULL, NULL);
     }
-    if (h1 < 0 || h2 < 0 || push_res(r, axi) || push_res(r, sn) || push_res(r, rn))
+    if (h1 < 0 || h2 < 0 || push_res(r, axi) || push_res(r, sn) || (far_data && push_res(r, rn)))
       return cs_err_set(err, CS_ENOMEM, "math engine: out of memory");
     if (f->is_read)
       cross_read(c, p, h1, h2, burst, &a);
@@ -199,5 +202,10 @@ int mfc_price(const mchip *c, const cs_math_params *p, const cs_adapter_config *
     if (txn_bytes / limit > tau) tau = txn_bytes / limit;
   }
   f->rate_cap = tracker_rate(f->n_txns, trackers, hold, tau, f->bytes - f->first_bytes);
+  f->weight = trackers * txn_bytes / hold;
+  /* its data meets the others: from the D2D_SN on for a cross-die write (its bottleneck is the
+   * link), from its creation (DBID) for a local write, from the DDR's latency for a read */
+  f->start_ns = (f->is_read ? a.grant + c->die.ddr_r_latency_ns * c->f_noc
+                 : f->cross ? a.wdata_done : a.wdata_gen) * ns;
   return CS_OK;
 }

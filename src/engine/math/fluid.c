@@ -19,7 +19,7 @@ void mfluid_free(mfluid *fl) {
   free(fl->resid);
   free(fl->credit);
   free(fl->load);
-  free(fl->count);
+  free(fl->wsum);
   free(fl->touched);
   free(fl->live);
   free(fl->frozen);
@@ -57,7 +57,7 @@ static int reserve(mfluid *fl, size_t n, int n_res) {
     if (!resize((void **)&fl->resid, c, sizeof *fl->resid) ||
         !resize((void **)&fl->credit, c, sizeof *fl->credit) ||
         !resize((void **)&fl->load, c, sizeof *fl->load) ||
-        !resize((void **)&fl->count, c, sizeof *fl->count) ||
+        !resize((void **)&fl->wsum, c, sizeof *fl->wsum) ||
         !resize((void **)&fl->touched, c, sizeof *fl->touched) ||
         !resize((void **)&fl->is_touched, c, sizeof *fl->is_touched))
       return CS_ENOMEM;
@@ -67,42 +67,43 @@ static int reserve(mfluid *fl, size_t n, int n_res) {
   return CS_OK;
 }
 
-/* Progressive filling over the live flows: rate[] of each. */
+/* Progressive filling over the live flows, in proportion to their weights: rate[] of each. */
 static void fill(mfluid *fl, const mchip *c, const mfc *flows, const mres *r, size_t n_live,
                  int n_touched) {
   const int *ids = r->ids;
   for (int k = 0; k < n_touched; k++) {
     int q = fl->touched[k];
     fl->resid[q] = fl->credit[q] > 0 ? INFINITY : c->cap[q];
-    fl->count[q] = 0;
+    fl->wsum[q] = 0;
   }
   for (size_t k = 0; k < n_live; k++) {
     int i = fl->live[k];
     fl->rate[i] = 0;
     fl->frozen[i] = 0;
-    for (size_t j = 0; j < flows[i].n_res; j++) fl->count[ids[flows[i].res_first + j]]++;
+    for (size_t j = 0; j < flows[i].n_res; j++) fl->wsum[ids[flows[i].res_first + j]] += flows[i].weight;
   }
   size_t unfrozen = n_live;
   while (unfrozen) {
-    double inc = INFINITY;
+    double inc = INFINITY; /* of the fill level: flow i gains weight_i * inc */
     for (size_t k = 0; k < n_live; k++) {
       int i = fl->live[k];
-      if (!fl->frozen[i] && flows[i].rate_cap - fl->rate[i] < inc) inc = flows[i].rate_cap - fl->rate[i];
+      double room = (flows[i].rate_cap - fl->rate[i]) / flows[i].weight;
+      if (!fl->frozen[i] && room < inc) inc = room;
     }
     for (int k = 0; k < n_touched; k++) {
       int q = fl->touched[k];
-      if (fl->count[q] && fl->resid[q] / fl->count[q] < inc) inc = fl->resid[q] / fl->count[q];
+      if (fl->wsum[q] > 0 && fl->resid[q] / fl->wsum[q] < inc) inc = fl->resid[q] / fl->wsum[q];
     }
     if (!(inc < INFINITY)) inc = 0; /* nothing limits: cannot happen with finite caps */
     for (int k = 0; k < n_touched; k++) {
       int q = fl->touched[k];
-      if (fl->count[q]) fl->resid[q] -= inc * fl->count[q];
+      if (fl->wsum[q] > 0) fl->resid[q] -= inc * fl->wsum[q];
     }
     size_t before = unfrozen;
     for (size_t k = 0; k < n_live; k++) {
       int i = fl->live[k];
       if (fl->frozen[i]) continue;
-      fl->rate[i] += inc;
+      fl->rate[i] += inc * flows[i].weight;
       bool stop = flows[i].rate_cap - fl->rate[i] <= REL_EPS * flows[i].rate_cap;
       for (size_t j = 0; j < flows[i].n_res && !stop; j++) {
         int q = ids[flows[i].res_first + j];
@@ -113,13 +114,14 @@ static void fill(mfluid *fl, const mchip *c, const mfc *flows, const mres *r, si
         unfrozen--;
       }
     }
-    /* release the frozen flows' counts only now, so every flow above saw the same residuals */
+    /* take the frozen flows' weights out only now, so every flow above saw the same residuals */
     if (unfrozen != before)
       for (size_t k = 0; k < n_live; k++) {
         int i = fl->live[k];
         if (fl->frozen[i] == 1) {
           fl->frozen[i] = 2;
-          for (size_t j = 0; j < flows[i].n_res; j++) fl->count[ids[flows[i].res_first + j]]--;
+          for (size_t j = 0; j < flows[i].n_res; j++)
+            fl->wsum[ids[flows[i].res_first + j]] -= flows[i].weight;
         }
       }
     if (unfrozen == before && inc == 0) break;
@@ -137,11 +139,13 @@ int mfluid_solve(mfluid *fl, const mchip *c, const mfc *flows, size_t n, const m
   if (reserve(fl, n ? n : 1, c->n_res))
     return cs_err_set(err, CS_ENOMEM, "math engine: out of memory");
   int n_touched = 0;
-  size_t n_live = 0, n_evs = 0;
+  size_t n_live = 0, n_evs = 0, n_waiting = 0;
   for (size_t i = 0; i < n; i++) {
     fl->rem[i] = flows[i].bytes - flows[i].first_bytes;
     fl->served[i] = 0;
-    if (fl->rem[i] > 0) fl->live[n_live++] = (int)i;
+    fl->frozen[i] = fl->rem[i] > 0 && flows[i].start_ns > 0 ? 3 : 0; /* 3: not started */
+    n_waiting += fl->frozen[i] == 3;
+    if (fl->rem[i] > 0 && fl->frozen[i] != 3) fl->live[n_live++] = (int)i;
     for (size_t j = 0; j < flows[i].n_res; j++) {
       int q = r->ids[flows[i].res_first + j];
       if (!fl->is_touched[q]) {
@@ -153,9 +157,25 @@ int mfluid_solve(mfluid *fl, const mchip *c, const mfc *flows, size_t n, const m
   }
   int rc = CS_OK;
   double t = 0;
-  while (n_live) {
+  while (n_live || n_waiting) {
+    /* the flows whose data reaches the network by now join */
+    double next_start = INFINITY;
+    for (size_t i = 0; i < n && n_waiting; i++) {
+      if (fl->frozen[i] != 3) continue;
+      if (flows[i].start_ns <= t * (1 + REL_EPS)) {
+        fl->frozen[i] = 0;
+        fl->live[n_live++] = (int)i;
+        n_waiting--;
+      } else if (flows[i].start_ns < next_start) {
+        next_start = flows[i].start_ns;
+      }
+    }
+    if (!n_live) {
+      t = next_start;
+      continue;
+    }
     fill(fl, c, flows, r, n_live, n_touched);
-    double dt = INFINITY;
+    double dt = next_start - t;
     for (size_t k = 0; k < n_live; k++) {
       int i = fl->live[k];
       if (fl->rate[i] > 0 && fl->rem[i] / fl->rate[i] < dt) dt = fl->rem[i] / fl->rate[i];
@@ -209,7 +229,7 @@ int mfluid_solve(mfluid *fl, const mchip *c, const mfc *flows, size_t n, const m
   size_t at = 0;
   for (size_t i = 0; i < n; i++) {
     fl->first[i] = at;
-    fl->pts[at] = (mcurve_pt){0, 0};
+    fl->pts[at] = (mcurve_pt){flows[i].start_ns, 0};
     at += fl->npts[i];
     fl->npts[i] = 1;
   }

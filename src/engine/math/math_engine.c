@@ -437,7 +437,8 @@ static int price_batch(math_engine *m, cs_err *err) {
   for (size_t k = 0; k < n && !rc; k++) {
     math_txn *t = &b->txns[b->live[first + k]];
     const mfc *f = &b->fcs[t->fc];
-    double issue = mfluid_time_at(&b->fluid, t->fc, b->thresh[k], &b->cursor[t->fc]);
+    double issue = mfluid_time_at(&b->fluid, t->fc, b->thresh[k], &b->cursor[t->fc]) - f->start_ns;
+    if (issue < 0) issue = 0;
     t->inject_ns = now_ns;
     t->req_done_ns = now_ns + issue + f->grant_ns;
     t->rest_ns = f->final_ns - f->grant_ns - f->flit_ns * (f->burst - t->req.burst_length);

@@ -75,6 +75,8 @@ typedef struct mfc {
   double final_ns;           /* issue to the final completion, for a full burst */
   double flit_ns;            /* final completion per flit the burst is short of full */
   double rate_cap;           /* bytes per ns it could take alone (trackers, channel, Retry) */
+  double weight;             /* its claim on a shared resource: its trackers' bytes per hold */
+  double start_ns;           /* when its data reaches the resources it shares, from its issue */
   size_t res_first, n_res;   /* its resources: mres ids[res_first .. + n_res) */
 } mfc;
 
@@ -93,7 +95,7 @@ int mfc_price(const mchip *c, const cs_math_params *p, const cs_adapter_config *
 /* ---- fluid max-min sharing (fluid.c) ------------------------------------------------------- */
 
 /* A flow-channel's share of the network over time: its cumulative bytes served rise piecewise
- * linearly from 0 at the step's start; pts[i] = (time ns, bytes) at each change of rate. */
+ * linearly from 0 at its start_ns; pts[i] = (time ns, bytes) at each change of rate. */
 typedef struct mcurve_pt {
   double t, bytes;
 } mcurve_pt;
@@ -102,10 +104,10 @@ struct mfluid_ev;
 
 typedef struct mfluid {
   /* scratch, reused from step to step */
-  double *rem, *served, *rate, *resid, *credit, *load;
+  double *rem, *served, *rate, *resid, *credit, *load, *wsum;
   struct mfluid_ev *evs;
   size_t cap_evs;
-  int *count, *touched, *live;
+  int *touched, *live;
   uint8_t *frozen, *is_touched;
   size_t cap_flows;
   int cap_res;
@@ -115,8 +117,8 @@ typedef struct mfluid {
   size_t *first, *npts;
 } mfluid;
 
-/* Shares the chip's resources among flows[0..n) max-min fairly, each flow limited by its own
- * rate_cap, from the step's start until every flow has been served (bytes - first_bytes),
+/* Shares the chip's resources among flows[0..n) max-min fairly in proportion to their weights,
+ * each flow limited by its own rate_cap, from the step's start until every flow has been served (bytes - first_bytes),
  * and fills the curves.  Token buckets start with their burst. */
 int mfluid_solve(mfluid *fl, const mchip *c, const mfc *flows, size_t n, const mres *r,
                  cs_err *err);

@@ -25,15 +25,15 @@ const cs_field cs_math_option_fields[] = {
 
 cs_math_params cs_math_default_params(void) {
   return (cs_math_params){
-      .req_cycles = 12.3,
-      .dbid_cycles = 15.7,
-      .data_cycles = 13.2,
+      .req_cycles = 12.7,
+      .dbid_cycles = 15.2,
+      .data_cycles = 14.2,
       .read_cycles = 14.6,
-      .turn_cycles = 1.09,
-      .d2d_write_cycles = 9.79,
+      .turn_cycles = 1.26,
+      .d2d_write_cycles = 9.11,
       .d2d_read_cycles = 11.0,
-      .d2d_flit_cycles = 1.02,
-      .tracker_slack_cycles = 1.93,
+      .d2d_flit_cycles = 1.06,
+      .tracker_slack_cycles = 2.03,
       .retry_ns = 70.0,
       .retry_threshold = 0.85,
       .ring_efficiency = 1.0,
