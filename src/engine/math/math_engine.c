@@ -179,11 +179,19 @@ static uint32_t map_find(const txn_map *m, uint64_t id) {
   return UINT32_MAX;
 }
 
-static bool map_put(txn_map *m, uint64_t id, uint32_t slot) {
-  if (2 * (m->n + 1) > m->cap && !map_grow(m)) return false;
+/* Room for `more` entries beyond the present ones. */
+static bool map_reserve(txn_map *m, size_t more) {
+  while (2 * (m->n + more) > m->cap)
+    if (!map_grow(m)) return false;
+  return true;
+}
+
+/* Maps id to slot unless id is mapped already (false then); room must be reserved. */
+static bool map_insert(txn_map *m, uint64_t id, uint32_t slot) {
   size_t h = map_hash(id + 1, m->cap);
-  while (m->keys[h] && m->keys[h] != id + 1) h = (h + 1) & (m->cap - 1);
-  if (!m->keys[h]) m->n++;
+  for (; m->keys[h]; h = (h + 1) & (m->cap - 1))
+    if (m->keys[h] == id + 1) return false;
+  m->n++;
   m->keys[h] = id + 1;
   m->slots[h] = slot;
   return true;
@@ -482,40 +490,63 @@ static uint64_t tick_at(const math_engine *m, double ns, uint64_t floor) {
   return r < (double)floor ? floor : (uint64_t)r;
 }
 
+/* Room for n more requests in flight: slots, the live list and the map. */
+static int reserve_reqs(math_engine *m, size_t n, cs_err *err) {
+  math_buffers *b = &m->buf;
+  size_t fresh = n > m->n_free ? n - m->n_free : 0;
+  if (m->n_slots + fresh >= UINT32_MAX ||
+      !math_grow((void **)&b->txns, &b->cap_txns, m->n_slots + fresh, sizeof *b->txns) ||
+      !math_grow((void **)&b->free_slots, &b->cap_free, m->n_slots + fresh, sizeof *b->free_slots) ||
+      !math_grow((void **)&b->live, &b->cap_live, m->n_live + n, sizeof *b->live) ||
+      !map_reserve(&b->map, n))
+    return cs_err_set(err, CS_ENOMEM, "math engine: out of memory");
+  return CS_OK;
+}
+
+/* Takes a req (room reserved). */
+static int take_req(math_engine *m, const cs_inject *in, cs_err *err) {
+  math_buffers *b = &m->buf;
+  uint64_t id = in->request_id;
+  if (in->src_id < 0 || in->src_id >= m->chip.endpoints || in->dst_id < 0 ||
+      in->dst_id >= m->chip.endpoints)
+    return cs_err_set(err, CS_EINVAL, "math engine: request %llu: endpoint %d->%d outside 0..%d",
+                      (unsigned long long)id, in->src_id, in->dst_id, m->chip.endpoints - 1);
+  uint32_t s = m->n_free ? b->free_slots[m->n_free - 1] : (uint32_t)m->n_slots;
+  if (!map_insert(&b->map, id, s))
+    return cs_err_set(err, CS_EINVAL, "math engine: request %llu is already in flight",
+                      (unsigned long long)id);
+  if (m->n_free)
+    m->n_free--;
+  else
+    m->n_slots++;
+  b->txns[s] = (math_txn){.req = *in, .channel = (uint8_t)cs_scheme_channel(m->issued[in->src_id]++)};
+  b->live[m->n_live++] = s;
+  return CS_OK;
+}
+
+static int math_inject_step(void *engine, const cs_inject *reqs, size_t n, size_t *injected,
+                            cs_err *err) {
+  math_engine *m = engine;
+  *injected = 0;
+  if (m->first_unscheduled == m->n_live) reclaim(m); /* a new batch: the last one is described */
+  int rc = reserve_reqs(m, n, err);
+  for (size_t i = 0; i < n && !rc; i++) {
+    if (reqs[i].packet_type != CS_PKT_REQ)
+      return cs_err_set(err, CS_EINVAL, "math engine: request %llu of a step is not a req",
+                        (unsigned long long)reqs[i].request_id);
+    if (!(rc = take_req(m, &reqs[i], err))) *injected = i + 1;
+  }
+  return rc;
+}
+
 static int math_inject(void *engine, const cs_inject *in, cs_err *err) {
   math_engine *m = engine;
   math_buffers *b = &m->buf;
   uint64_t id = in->request_id;
   if (in->packet_type == CS_PKT_REQ) {
-    if (in->src_id < 0 || in->src_id >= m->chip.endpoints || in->dst_id < 0 ||
-        in->dst_id >= m->chip.endpoints)
-      return cs_err_set(err, CS_EINVAL, "math engine: request %llu: endpoint %d->%d outside 0..%d",
-                        (unsigned long long)id, in->src_id, in->dst_id, m->chip.endpoints - 1);
     if (m->first_unscheduled == m->n_live) reclaim(m); /* a new batch: the last one is described */
-    if (map_find(&b->map, id) != UINT32_MAX)
-      return cs_err_set(err, CS_EINVAL, "math engine: request %llu is already in flight",
-                        (unsigned long long)id);
-    uint32_t s;
-    if (m->n_free) {
-      s = b->free_slots[--m->n_free];
-    } else {
-      if (m->n_slots >= UINT32_MAX ||
-          !math_grow((void **)&b->txns, &b->cap_txns, m->n_slots + 1, sizeof *b->txns) ||
-          !math_grow((void **)&b->free_slots, &b->cap_free, m->n_slots + 1, sizeof *b->free_slots))
-        return cs_err_set(err, CS_ENOMEM, "math engine: out of memory");
-      s = (uint32_t)m->n_slots++;
-    }
-    if (!math_grow((void **)&b->live, &b->cap_live, m->n_live + 1, sizeof *b->live) ||
-        !map_put(&b->map, id, s)) {
-      b->free_slots[m->n_free++] = s;
-      return cs_err_set(err, CS_ENOMEM, "math engine: out of memory");
-    }
-    math_txn *t = &b->txns[s];
-    memset(t, 0, sizeof *t);
-    t->req = *in;
-    t->channel = (uint8_t)cs_scheme_channel(m->issued[in->src_id]++);
-    b->live[m->n_live++] = s;
-    return CS_OK;
+    int rc = reserve_reqs(m, 1, err);
+    return rc ? rc : take_req(m, in, err);
   }
   if (in->packet_type != CS_PKT_RSP)
     return cs_err_set(err, CS_ECONSTRAINT, "C9: math engine: request %llu: only req and rsp may be injected",
@@ -677,6 +708,7 @@ const cs_engine_ops cs_math_ops = {
     .cost = math_cost,
     .create = math_create,
     .inject = math_inject,
+    .inject_step = math_inject_step,
     .advance = math_advance,
     .poll = math_poll,
     .now = math_now,
