@@ -174,9 +174,9 @@ START_TEST(engine_load_should_reject_each_duplicate_field) {
   cJSON_Delete(j);
   /* one level down, in the math parameters */
   j = load_example("engine_math.json");
-  cJSON_AddNumberToObject(cJSON_GetObjectItemCaseSensitive(j, "math"), "hop_latency_ns", 9.0);
+  cJSON_AddNumberToObject(cJSON_GetObjectItemCaseSensitive(j, "math"), "dbid_cycles", 9.0);
   ck_assert_int_eq(cs_engine_options_from_json(j, "file 'e.json'", &eng, &err), CS_EINVAL);
-  ck_assert_msg(strstr(err.msg, "field 'hop_latency_ns' appears twice") != NULL, "%s", err.msg);
+  ck_assert_msg(strstr(err.msg, "field 'dbid_cycles' appears twice") != NULL, "%s", err.msg);
   cJSON_Delete(j);
 }
 END_TEST
@@ -310,14 +310,14 @@ START_TEST(engine_options_should_load_strictly_from_the_engine_table) {
   ck_assert(eng.has_options);
   cs_math_params mp;
   memcpy(&mp, eng.params.bytes, sizeof mp);
-  ck_assert_double_eq(mp.hop_latency_ns, 5.5);
+  ck_assert_double_eq(mp.req_cycles, 12.7);
   /* an options object is complete or an error naming the missing field */
-  j = cJSON_Parse("{\"name\":\"math\",\"math\":{\"base_latency_ns\":1}}");
+  j = cJSON_Parse("{\"name\":\"math\",\"math\":{\"req_cycles\":1}}");
   ck_assert_int_eq(cs_engine_options_from_json(j, "e", &eng, &err), CS_EINVAL);
-  ck_assert_ptr_nonnull(strstr(err.msg, "hop_latency_ns"));
+  ck_assert_ptr_nonnull(strstr(err.msg, "dbid_cycles"));
   cJSON_Delete(j);
   /* another engine's options are checked too, so a typo there is not silently ignored */
-  j = cJSON_Parse("{\"name\":\"dcin\",\"math\":{\"base_latency_ns\":1}}");
+  j = cJSON_Parse("{\"name\":\"dcin\",\"math\":{\"req_cycles\":1}}");
   ck_assert_int_eq(cs_engine_options_from_json(j, "e", &eng, &err), CS_EINVAL);
   ck_assert_ptr_nonnull(strstr(err.msg, "'math'"));
   cJSON_Delete(j);

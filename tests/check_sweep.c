@@ -268,7 +268,7 @@ START_TEST(sweep_file_errors_name_repeated_fields) {
                     "{\"field\":\"spec.chip_spec_summary.chip\",\"values\":[\"b\"]}]",
                     NULL, "matrix[1]: field 'spec.chip_spec_summary.chip' overlaps "
                           "'spec.chip_spec_summary' of matrix[0]");
-  expect_file_error("[{\"fields\":[\"engine.math.hop_latency_ns\",\"engine.math\"],"
+  expect_file_error("[{\"fields\":[\"engine.math.dbid_cycles\",\"engine.math\"],"
                     "\"values\":[[1,{}]]}]",
                     NULL, "matrix[0]: fields[1] 'engine.math' overlaps fields[0]");
   /* a prefix that is not a whole component is another field */

@@ -64,6 +64,9 @@ typedef struct cs_engine_ops {
   const cs_field *options; /* rows into cs_engine_options.params; NULL-key terminated, or NULL */
   size_t options_size;     /* bytes of the engine's options struct, <= CS_ENGINE_PARAMS_MAX */
   const char *options_doc; /* one line: what an absent options object means, for --help */
+  /* Optional: writes into params (options_size bytes) the options an absent object means, for
+   * tools that start from them (commsweep calibrate).  NULL: none to state. */
+  void (*options_default)(void *params);
 
   /* ---- what the engine asks of a job --------------------------------------------------------- */
   /* Engine-specific checks of the adapter configuration and spec (the generic ones are
@@ -199,6 +202,7 @@ void cs_engine_names(char *buf, size_t cap);
  * table and otherwise ignored, so one base can serve an engine.name axis. */
 int cs_engine_options_from_json(const struct cJSON *obj, const char *source,
                                 cs_engine_options *out, cs_err *err);
+/* From a file: an engine object, or a calibration file whose "engine" member is one. */
 int cs_engine_options_load(const char *path, cs_engine_options *out, cs_err *err);
 /* The options as JSON.  For the cache key (key_only) the options that never change results are
  * left out and the engine's model_version is added. */

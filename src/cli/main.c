@@ -23,6 +23,7 @@ static const command commands[] = {
     {"deadlock-check", cs_cli_deadlock_check, "channel dependency graph of a routing function: acyclic or a cycle"},
     {"netbench", cs_cli_netbench, "synthetic traffic on the router network: latency and throughput"},
     {"faults", cs_cli_faults, "2-D fat tree leaf faults: reachability, VC use, deadlock, probability"},
+    {"calibrate", cs_cli_calibrate, "fit the math engine's constants to dcin rows of a file; held-out error, bands"},
     {"repair", cs_cli_repair, "rebuild a damaged HDF5 file, keeping every row that verifies"},
     {NULL, NULL, NULL}};
 

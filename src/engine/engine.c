@@ -156,7 +156,14 @@ int cs_engine_options_from_json(const cJSON *obj, const char *source, cs_engine_
   return CS_OK;
 }
 
+/* An engine file, or a calibration file (commsweep calibrate): its "engine" object. */
 static int options_fn(const cJSON *j, const char *s, void *o, cs_err *e) {
+  const cJSON *inner = cJSON_GetObjectItemCaseSensitive(j, "engine");
+  if (cJSON_IsObject(inner) && !cJSON_GetObjectItemCaseSensitive(j, "name")) {
+    char source[CS_ERR_MSG_MAX / 2];
+    snprintf(source, sizeof source, "%s: field 'engine'", s);
+    return cs_engine_options_from_json(inner, source, o, e);
+  }
   return cs_engine_options_from_json(j, s, o, e);
 }
 
