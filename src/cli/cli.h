@@ -18,6 +18,7 @@ int cs_cli_deadlock_check(int argc, char **argv);
 int cs_cli_netbench(int argc, char **argv);
 int cs_cli_faults(int argc, char **argv);
 int cs_cli_repair(int argc, char **argv);
+int cs_cli_pareto(int argc, char **argv);
 
 /* An output file written under a temporary name and renamed over `path` when complete
  * (outfile.c).  Non-regular targets (/dev/stdout, FIFOs) are written directly. */

@@ -24,6 +24,7 @@ static const command commands[] = {
     {"netbench", cs_cli_netbench, "synthetic traffic on the router network: latency and throughput"},
     {"faults", cs_cli_faults, "2-D fat tree leaf faults: reachability, VC use, deadlock, probability"},
     {"repair", cs_cli_repair, "rebuild a damaged HDF5 file, keeping every row that verifies"},
+    {"pareto", cs_cli_pareto, "Pareto fronts per workload and engine of an HDF5 file"},
     {NULL, NULL, NULL}};
 
 static void usage(FILE *f) {
