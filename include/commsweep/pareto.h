@@ -102,8 +102,9 @@ void cs_pareto_values(const cs_pareto_spec *s, const cs_pareto_row *r, double *o
 double cs_pareto_value(const cs_pareto_column *c, const cs_pareto_row *r);
 /* The value as text (numbers with 17 significant digits, integers exact). */
 void cs_pareto_format(const cs_pareto_column *c, const cs_pareto_row *r, char *buf, size_t cap);
-/* "primitive=allreduce, msg_size_bytes=65536, num_participants=8" */
-void cs_pareto_workload_text(const cs_pareto_spec *s, const cs_pareto_row *r, char *buf,
+/* "primitive=allreduce, msg_size_bytes=65536, num_participants=8", or with sep the values
+ * alone joined by sep ('\0': the text above). */
+void cs_pareto_workload_text(const cs_pareto_spec *s, const cs_pareto_row *r, char sep, char *buf,
                              size_t cap);
 /* The minimisation form of natural values: maximised objectives negated. */
 void cs_pareto_minimization(const cs_pareto_spec *s, const double *natural, double *out);
@@ -124,6 +125,48 @@ void cs_pareto_layers(const double *v, size_t n, size_t m, uint32_t *layer);
 void cs_pareto_certainly_dominated(const double *lo, const double *hi, size_t n, size_t m,
                                    const uint8_t *usable, uint8_t *certain);
 
+/* ---- refinement (docs/pareto.md, "Refinement") ------------------------------------------------ */
+
+/* What a rung's row of a point holds. */
+enum { CS_PARETO_ROW_NONE = 0, CS_PARETO_ROW_DONE = 1, CS_PARETO_ROW_FAILED = 2 };
+
+/* One point of the matrix on both rungs: the cheap one (every point) and the expensive one (the
+ * points run on it so far).  Design objectives have the same value on both rungs. */
+typedef struct cs_pareto_rpoint {
+  size_t workload;  /* points of one workload share it */
+  int primitive;    /* cs_primitive: the band that applies */
+  bool in_study;    /* the expensive job loads and every design objective has a value */
+  bool run;         /* selected in an earlier round (its expensive row is expected) */
+  uint8_t cheap, exact; /* CS_PARETO_ROW_* of the cheap row and the expensive row */
+  double cheap_v[CS_PARETO_MAX_OBJECTIVES], exact_v[CS_PARETO_MAX_OBJECTIVES]; /* natural units */
+} cs_pareto_rpoint;
+
+/* The largest relative error of the cheap rung on the points run so far, per primitive
+ * (observed[p]; -1 where none was run): |exact - cheap| / |cheap| over the measured objectives
+ * of the points done on both rungs (infinite where cheap is 0 and exact is not). */
+void cs_pareto_refine_observed(const cs_pareto_spec *s, const cs_pareto_rpoint *pts, size_t n,
+                               double *observed);
+/* The points to run next: select[i] = 1 when point i is in the study, not run yet and not
+ * certainly dominated within its workload, with each cheap-only value of a measured objective
+ * taken as the interval v +/- band[primitive] |v| (unbounded when the cheap row is not done),
+ * every other value exact, and points whose expensive row failed acting as no dominator.
+ * priority[i] (may be NULL): the layer of point i's cheap values in non-dominated sorting of
+ * its workload (0 when it has none), the order a budget takes them in.  Returns the count. */
+size_t cs_pareto_refine_select(const cs_pareto_spec *s, const cs_pareto_rpoint *pts, size_t n,
+                               const double *band, uint8_t *select, uint32_t *priority);
+/* The expensive front (exact[i]: point i done on the expensive rung and on the front of its
+ * workload's expensive rows) and the cheap front (cheap[i]: the same on the cheap rows of the
+ * points in the study).  Either may be NULL. */
+void cs_pareto_refine_fronts(const cs_pareto_spec *s, const cs_pareto_rpoint *pts, size_t n,
+                             uint8_t *exact, uint8_t *cheap);
+/* The certificate of the expensive front: the smallest, over the points in the study not run
+ * (with a done cheap row), of the largest relative error of its cheap measured values under
+ * which a point done on the expensive rung still dominates it; per primitive in margin[p]
+ * (+inf where no such point), the minimum over all returned.  -inf: some unrun point is
+ * dominated by no validated point at any error. */
+double cs_pareto_refine_margin(const cs_pareto_spec *s, const cs_pareto_rpoint *pts, size_t n,
+                               double *margin);
+
 /* ---- a file's fronts ---------------------------------------------------------------------------- */
 
 /* Which rows take part (NULL members: any). */
@@ -143,7 +186,8 @@ typedef struct cs_pareto_point {
 } cs_pareto_point;
 
 typedef struct cs_pareto_group {
-  char workload[512];
+  char workload[512];  /* cs_pareto_workload_text */
+  char values[512];    /* the workload fields' values alone, joined by '\x1f' */
   char engine[16];
   size_t first, count; /* points[first .. first + count), matrix (row) order */
   size_t on_front;
@@ -176,5 +220,7 @@ void cs_pareto_set_free(cs_pareto_set *set); /* accepts NULL and a zeroed set */
 size_t cs_pareto_design_columns(cs_pareto_column *out, size_t cap);
 /* Design column i of point p as text ("" when the point has no value for it). */
 void cs_pareto_point_design(const cs_pareto_point *p, size_t i, char *buf, size_t cap);
+/* Field i of a list joined by '\x1f' (cs_pareto_point.design, cs_pareto_group.values). */
+void cs_pareto_field(const char *list, size_t i, char *buf, size_t cap);
 
 #endif

@@ -251,15 +251,18 @@ void cs_pareto_format(const cs_pareto_column *c, const cs_pareto_row *r, char *b
   else snprintf(buf, cap, "%.17g", v);
 }
 
-void cs_pareto_workload_text(const cs_pareto_spec *s, const cs_pareto_row *r, char *buf,
+void cs_pareto_workload_text(const cs_pareto_spec *s, const cs_pareto_row *r, char sep, char *buf,
                              size_t cap) {
   size_t used = 0;
   buf[0] = '\0';
   for (size_t i = 0; i < s->num_workload && used < cap; i++) {
     char v[CS_STORE_PARTS_LEN + 1];
     cs_pareto_format(&s->workload[i], r, v, sizeof v);
-    used += (size_t)snprintf(buf + used, cap - used, "%s%s=%s", i ? ", " : "",
-                             s->workload[i].name, v);
+    if (sep)
+      used += (size_t)snprintf(buf + used, cap - used, "%s%s", i ? (char[2]){sep, 0} : "", v);
+    else
+      used += (size_t)snprintf(buf + used, cap - used, "%s%s=%s", i ? ", " : "",
+                               s->workload[i].name, v);
   }
 }
 

@@ -72,8 +72,8 @@ static char *design_text(const cs_pareto_set *set, const cs_pareto_row *r) {
   return s;
 }
 
-void cs_pareto_point_design(const cs_pareto_point *p, size_t i, char *buf, size_t cap) {
-  const char *at = p->design;
+void cs_pareto_field(const char *list, size_t i, char *buf, size_t cap) {
+  const char *at = list;
   for (size_t k = 0; at && k < i; k++) {
     at = strchr(at, SEP);
     if (at) at++;
@@ -88,19 +88,51 @@ void cs_pareto_point_design(const cs_pareto_point *p, size_t i, char *buf, size_
   buf[n] = '\0';
 }
 
+void cs_pareto_point_design(const cs_pareto_point *p, size_t i, char *buf, size_t cap) {
+  cs_pareto_field(p->design, i, buf, cap);
+}
+
 /* A point on its way into the set: the group's name travels with it until the sort. */
 typedef struct staged {
   cs_pareto_point p;
   char workload[512];
+  char values[512];
   char engine[16];
 } staged;
 
-static int by_group(const void *a, const void *b) {
-  const staged *x = a, *y = b;
-  int c = strcmp(x->workload, y->workload);
-  if (!c) c = strcmp(x->engine, y->engine);
+/* Workload order: field by field, numbers as numbers (4096 before 65536), then the engine,
+ * then the row. */
+static int by_group(const cs_pareto_spec *spec, const staged *x, const staged *y) {
+  for (size_t k = 0; k < spec->num_workload; k++) {
+    char a[CS_STORE_PARTS_LEN + 1], b[CS_STORE_PARTS_LEN + 1];
+    cs_pareto_field(x->values, k, a, sizeof a);
+    cs_pareto_field(y->values, k, b, sizeof b);
+    int c;
+    if (spec->workload[k].numeric) {
+      double da = strtod(a, NULL), db = strtod(b, NULL);
+      c = da < db ? -1 : da > db;
+    } else {
+      c = strcmp(a, b);
+    }
+    if (c) return c;
+  }
+  int c = strcmp(x->engine, y->engine);
   if (!c) c = x->p.row < y->p.row ? -1 : x->p.row > y->p.row;
   return c;
+}
+
+/* Merge sort of the indices order[0 .. n) by by_group (qsort has no context argument). */
+static void sort_staged(const cs_pareto_spec *spec, const staged *st, size_t *order, size_t *tmp,
+                        size_t n) {
+  if (n < 2) return;
+  size_t h = n / 2;
+  sort_staged(spec, st, order, tmp, h);
+  sort_staged(spec, st, order + h, tmp, n - h);
+  size_t i = 0, j = h, k = 0;
+  while (i < h || j < n)
+    tmp[k++] = j >= n || (i < h && by_group(spec, &st[order[i]], &st[order[j]]) <= 0) ? order[i++]
+                                                                                       : order[j++];
+  memcpy(order, tmp, n * sizeof *order);
 }
 
 /* One done, verified row into stage[*n] (when it has every objective). */
@@ -114,7 +146,8 @@ static int stage_row(cs_pareto_set *set, uint64_t row, const cs_store_job_row *j
   st->p.row = row;
   cs_store_get_text(j->key, sizeof j->key, st->p.key, sizeof st->p.key);
   design_id(j, st->p.design_id);
-  cs_pareto_workload_text(&set->spec, &r, st->workload, sizeof st->workload);
+  cs_pareto_workload_text(&set->spec, &r, '\0', st->workload, sizeof st->workload);
+  cs_pareto_workload_text(&set->spec, &r, SEP, st->values, sizeof st->values);
   cs_store_get_text(j->engine, sizeof j->engine, st->engine, sizeof st->engine);
   if (!(st->p.design = design_text(set, &r))) return CS_ENOMEM;
   return CS_OK;
@@ -174,25 +207,30 @@ static int read_rows(cs_store *st, const cs_pareto_filter *f, cs_pareto_set *set
 
 /* Groups the sorted points and computes each group's front and varying design columns. */
 static int build_groups(cs_pareto_set *set, staged *stage, size_t n, cs_err *err) {
-  qsort(stage, n, sizeof *stage, by_group);
+  size_t *order = malloc((n ? n : 1) * sizeof *order), *tmp = malloc((n ? n : 1) * sizeof *tmp);
   set->points = calloc(n ? n : 1, sizeof *set->points);
   set->groups = calloc(n ? n : 1, sizeof *set->groups);
   size_t m = set->spec.num_objectives;
   double *v = malloc((n ? n : 1) * m * sizeof *v);
   uint8_t *front = malloc(n ? n : 1);
-  if (!set->points || !set->groups || !v || !front) {
+  if (!set->points || !set->groups || !v || !front || !order || !tmp) {
     free(v);
     free(front);
+    free(order);
+    free(tmp);
     return cs_err_set(err, CS_ENOMEM, "%zu points: out of memory", n);
   }
+  for (size_t i = 0; i < n; i++) order[i] = i;
+  sort_staged(&set->spec, stage, order, tmp, n);
   for (size_t i = 0; i < n; i++) {
-    set->points[i] = stage[i].p;
-    stage[i].p.design = NULL; /* moved */
-    if (i == 0 || strcmp(stage[i - 1].workload, stage[i].workload) ||
-        strcmp(stage[i - 1].engine, stage[i].engine)) {
+    const staged *at = &stage[order[i]], *prev = i ? &stage[order[i - 1]] : NULL;
+    set->points[i] = at->p;
+    stage[order[i]].p.design = NULL; /* moved */
+    if (!prev || strcmp(prev->values, at->values) || strcmp(prev->engine, at->engine)) {
       cs_pareto_group *g = &set->groups[set->num_groups++];
-      snprintf(g->workload, sizeof g->workload, "%s", stage[i].workload);
-      snprintf(g->engine, sizeof g->engine, "%s", stage[i].engine);
+      snprintf(g->workload, sizeof g->workload, "%s", at->workload);
+      snprintf(g->values, sizeof g->values, "%s", at->values);
+      snprintf(g->engine, sizeof g->engine, "%s", at->engine);
       g->first = i;
     }
     set->points[i].group = set->num_groups - 1;
@@ -217,6 +255,8 @@ static int build_groups(cs_pareto_set *set, staged *stage, size_t n, cs_err *err
   }
   free(v);
   free(front);
+  free(order);
+  free(tmp);
   return CS_OK;
 }
 
