@@ -93,6 +93,97 @@ START_TEST(interval_test_prunes_only_the_certainly_dominated) {
 }
 END_TEST
 
+/* ---- refinement decisions ------------------------------------------------------------------ */
+
+/* Objectives: minimise total_time_us (measured) and mst_outstanding (design). */
+static void refine_spec(cs_pareto_spec *s) {
+  cs_err err;
+  ck_assert_int_eq(cs_pareto_spec_from_lists("total_time_us,mst_outstanding", NULL, "primitive", s,
+                                             &err), 0);
+}
+
+static cs_pareto_rpoint rp(size_t w, uint8_t cheap, double time, double cost) {
+  cs_pareto_rpoint p;
+  memset(&p, 0, sizeof p);
+  p.workload = w;
+  p.primitive = CS_PRIM_ALLREDUCE;
+  p.in_study = true;
+  p.cheap = cheap;
+  p.cheap_v[0] = time;
+  p.cheap_v[1] = p.exact_v[1] = cost;
+  p.exact_v[0] = NAN;
+  return p;
+}
+
+/* Band 10%: P0 time 10 (cost 1) lies in [9, 11]; P1 13 in [11.7, 14.3]: P0's worst 11 beats P1's
+ * best at equal cost, so P1 is certainly dominated.  P2 11.5 in [10.35, 12.65] may beat P0.  P3
+ * (time 5, cost 3) may be the fastest.  P4's cheap row failed: unknown, so selected.  P5 is out
+ * of the study.  P6 is alone in workload 1.  Priorities (cheap layers of workload 0): P0 and P3
+ * 0, P2 1 (under P0), P1 2 (under P2). */
+START_TEST(refine_selects_the_points_not_certainly_dominated) {
+  cs_pareto_spec s;
+  refine_spec(&s);
+  cs_pareto_rpoint p[7] = {rp(0, 1, 10, 1), rp(0, 1, 13, 1), rp(0, 1, 11.5, 1), rp(0, 1, 5, 3),
+                           rp(0, 2, NAN, 1), rp(0, 1, 1, 1),  rp(1, 1, 100, 1)};
+  p[5].in_study = false;
+  double band[CS_PRIM_COUNT] = {0.1, 0.1, 0.1, 0.1, 0.1};
+  uint8_t sel[7];
+  uint32_t pri[7];
+  ck_assert_int_eq(cs_pareto_refine_select(&s, p, 7, band, sel, pri), 5);
+  const uint8_t want[7] = {1, 0, 1, 1, 1, 0, 1};
+  const uint32_t want_pri[4] = {0, 2, 1, 0};
+  for (int i = 0; i < 7; i++) ck_assert_msg(sel[i] == want[i], "point %d: %d", i, sel[i]);
+  for (int i = 0; i < 4; i++) ck_assert_msg(pri[i] == want_pri[i], "point %d: %u", i, pri[i]);
+  /* P0 run: its exact time 11.6 is 16% above its cheap 10.  Band 10%: P1's best 11.7 still loses
+   * to 11.6; widened to the 16% observed, P1's best is 10.92 and it may win: selected. */
+  p[0].run = true;
+  p[0].exact = CS_PARETO_ROW_DONE;
+  p[0].exact_v[0] = 11.6;
+  double seen[CS_PRIM_COUNT];
+  cs_pareto_refine_observed(&s, p, 7, seen);
+  ck_assert(fabs(seen[CS_PRIM_ALLREDUCE] - 0.16) < 1e-12 && seen[CS_PRIM_ALLTOALL] == -1);
+  cs_pareto_refine_select(&s, p, 7, band, sel, NULL);
+  ck_assert(!sel[0] && !sel[1]); /* P0 ran: never selected again */
+  band[CS_PRIM_ALLREDUCE] = seen[CS_PRIM_ALLREDUCE];
+  cs_pareto_refine_select(&s, p, 7, band, sel, NULL);
+  ck_assert(sel[1]);
+  /* P0's expensive row failed: it dominates nothing, and P1 is back in (P2's worst 12.65 at 10%
+   * is above P1's best 11.7) */
+  band[CS_PRIM_ALLREDUCE] = 0.1;
+  p[0].exact = CS_PARETO_ROW_FAILED;
+  cs_pareto_refine_select(&s, p, 7, band, sel, NULL);
+  ck_assert(sel[1]);
+}
+END_TEST
+
+/* Fronts and the certificate: P0 ran (exact 11.6, cost 1), P3 ran (exact 5, cost 3); P1 (cheap
+ * 13, cost 1) and P2 (cheap 12, cost 2) did not.  Expensive front {P0, P3}; cheap front {P0, P3}
+ * (cheap 10 and 5).  P1 stays dominated by P0 while its true time exceeds 11.6, i.e. its cheap
+ * value is off by less than (13 - 11.6) / 13 = 10.77%; P2 by P0 while off by less than
+ * (12 - 11.6) / 12 = 3.33% (P0 costs less too): the certificate is 3.33%. */
+START_TEST(refine_fronts_and_certificate) {
+  cs_pareto_spec s;
+  refine_spec(&s);
+  cs_pareto_rpoint p[4] = {rp(0, 1, 10, 1), rp(0, 1, 13, 1), rp(0, 1, 12, 2), rp(0, 1, 5, 3)};
+  p[0].run = p[3].run = true;
+  p[0].exact = p[3].exact = CS_PARETO_ROW_DONE;
+  p[0].exact_v[0] = 11.6;
+  p[3].exact_v[0] = 5;
+  uint8_t ex[4], ch[4];
+  cs_pareto_refine_fronts(&s, p, 4, ex, ch);
+  ck_assert(ex[0] && !ex[1] && !ex[2] && ex[3]);
+  ck_assert(ch[0] && !ch[1] && !ch[2] && ch[3]);
+  double margin[CS_PRIM_COUNT];
+  double all = cs_pareto_refine_margin(&s, p, 4, margin);
+  ck_assert_msg(fabs(all - 0.4 / 12) < 1e-12, "%.17g", all);
+  ck_assert(margin[CS_PRIM_ALLREDUCE] == all && isinf(margin[CS_PRIM_ALLTOALL]));
+  /* a point no validated point dominates at any error: P2 cheaper than everything run */
+  p[2].cheap_v[1] = p[2].exact_v[1] = 0;
+  all = cs_pareto_refine_margin(&s, p, 4, margin);
+  ck_assert(isinf(all) && all < 0);
+}
+END_TEST
+
 /* ---- the pareto section ------------------------------------------------------------------- */
 
 static int spec_of(const char *json, cs_pareto_spec *s, cs_err *err) {
@@ -373,6 +464,10 @@ static Suite *pareto_suite(void) {
   tcase_add_test(t, front_keeps_equal_points_and_drops_tied_losers);
   tcase_add_test(t, layers_peel_fronts);
   tcase_add_test(t, interval_test_prunes_only_the_certainly_dominated);
+  suite_add_tcase(s, t);
+  t = tcase_create("refine");
+  tcase_add_test(t, refine_selects_the_points_not_certainly_dominated);
+  tcase_add_test(t, refine_fronts_and_certificate);
   suite_add_tcase(s, t);
   t = tcase_create("section");
   tcase_add_test(t, section_errors_name_field_value_and_rule);
