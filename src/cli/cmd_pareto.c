@@ -13,7 +13,7 @@
 #include "commsweep/sweep.h"
 
 typedef struct pareto_args {
-  const char *path, *sweep, *minimize, *maximize, *workload;
+  cs_cli_objectives obj;
   cs_pareto_filter filter;
   bool csv, json, all, columns;
 } pareto_args;
@@ -65,30 +65,25 @@ static int parse(int argc, char **argv, pareto_args *a) {
     else if (!strcmp(o, "--json")) a->json = true;
     else if (!strcmp(o, "--all")) a->all = true;
     else if (!strcmp(o, "--columns")) a->columns = true;
-    else if (!strcmp(o, "--sweep")) a->sweep = argv[++i];
-    else if (!strcmp(o, "--minimize")) a->minimize = argv[++i];
-    else if (!strcmp(o, "--maximize")) a->maximize = argv[++i];
-    else if (!strcmp(o, "--workload")) a->workload = argv[++i];
+    else if (!strcmp(o, "--sweep")) a->obj.sweep = argv[++i];
+    else if (!strcmp(o, "--minimize")) a->obj.minimize = argv[++i];
+    else if (!strcmp(o, "--maximize")) a->obj.maximize = argv[++i];
+    else if (!strcmp(o, "--workload")) a->obj.workload = argv[++i];
     else if (!strcmp(o, "--engine")) a->filter.engine = argv[++i];
     else if (!strcmp(o, "--primitive")) a->filter.primitive = argv[++i];
     else if (!strcmp(o, "--sweep-name")) a->filter.sweep = argv[++i];
     else if (o[0] == '-') {
       fprintf(stderr, "commsweep pareto: unknown option '%s'\n", o);
       return 2;
-    } else if (!a->path) a->path = o;
+    } else if (!a->obj.path) a->obj.path = o;
     else {
       fprintf(stderr, "commsweep pareto: unexpected argument '%s'\n", o);
       return 2;
     }
   }
   if (a->columns) return 0;
-  const char *why = !a->path ? "which file?"
-                    : a->csv && a->json ? "give --csv or --json, not both"
-                    : a->sweep && (a->minimize || a->maximize || a->workload)
-                        ? "give the objectives by --sweep or on the command line, not both"
-                    : !a->sweep && !a->minimize && !a->maximize
-                        ? "which objectives? (--sweep SWEEP.json, or --minimize / --maximize)"
-                        : NULL;
+  const char *why = a->csv && a->json ? "give --csv or --json, not both"
+                                      : cs_cli_objectives_missing(&a->obj);
   if (why) {
     fprintf(stderr, "commsweep pareto: %s\n", why);
     return 2;
@@ -96,15 +91,35 @@ static int parse(int argc, char **argv, pareto_args *a) {
   return 0;
 }
 
-static int objectives(const pareto_args *a, cs_pareto_spec *spec, cs_err *err) {
-  if (!a->sweep) return cs_pareto_spec_from_lists(a->minimize, a->maximize, a->workload, spec, err);
-  cs_sweep_study study;
-  if (cs_sweep_study_load(a->sweep, NULL, &study, err)) return err->code;
-  int rc = study.has_pareto ? CS_OK
-                            : cs_err_set(err, CS_EINVAL, "sweep file '%s' has no 'pareto' section",
-                                         a->sweep);
-  if (!rc) *spec = study.pareto;
-  cs_sweep_study_free(&study);
+const char *cs_cli_objectives_missing(const cs_cli_objectives *o) {
+  if (!o->path) return "which file?";
+  if (o->sweep && (o->minimize || o->maximize || o->workload))
+    return "give the objectives by --sweep or on the command line, not both";
+  if (!o->sweep && !o->minimize && !o->maximize)
+    return "which objectives? (--sweep SWEEP.json, or --minimize / --maximize)";
+  return NULL;
+}
+
+int cs_cli_pareto_load(const cs_cli_objectives *o, const cs_pareto_filter *f, cs_pareto_set *set,
+                       cs_err *err) {
+  cs_pareto_spec spec;
+  memset(set, 0, sizeof *set);
+  if (!o->sweep) {
+    if (cs_pareto_spec_from_lists(o->minimize, o->maximize, o->workload, &spec, err)) return err->code;
+  } else {
+    cs_sweep_study study;
+    if (cs_sweep_study_load(o->sweep, NULL, &study, err)) return err->code;
+    int rc = study.has_pareto ? CS_OK
+                              : cs_err_set(err, CS_EINVAL, "sweep file '%s' has no 'pareto' section",
+                                           o->sweep);
+    spec = study.pareto;
+    cs_sweep_study_free(&study);
+    if (rc) return rc;
+  }
+  cs_store *st = NULL;
+  int rc = cs_store_open(o->path, CS_STORE_READ, &st, err);
+  if (!rc) rc = cs_pareto_load(st, &spec, f, set, err);
+  cs_store_close(st, NULL);
   return rc;
 }
 
@@ -126,7 +141,7 @@ static void print_design(const cs_pareto_set *set, const cs_pareto_group *g,
 static void print_table(const pareto_args *a, const cs_pareto_set *set, FILE *f) {
   char desc[1024];
   cs_pareto_spec_describe(&set->spec, desc, sizeof desc);
-  fprintf(f, "# pareto fronts of %s: %s\n", a->path, desc);
+  fprintf(f, "# pareto fronts of %s: %s\n", a->obj.path, desc);
   fprintf(f, "# %llu rows: %zu points in %zu groups; left out %llu not done, %llu corrupt, %llu "
           "without a value for an objective, %llu filtered\n",
           (unsigned long long)set->rows, set->num_points, set->num_groups,
@@ -236,10 +251,10 @@ static cJSON *workload_json(const cs_pareto_set *set, const cs_pareto_group *g) 
   return o;
 }
 
-static int print_json(const pareto_args *a, const cs_pareto_set *set, FILE *f) {
+int cs_cli_pareto_json(const char *path, const cs_pareto_set *set, FILE *f) {
   cJSON *doc = cJSON_CreateObject(), *objs = cJSON_CreateArray(), *wl = cJSON_CreateArray();
   cJSON *groups = cJSON_CreateArray();
-  cJSON_AddStringToObject(doc, "file", a->path);
+  cJSON_AddStringToObject(doc, "file", path);
   for (size_t k = 0; k < set->spec.num_objectives; k++) {
     cJSON *o = column_json(&set->spec.objective[k]);
     cJSON_AddStringToObject(o, "goal", set->spec.maximize[k] ? "max" : "min");
@@ -294,19 +309,13 @@ int cs_cli_pareto(int argc, char **argv) {
   }
   cs_err err;
   cs_err_clear(&err);
-  cs_pareto_spec spec;
-  cs_store *st = NULL;
   cs_pareto_set set;
-  memset(&set, 0, sizeof set);
-  int rc = objectives(&a, &spec, &err);
-  if (!rc) rc = cs_store_open(a.path, CS_STORE_READ, &st, &err);
-  if (!rc) rc = cs_pareto_load(st, &spec, &a.filter, &set, &err);
-  cs_store_close(st, NULL);
+  int rc = cs_cli_pareto_load(&a.obj, &a.filter, &set, &err);
   if (rc) {
     fprintf(stderr, "commsweep pareto: %s\n", err.msg);
     return 1;
   }
-  if (a.json) rc = print_json(&a, &set, stdout);
+  if (a.json) rc = cs_cli_pareto_json(a.obj.path, &set, stdout);
   else if (a.csv) print_csv(&set, stdout);
   else print_table(&a, &set, stdout);
   cs_pareto_set_free(&set);
