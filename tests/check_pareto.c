@@ -346,6 +346,24 @@ START_TEST(engine_design_columns_come_from_the_stored_options) {
 }
 END_TEST
 
+/* Every engine's design columns fit out[CS_ENGINE_EXTRA_MAX] and resolve to themselves: no file
+ * column, derived column or other engine's column shadows one. */
+START_TEST(engine_design_columns_fit_and_are_unique) {
+  for (const cs_engine_ops *const *e = cs_engine_list(); *e; e++) {
+    size_t n = 0;
+    for (const cs_engine_column *c = (*e)->design_columns; c && c->name; c++, n++) {
+      cs_pareto_column col;
+      cs_err err;
+      ck_assert_int_eq(cs_pareto_column_find(c->name, &col, &err), 0);
+      ck_assert_msg(col.source == CS_PARETO_ENGINE && col.engine == *e && col.index == n, "%s",
+                    c->name);
+    }
+    ck_assert_msg(n <= CS_ENGINE_EXTRA_MAX, "%s: %zu design columns", (*e)->name, n);
+    ck_assert(!n || (*e)->design);
+  }
+}
+END_TEST
+
 /* ---- a file's fronts ---------------------------------------------------------------------- */
 
 typedef struct hand_row {
@@ -476,6 +494,7 @@ static Suite *pareto_suite(void) {
   t = tcase_create("values");
   tcase_add_test(t, derived_columns_follow_their_definitions);
   tcase_add_test(t, engine_design_columns_come_from_the_stored_options);
+  tcase_add_test(t, engine_design_columns_fit_and_are_unique);
   suite_add_tcase(s, t);
   t = tcase_create("file");
   tcase_add_checked_fixture(t, setup, teardown);

@@ -204,6 +204,45 @@ START_TEST(cheap_rung_replaces_the_engine_only) {
 }
 END_TEST
 
+/* The shipped study: at least 2,000 points on dcin, every one loads, in workloads of at least 48
+ * designs each, with its pareto and refine sections. */
+START_TEST(shipped_study_has_its_size) {
+  const char *path = CS_SOURCE_DIR "/sweeps/pareto-study.json";
+  cs_sweep sw;
+  cs_sweep_study st;
+  cs_err err;
+  ck_assert_msg(cs_sweep_load(path, &sw, &err) == 0, "%s", err.msg);
+  ck_assert_msg(cs_sweep_study_load(path, NULL, &st, &err) == 0, "%s", err.msg);
+  ck_assert(st.has_pareto && st.has_refine);
+  ck_assert_int_ge(sw.num_jobs, 2000);
+  char (*names)[512] = calloc(sw.num_jobs, sizeof *names);
+  size_t *count = calloc(sw.num_jobs, sizeof *count), workloads = 0;
+  cs_store_job_row *row = malloc(sizeof *row);
+  for (size_t i = 0; i < sw.num_jobs; i++) {
+    cs_job job;
+    ck_assert_msg(sw.jobs[i].load_code == 0, "job %zu: %s", i, sw.jobs[i].error);
+    ck_assert_int_eq(cs_sweep_job_get(&sw.jobs[i], &job, &err), 0);
+    ck_assert_str_eq(job.engine.name, "dcin");
+    memset(row, 0, sizeof *row);
+    cs_store_job_from(&job, row);
+    cs_pareto_row r = {row, NULL, &job};
+    char w[512];
+    cs_pareto_workload_text(&st.pareto, &r, '\0', w, sizeof w);
+    size_t k = 0;
+    while (k < workloads && strcmp(names[k], w)) k++;
+    if (k == workloads) snprintf(names[workloads++], sizeof names[0], "%s", w);
+    count[k]++;
+  }
+  for (size_t k = 0; k < workloads; k++) ck_assert_msg(count[k] >= 48, "%s: %zu", names[k], count[k]);
+  ck_assert_int_ge(workloads, 2);
+  free(names);
+  free(count);
+  free(row);
+  cs_sweep_study_free(&st);
+  cs_sweep_free(&sw);
+}
+END_TEST
+
 static Suite *study_suite(void) {
   Suite *s = suite_create("sweep_study");
   TCase *t = tcase_create("sections");
@@ -212,6 +251,7 @@ static Suite *study_suite(void) {
   tcase_add_test(t, bad_refine_section_is_an_error_of_the_file);
   tcase_add_test(t, calibration_file_relative_to_the_sweep_file);
   tcase_add_test(t, cheap_rung_replaces_the_engine_only);
+  tcase_add_test(t, shipped_study_has_its_size);
   suite_add_tcase(s, t);
   return s;
 }
