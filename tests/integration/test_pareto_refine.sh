@@ -6,7 +6,7 @@
 #   2. killed in the middle of round 1 (rank 1 after its 3rd row) and resumed, the file is
 #      byte for byte the uninterrupted run's; a rerun of a finished refinement runs nothing;
 #   3. into a file that already holds the dense grid it selects the same points (its rounds
-#      print the same) and runs none of them on dcin;
+#      print the same) and runs none of them on dcin; a budget of 10 dcin jobs stops it there;
 #   4. a bad pareto section, an objective that is not numeric, --refine without a refine
 #      section, are clear errors naming the field; --calibration gives the cheap rung instead.
 set -euo pipefail
@@ -79,6 +79,18 @@ timeout 600 mpirun -np 2 "$CS_BIN" sweep small.json --out dense.h5 --refine --qu
 diff <(grep -E "^refine round [0-9]+: [0-9]+ points|front holds" clean.txt) \
      <(grep -E "^refine round [0-9]+: [0-9]+ points|front holds" over.txt)
 grep -q "^  dcin (expensive): .* 0 ran, [0-9]* were cached" over.txt  # its math rows ran: round 0
+
+# a budget: at most 10 distinct dcin jobs, taken cheap front first; the refinement says it stopped
+$PY - small.json budget.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["refine"]["max_jobs"] = 10
+json.dump(d, open(sys.argv[2], "w"))
+PY
+timeout 600 "$CS_BIN" sweep budget.json --out budget.h5 --refine --quiet --results-only > budget.txt
+grep -q "^  budget: 26 of them left out (max_jobs 10)" budget.txt
+grep -q "^refine 'refine-small': the budget of expensive jobs is spent after 1 round" budget.txt
+grep -q "^  dcin (expensive): 10 distinct jobs" budget.txt
 
 # 4. errors, and --calibration
 $PY - small.json bad.json <<'PY'
