@@ -83,6 +83,9 @@ def plot_front(workload, groups, objs, engines, path):
         if len(objs) == 2 and x is not None and front:
             sx, sy = staircase([xv[i] for i in front], [yv[i] for i in front], objs, x, y)
             ax.plot(sx, sy, color=col, linewidth=1, alpha=0.8)
+    xs = [p["values"][objs[x]["column"]] for g in groups for p in g["point"]] if x is not None else []
+    if xs and min(xs) > 0 and max(xs) >= 8 * min(xs):  # powers of two of trackers, bytes
+        ax.set_xscale("log", base=2)
     ax.set_xlabel(label(objs[x]) if x is not None else "row of the file")
     ax.set_ylabel(label(objs[y]))
     if all(v > 0 for g in groups for v in (p["values"][objs[y]["column"]] for p in g["point"])):
