@@ -31,6 +31,7 @@ typedef struct refiner {
   cs_pareto_rpoint *pts;   /* rank 0 */
   size_t num_workloads;
   char (*workload)[512];   /* workload texts by id */
+  size_t *slot, slots;     /* workload_id's table */
   double band[CS_PRIM_COUNT];
   uint8_t *front;          /* the expensive front at the last read */
   char cheap_engine[16], exp_engine[16];
@@ -50,10 +51,39 @@ static int point_job(const refiner *r, size_t i, cs_job *job, cs_store_job_row *
   return CS_OK;
 }
 
+static uint64_t text_hash(const char *text) { /* FNV-1a */
+  uint64_t h = 1469598103934665603ULL;
+  for (const char *c = text; *c; c++) h = (h ^ (unsigned char)*c) * 1099511628211ULL;
+  return h;
+}
+
+/* The id of a workload text, a new one for a text not seen yet: an open-addressing table of
+ * ids (id + 1; 0 empty) by text hash, grown at half full.  SIZE_MAX when out of memory. */
 static size_t workload_id(refiner *r, const char *text) {
-  for (size_t w = r->num_workloads; w-- > 0;)
-    if (!strcmp(r->workload[w], text)) return w;
+  if (2 * (r->num_workloads + 1) > r->slots) {
+    size_t cap = r->slots ? 2 * r->slots : 64;
+    size_t *slot = calloc(cap, sizeof *slot);
+    char(*names)[512] = realloc(r->workload, cap / 2 * sizeof *names);
+    if (!slot || !names) {
+      free(slot);
+      if (names) r->workload = names;
+      return SIZE_MAX;
+    }
+    r->workload = names;
+    free(r->slot);
+    r->slot = slot;
+    r->slots = cap;
+    for (size_t w = 0; w < r->num_workloads; w++) { /* rehash */
+      size_t at = text_hash(r->workload[w]) & (cap - 1);
+      while (slot[at]) at = (at + 1) & (cap - 1);
+      slot[at] = w + 1;
+    }
+  }
+  size_t at = text_hash(text) & (r->slots - 1);
+  for (; r->slot[at]; at = (at + 1) & (r->slots - 1))
+    if (!strcmp(r->workload[r->slot[at] - 1], text)) return r->slot[at] - 1;
   snprintf(r->workload[r->num_workloads], sizeof r->workload[0], "%s", text);
+  r->slot[at] = r->num_workloads + 1;
   return r->num_workloads++;
 }
 
@@ -65,11 +95,10 @@ static int setup_points(refiner *r, cs_err *err) {
   if (r->cheap.num_jobs != r->n)
     return cs_err_set(err, CS_EINTERNAL, "the rungs have %zu and %zu jobs", r->n, r->cheap.num_jobs);
   r->pts = calloc(r->n ? r->n : 1, sizeof *r->pts);
-  r->workload = calloc(r->n ? r->n : 1, sizeof *r->workload);
   r->front = calloc(r->n ? r->n : 1, 1);
   cs_job *job = malloc(sizeof *job);
   cs_store_job_row *row = malloc(sizeof *row);
-  int rc = r->pts && r->workload && r->front && job && row
+  int rc = r->pts && r->front && job && row
                ? CS_OK
                : cs_err_set(err, CS_ENOMEM, "%zu points: out of memory", r->n);
   for (size_t i = 0; !rc && i < r->n; i++) {
@@ -81,7 +110,10 @@ static int setup_points(refiner *r, cs_err *err) {
     char text[512];
     cs_pareto_row pr = {row, NULL, job};
     cs_pareto_workload_text(s, &pr, '\0', text, sizeof text);
-    p->workload = workload_id(r, text);
+    if ((p->workload = workload_id(r, text)) == SIZE_MAX) {
+      rc = cs_err_set(err, CS_ENOMEM, "%zu workloads: out of memory", r->num_workloads);
+      break;
+    }
     p->primitive = (int)job->spec.primitive;
     p->in_study = true;
     for (size_t k = 0; k < s->num_objectives; k++) {
@@ -388,24 +420,25 @@ static void report_end(refiner *r, const char *why) {
           "held", "fell", "new", "unrun");
   fprintf(r->out, "  %-4s %6s %7s %7s %5s %5s %5s %7s\n", "", "", "front", "front", "", "", "", "");
   /* per workload: points, cheap front, expensive front, held, fell, new, cheap front not run */
-  size_t tot[7] = {0};
-  for (size_t w = 0; w < r->num_workloads; w++) {
-    size_t c[7] = {0};
-    for (size_t i = 0; i < r->n; i++) {
-      const cs_pareto_rpoint *p = &r->pts[i];
-      if (!p->in_study || p->workload != w) continue;
-      c[0]++;
-      c[1] += cheap[i];
-      c[2] += exact[i];
-      c[3] += cheap[i] && exact[i];
-      c[4] += cheap[i] && !exact[i] && p->run;
-      c[5] += exact[i] && !cheap[i];
-      c[6] += cheap[i] && !p->run;
-    }
-    for (int k = 0; k < 7; k++) tot[k] += c[k];
-    fprintf(r->out, "  %-4zu %6zu %7zu %7zu %5zu %5zu %5zu %7zu  %s\n", w, c[0], c[1], c[2], c[3],
-            c[4], c[5], c[6], r->workload[w]);
+  size_t tot[7] = {0}, (*c)[7] = calloc(r->num_workloads ? r->num_workloads : 1, sizeof *c);
+  for (size_t i = 0; c && i < r->n; i++) {
+    const cs_pareto_rpoint *p = &r->pts[i];
+    if (!p->in_study) continue;
+    size_t *w = c[p->workload];
+    w[0]++;
+    w[1] += cheap[i];
+    w[2] += exact[i];
+    w[3] += cheap[i] && exact[i];
+    w[4] += cheap[i] && !exact[i] && p->run;
+    w[5] += exact[i] && !cheap[i];
+    w[6] += cheap[i] && !p->run;
   }
+  for (size_t w = 0; c && w < r->num_workloads; w++) {
+    for (int k = 0; k < 7; k++) tot[k] += c[w][k];
+    fprintf(r->out, "  %-4zu %6zu %7zu %7zu %5zu %5zu %5zu %7zu  %s\n", w, c[w][0], c[w][1],
+            c[w][2], c[w][3], c[w][4], c[w][5], c[w][6], r->workload[w]);
+  }
+  free(c);
   fprintf(r->out, "  cheap-front points: %zu; held under %s: %zu; fell: %zu; not run (dominated "
           "by a validated point): %zu; %s front points the cheap front missed: %zu\n",
           tot[1], r->exp_engine, tot[3], tot[4], tot[6], r->exp_engine, tot[5]);
@@ -490,6 +523,7 @@ static void refiner_free(refiner *r) {
   cs_sweep_free(&r->cheap);
   free(r->pts);
   free(r->workload);
+  free(r->slot);
   free(r->front);
 }
 
