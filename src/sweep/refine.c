@@ -484,6 +484,16 @@ static int sweep_round(refiner *r, const cs_sweep *sw, MPI_Comm comm, const char
   return cs_sweep_run(&o, comm, sum, err);
 }
 
+/* Every rank reads the same files, but a rank that could not must not leave the others in a
+ * collective: the worst code on every rank (MPI_COMM_NULL: rc itself). */
+static int agree(MPI_Comm comm, int rc, cs_err *err) {
+  if (comm == MPI_COMM_NULL) return rc;
+  int worst = 0;
+  MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MIN, comm);
+  if (worst && !rc) rc = cs_err_set(err, worst, "another rank could not read the sweep file");
+  return rc;
+}
+
 /* Both rungs expanded (rank 0 holds them). */
 static int expand(refiner *r, MPI_Comm comm, cs_err *err) {
   cJSON *doc = NULL;
@@ -491,11 +501,7 @@ static int expand(refiner *r, MPI_Comm comm, cs_err *err) {
   bool lazy = comm == MPI_COMM_NULL;
   int size = 1;
   if (!lazy) MPI_Comm_size(comm, &size);
-  if (!lazy) { /* the files are the same on every rank, but agree before any collective */
-    int worst = 0;
-    MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MIN, comm);
-    if (worst && !rc) rc = cs_err_set(err, worst, "another rank could not read the sweep file");
-  }
+  rc = agree(comm, rc, err);
   if (rc) {
     cJSON_Delete(doc);
     return rc;
@@ -546,6 +552,7 @@ int cs_sweep_refine(const cs_sweep_options *opt, const char *calibration, MPI_Co
   if (!rc && !cs_pareto_spec_measured(&r.study.pareto))
     rc = cs_err_set(err, CS_EINVAL, "sweep file '%s': pareto: no objective is a result, so the "
                     "cheap rung has nothing to estimate", opt->sweep_path);
+  rc = agree(comm, rc, err);
   if (!rc) {
     snprintf(r.cheap_engine, sizeof r.cheap_engine, "%s",
              cJSON_GetObjectItemCaseSensitive(r.study.refine.engine, "name")->valuestring);
