@@ -315,7 +315,7 @@ END_TEST
  * cycles, so a 4-flit write ends (2e9 + 3 H + 15.2 + 14.2 + 2 x 3) / 2 = 1e9 + 114.09 ns after it issues
  * (docs/math-engine.md).  The 4096 B are 4 transactions a channel, issued 4 ns apart: the job
  * ends at 1e9 + 126.09 ns, tick 1000000127 at 1 GHz; the default guard is 1e6 ticks. */
-START_TEST(math_engine_with_a_base_latency_of_1e9_ns_should_complete) {
+START_TEST(math_engine_with_a_request_latency_of_1e9_ns_should_complete) {
   const int parts[] = {0, 19};
   cs_job j;
   cs_test_job(&j, "math", CS_PRIM_P2P, 4096, parts, 2);
@@ -467,7 +467,7 @@ int main(void) {
   tcase_add_test(tc, deadlock_guard_should_wait_for_an_engine_that_simulates_nothing);
   tcase_add_test(tc, deadlock_guard_should_stop_an_idle_engine_at_the_idle_limit);
   tcase_add_test(tc, deadlock_guard_should_stop_an_engine_whose_clock_does_not_move);
-  tcase_add_test(tc, math_engine_with_a_base_latency_of_1e9_ns_should_complete);
+  tcase_add_test(tc, math_engine_with_a_request_latency_of_1e9_ns_should_complete);
   tcase_add_test(tc, driven_records_should_backfill_per_table_cr09);
   tcase_add_test(tc, streamed_drive_should_give_each_step_the_records_of_a_whole_drive);
   tcase_add_test(tc, streamed_drive_should_stop_at_a_failing_sink);

@@ -83,6 +83,12 @@ typedef struct cs_engine_ops {
    * the adapter's topology, die count and layout. */
   void (*network)(const cs_job *job, char *buf, size_t cap);
   const cs_engine_column *result_columns; /* NULL-name terminated, or NULL */
+  /* Optional: what a design costs on this engine beyond the adapter's columns (buffers, VCs),
+   * for Pareto objectives (docs/pareto.md): design(job, out) writes column i into out[i] for a
+   * job of this engine (its options, or the engine's defaults when it gave none); at most
+   * CS_ENGINE_EXTRA_MAX columns, NULL-name terminated, or NULL. */
+  const cs_engine_column *design_columns;
+  void (*design)(const cs_job *job, double *out);
   /* Per-transaction columns: describe() writes column i into
    * rec->engine_extra[cs_engine_record_slot(ops) + i]; NULL-name terminated, or NULL. */
   const cs_engine_column *record_columns;

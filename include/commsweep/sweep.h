@@ -25,6 +25,7 @@
 #include "commsweep/cachekey.h"
 #include "commsweep/err.h"
 #include "commsweep/model.h"
+#include "commsweep/pareto.h"
 #include "commsweep/store.h"
 
 #define CS_SWEEP_MAX_JOBS 1000000u
@@ -71,6 +72,40 @@ int cs_sweep_parse(const char *text, const char *source, cs_sweep *out, cs_err *
  * sweep (as cs_sweep_load builds it), the other ranks nothing.  Same code on every rank. */
 int cs_sweep_load_mpi(const char *path, MPI_Comm comm, cs_sweep *out, cs_err *err);
 void cs_sweep_free(cs_sweep *sw); /* accepts NULL and a zeroed sweep */
+
+/* ---- the pareto and refine sections (docs/pareto.md) ------------------------------------- */
+
+struct cJSON;
+
+/* The refinement's cheap rung and its limits, as the sweep file's "refine" section (or
+ * --calibration) gives them. */
+typedef struct cs_sweep_refine_spec {
+  struct cJSON *engine;        /* the cheap rung's engine section (owned) */
+  double band[CS_PRIM_COUNT];  /* relative error of the cheap rung's results; < 0: not given */
+  char source[512];            /* where engine and band come from, for messages */
+  uint64_t max_jobs;           /* distinct expensive jobs at most; 0: no limit */
+  unsigned max_rounds;         /* expensive rounds at most */
+  bool widen_band;             /* widen each primitive's band to the largest error observed */
+} cs_sweep_refine_spec;
+
+#define CS_SWEEP_REFINE_ROUNDS 8 /* max_rounds when none is given */
+
+typedef struct cs_sweep_study {
+  bool has_pareto;
+  cs_pareto_spec pareto;
+  bool has_refine; /* the file has a refine section, or a calibration was given */
+  cs_sweep_refine_spec refine;
+} cs_sweep_study;
+
+/* Reads the pareto and refine sections of a sweep file (the whole file is checked as
+ * cs_sweep_load checks it, without expanding the matrix).  calibration (may be NULL) is a
+ * calibration file given on the command line: it replaces the section's engine and band (a
+ * section's "calibration" path is relative to the sweep file).  The calibration file holds
+ * {"engine": {...}, "band": B, "fit": {...}, "description": "..."}; B is a number (every
+ * primitive) or an object by primitive name. */
+int cs_sweep_study_load(const char *path, const char *calibration, cs_sweep_study *out,
+                           cs_err *err);
+void cs_sweep_study_free(cs_sweep_study *s); /* accepts NULL and a zeroed struct */
 
 /* ---- matching the sweep against the store (rank 0) -------------------------------------- */
 
@@ -198,6 +233,9 @@ typedef struct cs_sweep_options {
   bool retry_failed; /* rerun failed rows (a failed row is otherwise a cached result) */
   double progress_s; /* seconds between progress lines on stderr; <= 0: none */
   FILE *out;         /* summary / dry-run report (rank 0); NULL: stdout */
+  /* NULL: load sweep_path.  Else the expanded sweep to run instead (borrowed; a refinement's
+   * round), sweep_path then only naming it: set on every rank alike, only rank 0's is read. */
+  const cs_sweep *sweep;
 } cs_sweep_options;
 
 typedef struct cs_sweep_summary {
@@ -217,6 +255,16 @@ typedef struct cs_sweep_summary {
  * a fully cached sweep never pays for MPI start-up; the caller finalizes MPI if it is
  * initialized. */
 int cs_sweep_run(const cs_sweep_options *opt, MPI_Comm comm, cs_sweep_summary *sum, cs_err *err);
+
+/* A multi-fidelity refinement of the sweep file's Pareto fronts into opt->out_path
+ * (docs/pareto.md): round 0 runs the whole matrix on the cheap rung (the calibration's engine),
+ * each later round the points that may still be on the front on the sweep's own engine, each
+ * round an ordinary sweep (cs_sweep_run) of part of the matrix.  calibration: a calibration
+ * file that replaces the refine section's (NULL: the section's).  Collective over comm like
+ * cs_sweep_run (MPI_COMM_NULL: one process); rank 0 prints the rounds and the fronts to
+ * opt->out.  With opt->dry_run only round 0's plan. */
+int cs_sweep_refine(const cs_sweep_options *opt, const char *calibration, MPI_Comm comm,
+                    cs_err *err);
 
 /* The MPI scheduler (collective): rank 0 passes the sweep and the items to run, the other ranks
  * NULL and 0; each worker receives the items of a range with its grant, their jobs packed, and

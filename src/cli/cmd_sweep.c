@@ -41,14 +41,27 @@ static void usage(FILE *f) {
           "                        a cached result, like a done one)\n"
           "      --break-lock      remove FILE.h5.lock left by a sweep that is known to be dead\n"
           "                        (refused while its holder runs on this host)\n"
+          "      --refine          refine the sweep file's Pareto fronts instead of running the\n"
+          "                        whole matrix: the matrix on the cheap engine of its refine\n"
+          "                        section, then rounds of the points that may be on the front\n"
+          "                        on the sweep's own engine (docs/pareto.md)\n"
+          "      --calibration F   with --refine: the cheap engine and its error band from the\n"
+          "                        calibration file F instead of the refine section's\n"
           "  -h, --help            this text\n"
           "\n"
           "exit status: 0 every job has a row (done or failed), 1 sweep file or file error,\n"
           "2 usage error\n");
 }
 
-static int parse(int argc, char **argv, cs_sweep_options *o, bool *help) {
+/* --refine and --calibration */
+typedef struct refine_args {
+  bool refine;
+  const char *calibration;
+} refine_args;
+
+static int parse(int argc, char **argv, cs_sweep_options *o, refine_args *ra, bool *help) {
   memset(o, 0, sizeof *o);
+  memset(ra, 0, sizeof *ra);
   o->progress_s = 1.0;
   *help = false;
   for (int i = 1; i < argc; i++) {
@@ -72,6 +85,8 @@ static int parse(int argc, char **argv, cs_sweep_options *o, bool *help) {
     else if (!strcmp(a, "--break-lock")) o->break_lock = true;
     else if (!strcmp(a, "--verify-log")) o->verify_log = true;
     else if (!strcmp(a, "--retry-failed")) o->retry_failed = true;
+    else if (!strcmp(a, "--refine")) ra->refine = true;
+    else if (!strcmp(a, "--calibration") && i + 1 < argc) ra->calibration = argv[++i];
     else if ((!strcmp(a, "-p") || !strcmp(a, "--progress")) && i + 1 < argc) {
       char *end;
       o->progress_s = strtod(argv[++i], &end);
@@ -92,6 +107,10 @@ static int parse(int argc, char **argv, cs_sweep_options *o, bool *help) {
   if (*help) return 0;
   if (!o->sweep_path || !o->out_path) {
     fprintf(stderr, "commsweep sweep: need a sweep file and --out FILE.h5\n");
+    return 2;
+  }
+  if (ra->calibration && !ra->refine) {
+    fprintf(stderr, "commsweep sweep: --calibration goes with --refine\n");
     return 2;
   }
   return 0;
@@ -145,8 +164,9 @@ static bool launched_by_mpi(void) {
 
 int cs_cli_sweep(int argc, char **argv) {
   cs_sweep_options opt;
+  refine_args ra;
   bool help;
-  int urc = parse(argc, argv, &opt, &help);
+  int urc = parse(argc, argv, &opt, &ra, &help);
   if (help || urc) {
     /* Usage is decided before MPI starts, identically on every rank; print it once. */
     const char *r = getenv("OMPI_COMM_WORLD_RANK");
@@ -166,7 +186,9 @@ int cs_cli_sweep(int argc, char **argv) {
   cs_sweep_summary sum;
   cs_err err;
   cs_err_clear(&err);
-  int rc = cs_sweep_run(&opt, launched ? MPI_COMM_WORLD : MPI_COMM_NULL, &sum, &err);
+  MPI_Comm comm = launched ? MPI_COMM_WORLD : MPI_COMM_NULL;
+  int rc = ra.refine ? cs_sweep_refine(&opt, ra.calibration, comm, &err)
+                     : cs_sweep_run(&opt, comm, &sum, &err);
   if (rc && rank == 0) fprintf(stderr, "commsweep sweep: %s\n", err.msg);
   int now_inited = 0, finalized = 0;
   MPI_Initialized(&now_inited);

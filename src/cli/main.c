@@ -25,6 +25,8 @@ static const command commands[] = {
     {"faults", cs_cli_faults, "2-D fat tree leaf faults: reachability, VC use, deadlock, probability"},
     {"calibrate", cs_cli_calibrate, "fit the math engine's constants to dcin rows of a file; held-out error, bands"},
     {"repair", cs_cli_repair, "rebuild a damaged HDF5 file, keeping every row that verifies"},
+    {"pareto", cs_cli_pareto, "Pareto fronts per workload and engine of an HDF5 file"},
+    {"report", cs_cli_report, "an HTML page of an HDF5 file: fronts, engine against engine, bandwidth"},
     {NULL, NULL, NULL}};
 
 static void usage(FILE *f) {

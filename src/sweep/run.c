@@ -17,7 +17,7 @@
 
 /* Broadcasts rank 0's code and message; returns the code.  The other ranks wait here while
  * rank 0 lays out the file or merges the logs (seconds on large sweeps): they sleep. */
-static int share(MPI_Comm comm, int rc, cs_err *err) {
+int cs_sweep_share(MPI_Comm comm, int rc, cs_err *err) {
   int rank;
   MPI_Comm_rank(comm, &rank);
   MPI_Request req;
@@ -423,9 +423,10 @@ int cs_sweep_run(const cs_sweep_options *opt, MPI_Comm comm, cs_sweep_summary *s
   uint64_t *per_rank = NULL;
   bool locked = false;
   int rc = CS_OK;
-  if (!lazy && size > 1) rc = cs_sweep_load_mpi(opt->sweep_path, comm, &sw, err);
+  if (opt->sweep && rank == 0) sw = *opt->sweep; /* borrowed: not freed below */
+  if (!lazy && size > 1 && !opt->sweep) rc = cs_sweep_load_mpi(opt->sweep_path, comm, &sw, err);
   if (!rc && rank == 0) rc = prepare(opt, out, &sw, &plan, &locked, err);
-  if (!lazy) rc = share(comm, rc, err);
+  if (!lazy) rc = cs_sweep_share(comm, rc, err);
   struct timespec tp;
   clock_gettime(CLOCK_MONOTONIC, &tp);
   sum->prep_s = (double)(tp.tv_sec - ts0.tv_sec) + 1e-9 * (double)(tp.tv_nsec - ts0.tv_nsec);
@@ -451,7 +452,7 @@ int cs_sweep_run(const cs_sweep_options *opt, MPI_Comm comm, cs_sweep_summary *s
     }
   }
   if (rank == 0) report_summary(out, opt, &sw, &plan, sum, per_rank);
-  if (!lazy) rc = share(comm, rc, err);
+  if (!lazy) rc = cs_sweep_share(comm, rc, err);
 done:
   if (rank == 0) {
     sum->plan_counts = plan;
@@ -467,6 +468,6 @@ done:
   sum->wall_s = (double)(ts1.tv_sec - ts0.tv_sec) + 1e-9 * (double)(ts1.tv_nsec - ts0.tv_nsec);
   free(per_rank);
   cs_sweep_plan_free(&plan);
-  cs_sweep_free(&sw);
+  if (!opt->sweep) cs_sweep_free(&sw);
   return rc;
 }

@@ -154,11 +154,12 @@ static int parse_axis(cs_sweep_def *def, const cJSON *a, size_t i, cs_sweep_axis
 }
 
 static int parse_def(cs_sweep_def *def, cs_err *err) {
-  static const char *const top[] = {"name", "description", "base", "matrix", NULL};
+  static const char *const top[] = {"name", "description", "base", "matrix", "pareto", "refine",
+                                    NULL};
   static const char *const base_keys[] = {"spec", "adapter", "engine", NULL};
   const cJSON *doc = def->doc;
   if (!cJSON_IsObject(doc)) return cs_err_set(err, CS_EINVAL, "expected a JSON object");
-  if (only_keys(doc, top, "top level", err)) return err->code;
+  if (only_keys(doc, top, "top level", err) || cs_sweep_study_check(doc, err)) return err->code;
   const cJSON *name = cJSON_GetObjectItemCaseSensitive(doc, "name");
   if (!cJSON_IsString(name) || !name->valuestring[0] ||
       strlen(name->valuestring) >= CS_SWEEP_NAME_MAX)
@@ -224,12 +225,8 @@ void cs_sweep_def_free(cs_sweep_def *def) {
   memset(def, 0, sizeof *def);
 }
 
-int cs_sweep_parse(const char *text, const char *source, cs_sweep *out, cs_err *err) {
+int cs_sweep_load_doc(cJSON *doc, const char *source, cs_sweep *out, cs_err *err) {
   memset(out, 0, sizeof *out);
-  cJSON *doc = cJSON_Parse(text);
-  if (!doc)
-    return cs_err_set(err, CS_EPARSE, "sweep file '%s': malformed JSON near \"%.30s\"", source,
-                      cJSON_GetErrorPtr() ? cJSON_GetErrorPtr() : "");
   cs_sweep_def def;
   if (cs_sweep_def_parse(doc, source, &def, err)) return err->code;
   int rc = cs_sweep_expand(&def, out, err);
@@ -239,15 +236,18 @@ int cs_sweep_parse(const char *text, const char *source, cs_sweep *out, cs_err *
   return CS_OK;
 }
 
+int cs_sweep_parse(const char *text, const char *source, cs_sweep *out, cs_err *err) {
+  memset(out, 0, sizeof *out);
+  cJSON *doc = cJSON_Parse(text);
+  if (!doc)
+    return cs_err_set(err, CS_EPARSE, "sweep file '%s': malformed JSON near \"%.30s\"", source,
+                      cJSON_GetErrorPtr() ? cJSON_GetErrorPtr() : "");
+  return cs_sweep_load_doc(doc, source, out, err);
+}
+
 int cs_sweep_load(const char *path, cs_sweep *out, cs_err *err) {
   memset(out, 0, sizeof *out);
   cJSON *doc = NULL;
   if (cs_config_parse_file(path, &doc, err)) return cs_err_prefix(err, "sweep file");
-  cs_sweep_def def;
-  if (cs_sweep_def_parse(doc, path, &def, err)) return err->code;
-  int rc = cs_sweep_expand(&def, out, err);
-  if (!rc && (rc = cs_sweep_check_base(&def, out, err))) cs_sweep_free(out);
-  cs_sweep_def_free(&def);
-  if (rc) return cs_err_prefix(err, "sweep file '%s'", path);
-  return CS_OK;
+  return cs_sweep_load_doc(doc, path, out, err);
 }

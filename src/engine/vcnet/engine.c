@@ -2,6 +2,7 @@
  * (txn.c), and the ops forward to it.  Invariant (as dcin): tick(c) = floor(c * tick_num /
  * tick_den); a completion found in cycle c is reported at tick(c) and advance() returns right
  * after that cycle. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -122,6 +123,22 @@ static const cs_engine_column record_columns[] = {
     {"vcnet_rsp_hops", "hop", "router-to-router links the response crossed"},
     {NULL, NULL, NULL}};
 
+/* In the order op_design writes them. */
+static const cs_engine_column design_columns[] = {
+    {"vcnet_num_vcs", NULL, "virtual channels per port"},
+    {"vcnet_vc_depth", "flit", "flits per VC buffer"},
+    {"vcnet_port_buffer_flits", "flit", "flits of buffer per router input port: num_vcs x vc_depth"},
+    {NULL, NULL, NULL}};
+
+static void op_design(const cs_job *job, double *out) {
+  vcn_params p;
+  cs_err err;
+  bool ok = vcn_job_params(job, &p, &err) == CS_OK;
+  out[0] = ok ? p.num_vcs : NAN; /* an invalid job has no done row to price */
+  out[1] = ok ? p.vc_depth : NAN;
+  out[2] = ok ? (double)p.num_vcs * p.vc_depth : NAN;
+}
+
 static void op_destroy(void *engine) { vcn_engine_destroy(engine); }
 
 const cs_engine_ops cs_vcnet_ops = {
@@ -136,6 +153,8 @@ const cs_engine_ops cs_vcnet_ops = {
     .network = op_network,
     .result_columns = result_columns,
     .record_columns = record_columns,
+    .design_columns = design_columns,
+    .design = op_design,
     .create = op_create,
     .inject = op_inject,
     .advance = op_advance,
