@@ -20,7 +20,8 @@ typedef struct cs_calib_row {
   cs_job job;
   double time_us;   /* the reference engine's total_time_us */
   double cheap_us;  /* the cheap engine's, after cs_calib_fit (or cs_calib_evaluate) */
-  uint64_t row;     /* its row in the file */
+  uint64_t row;     /* its row in the file (cs_calib_choose_jobs: its index) */
+  char key[64];     /* its cache key, as /jobs holds it */
   bool in_sample;   /* fitted on; the others are held out */
 } cs_calib_row;
 
@@ -37,8 +38,13 @@ void cs_calib_free(cs_calib_set *set); /* accepts a zeroed set */
 /* Marks in_sample on `fraction` of the rows (at least one) per primitive, topology and layout:
  * the rows sorted by their design (size, participants, outstanding settings, burst), taken at
  * the golden-ratio sequence's positions in that order, so the sample spreads over every axis
- * without falling in step with one.  Deterministic. */
-void cs_calib_choose(cs_calib_set *set, double fraction);
+ * without falling in step with one.  Deterministic.  CS_ENOMEM leaves the marks as they were. */
+int cs_calib_choose(cs_calib_set *set, double fraction);
+/* The same choice over the jobs of an expanded sweep that loaded: their indices, ascending, into
+ * pick (room for sw->num_jobs) and *n_pick. */
+struct cs_sweep;
+int cs_calib_choose_jobs(const struct cs_sweep *sw, double fraction, size_t *pick, size_t *n_pick,
+                         cs_err *err);
 
 /* Error statistics of the cheap engine over a subset of rows, per primitive. */
 typedef struct cs_calib_stats {

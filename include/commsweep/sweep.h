@@ -256,6 +256,14 @@ typedef struct cs_sweep_summary {
  * initialized. */
 int cs_sweep_run(const cs_sweep_options *opt, MPI_Comm comm, cs_sweep_summary *sum, cs_err *err);
 
+/* Broadcasts rank 0's code and message (run.c): the same code on every rank, which it returns;
+ * the other ranks sleep while they wait. */
+int cs_sweep_share(MPI_Comm comm, int rc, cs_err *err);
+
+/* The jobs pick[0..n) of an expanded sweep as a sweep of their own (keys, rows and JSON as in the
+ * whole sweep), for cs_sweep_options.sweep.  *out is freed with cs_sweep_free. */
+int cs_sweep_subset(const cs_sweep *sw, const size_t *pick, size_t n, cs_sweep *out, cs_err *err);
+
 /* A multi-fidelity refinement of the sweep file's Pareto fronts into opt->out_path
  * (docs/pareto.md): round 0 runs the whole matrix on the cheap rung (the calibration's engine),
  * each later round the points that may still be on the front on the sweep's own engine, each

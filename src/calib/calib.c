@@ -18,6 +18,7 @@
 #include "commsweep/engine.h"
 #include "commsweep/job.h"
 #include "commsweep/store.h"
+#include "commsweep/sweep.h"
 
 #define TXT(dst, src) cs_store_get_text((src), sizeof(src), (dst), sizeof(dst))
 #define BLOCK 256
@@ -66,6 +67,7 @@ int cs_calib_load(const char *path, const char *reference, cs_calib_set *out, cs
       if ((rc = job_from_json(text, source, &r->job, err))) break;
       r->time_us = res[k].result.total_time_us;
       r->row = first + k;
+      memcpy(r->key, jobs[k].key, sizeof r->key);
       if (r->time_us > 0) out->n++;
     }
   }
@@ -88,52 +90,107 @@ void cs_calib_free(cs_calib_set *set) {
 
 /* ---- choosing the sample ------------------------------------------------------------------- */
 
-static int stratum_cmp(const cs_job *a, const cs_job *b) {
-  if (a->spec.primitive != b->spec.primitive) return a->spec.primitive < b->spec.primitive ? -1 : 1;
-  int c = strcmp(a->adapter.topology, b->adapter.topology);
-  return c ? c : strcmp(a->adapter.dcin_layout, b->adapter.dcin_layout);
+/* What the sample is spread over: the stratum (primitive, topology, layout), then the design. */
+typedef struct design {
+  int prim;
+  char topology[CS_NAME_MAX], layout[CS_NAME_MAX];
+  uint64_t bytes, parts_hash;
+  int parts, mst_wr, mst_rd, slv_wr, slv_rd, burst;
+  size_t index; /* into the caller's rows or jobs */
+} design;
+
+static design design_of(const cs_job *j, size_t index) {
+  design d = {.prim = j->spec.primitive, .bytes = j->spec.msg_size_bytes,
+              .parts = j->spec.num_participants, .mst_wr = j->adapter.mst_wr_outstanding,
+              .mst_rd = j->adapter.mst_rd_outstanding, .slv_wr = j->adapter.slv_wr_outstanding,
+              .slv_rd = j->adapter.slv_rd_outstanding, .burst = j->adapter.burst_length,
+              .index = index, .parts_hash = 1469598103934665603ULL};
+  memcpy(d.topology, j->adapter.topology, sizeof d.topology);
+  memcpy(d.layout, j->adapter.dcin_layout, sizeof d.layout);
+  for (int i = 0; i < j->spec.num_participants; i++)
+    d.parts_hash = (d.parts_hash ^ (uint32_t)j->spec.participants[i]) * 1099511628211ULL;
+  return d;
 }
 
+static int stratum_cmp(const design *a, const design *b) {
+  if (a->prim != b->prim) return a->prim < b->prim ? -1 : 1;
+  int c = strcmp(a->topology, b->topology);
+  return c ? c : strcmp(a->layout, b->layout);
+}
+
+#define CMP(x, y) if ((x) != (y)) return (x) < (y) ? -1 : 1
 static int design_cmp(const void *pa, const void *pb) {
-  const cs_job *a = &((const cs_calib_row *)pa)->job, *b = &((const cs_calib_row *)pb)->job;
+  const design *a = pa, *b = pb;
   int c = stratum_cmp(a, b);
   if (c) return c;
-  if (a->spec.msg_size_bytes != b->spec.msg_size_bytes)
-    return a->spec.msg_size_bytes < b->spec.msg_size_bytes ? -1 : 1;
-  if (a->spec.num_participants != b->spec.num_participants)
-    return a->spec.num_participants < b->spec.num_participants ? -1 : 1;
-  c = memcmp(a->spec.participants, b->spec.participants,
-             (size_t)a->spec.num_participants * sizeof a->spec.participants[0]);
-  if (c) return c;
-  const int ka[] = {a->adapter.mst_wr_outstanding, a->adapter.mst_rd_outstanding,
-                    a->adapter.slv_wr_outstanding, a->adapter.slv_rd_outstanding,
-                    a->adapter.burst_length};
-  const int kb[] = {b->adapter.mst_wr_outstanding, b->adapter.mst_rd_outstanding,
-                    b->adapter.slv_wr_outstanding, b->adapter.slv_rd_outstanding,
-                    b->adapter.burst_length};
-  for (int i = 0; i < 5; i++)
-    if (ka[i] != kb[i]) return ka[i] < kb[i] ? -1 : 1;
-  return ((const cs_calib_row *)pa)->row < ((const cs_calib_row *)pb)->row ? -1 : 1;
+  CMP(a->bytes, b->bytes);
+  CMP(a->parts, b->parts);
+  CMP(a->parts_hash, b->parts_hash);
+  CMP(a->mst_wr, b->mst_wr);
+  CMP(a->mst_rd, b->mst_rd);
+  CMP(a->slv_wr, b->slv_wr);
+  CMP(a->slv_rd, b->slv_rd);
+  CMP(a->burst, b->burst);
+  CMP(a->index, b->index);
+  return 0;
 }
+#undef CMP
 
-void cs_calib_choose(cs_calib_set *set, double fraction) {
-  qsort(set->rows, set->n, sizeof *set->rows, design_cmp);
-  for (size_t first = 0, end; first < set->n; first = end) {
-    for (end = first + 1; end < set->n && !stratum_cmp(&set->rows[end].job, &set->rows[first].job);
-         end++) {
+/* Marks in[d[k].index] for the sample of the designs d[0..n) (sorted here). */
+static void choose(design *d, size_t n, double fraction, bool *in) {
+  qsort(d, n, sizeof *d, design_cmp);
+  for (size_t first = 0, end; first < n; first = end) {
+    for (end = first + 1; end < n && !stratum_cmp(&d[end], &d[first]); end++) {
     }
-    size_t n = end - first, want = (size_t)lround(fraction * (double)n);
+    size_t m = end - first, want = (size_t)lround(fraction * (double)m);
     if (want < 1) want = 1;
-    for (size_t i = first; i < end; i++) set->rows[i].in_sample = false;
+    for (size_t i = first; i < end; i++) in[d[i].index] = false;
     /* positions frac(1/2 + j / phi) of the design order: spread over the whole range, and with
      * no period that a design axis (burst length, outstanding setting) could fall in step with */
     for (size_t j = 0; j < want; j++) {
       double u = 0.5 + (double)j * 0.6180339887498949;
-      size_t pos = (size_t)((u - floor(u)) * (double)n);
-      while (set->rows[first + pos].in_sample) pos = (pos + 1) % n;
-      set->rows[first + pos].in_sample = true;
+      size_t pos = (size_t)((u - floor(u)) * (double)m);
+      while (in[d[first + pos].index]) pos = (pos + 1) % m;
+      in[d[first + pos].index] = true;
     }
   }
+}
+
+int cs_calib_choose(cs_calib_set *set, double fraction) {
+  design *d = malloc((set->n ? set->n : 1) * sizeof *d);
+  bool *in = malloc(set->n ? set->n : 1);
+  if (!d || !in) {
+    free(d);
+    free(in);
+    return CS_ENOMEM;
+  }
+  for (size_t i = 0; i < set->n; i++) d[i] = design_of(&set->rows[i].job, i);
+  choose(d, set->n, fraction, in);
+  for (size_t i = 0; i < set->n; i++) set->rows[i].in_sample = in[i];
+  free(d);
+  free(in);
+  return CS_OK;
+}
+
+int cs_calib_choose_jobs(const cs_sweep *sw, double fraction, size_t *pick, size_t *n_pick,
+                         cs_err *err) {
+  size_t n = sw->num_jobs, m = 0;
+  design *d = malloc((n ? n : 1) * sizeof *d);
+  bool *in = calloc(n ? n : 1, 1);
+  int rc = d && in ? CS_OK : cs_err_set(err, CS_ENOMEM, "calibrate: out of memory");
+  for (size_t i = 0; i < n && !rc; i++) {
+    cs_job job;
+    if (sw->jobs[i].load_code) continue; /* a job that cannot load is no sample */
+    if ((rc = cs_sweep_job_get(&sw->jobs[i], &job, err))) break;
+    d[m++] = design_of(&job, i);
+  }
+  if (!rc) choose(d, m, fraction, in);
+  *n_pick = 0;
+  for (size_t i = 0; i < n && !rc; i++)
+    if (in[i]) pick[(*n_pick)++] = i;
+  free(d);
+  free(in);
+  return rc;
 }
 
 /* ---- evaluating ---------------------------------------------------------------------------- */

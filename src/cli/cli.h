@@ -19,6 +19,8 @@ int cs_cli_netbench(int argc, char **argv);
 int cs_cli_faults(int argc, char **argv);
 int cs_cli_repair(int argc, char **argv);
 int cs_cli_calibrate(int argc, char **argv);
+/* True when a launcher (mpirun, srun --mpi=pmix, hydra) started this process (cmd_sweep.c). */
+bool cs_cli_launched_by_mpi(void);
 int cs_cli_pareto(int argc, char **argv);
 int cs_cli_report(int argc, char **argv);
 

@@ -13,18 +13,24 @@
 #include "commsweep/config.h"
 #include "commsweep/engine.h"
 #include "commsweep/store.h"
+#include "commsweep/sweep.h"
 
 static void usage(FILE *f) {
   fprintf(f,
           "usage: commsweep calibrate FILE.h5 --out CALIB.json [options]\n"
+          "       [mpirun -np N] commsweep calibrate FILE.h5 --sweep STUDY.json --out CALIB.json\n"
           "\n"
           "Fits the cheap engine's model constants to the reference engine's rows of FILE.h5:\n"
           "a sample of the rows is fitted on, the rest judge the fit (held-out error per\n"
-          "primitive).  CALIB.json holds the fitted engine options (\"engine\": usable as an\n"
+          "primitive).  With --sweep the sample is a share of STUDY.json's jobs, chosen by the\n"
+          "same rule and run into FILE.h5 as a sweep of them would (cached rows: a later sweep\n"
+          "or --refine of STUDY.json into FILE.h5 reuses them); rows FILE.h5 held before are\n"
+          "held out.  CALIB.json holds the fitted engine options (\"engine\": usable as an\n"
           "engine file or in a sweep's base), the error band per primitive (\"band\") and the\n"
           "fit's figures (\"fit\").  docs/math-engine.md describes the model and the fit.\n"
           "\n"
           "  --out F            the calibration file to write\n"
+          "  --sweep S          run the sample of sweep file S (on its engine) into FILE.h5 first\n"
           "  --reference NAME   the engine whose rows are fitted to (default dcin)\n"
           "  --engine NAME      the engine to fit (default math)\n"
           "  --start F          options to start from: a calibration file or an engine file\n"
@@ -81,8 +87,64 @@ static void report(const cs_calib_set *set, const cs_calib_result *res, const ch
   free(held);
 }
 
+/* --sweep: the sample of the sweep's jobs run into `file`, over MPI when launched so (every rank
+ * takes part; rank 0 keeps the sample's keys, *n_keys of them, CS_KEY_HEX bytes each). */
+static int run_sample(const char *sweep, const char *file, double fraction, char **keys,
+                      size_t *n_keys, int *rank, cs_err *err) {
+  int inited = 0;
+  MPI_Initialized(&inited);
+  bool launched = inited || cs_cli_launched_by_mpi();
+  if (launched && !inited) MPI_Init(NULL, NULL);
+  MPI_Comm comm = launched ? MPI_COMM_WORLD : MPI_COMM_NULL;
+  if (launched) MPI_Comm_rank(comm, rank);
+  cs_sweep all = {0}, part = {0};
+  int rc = launched ? cs_sweep_load_mpi(sweep, comm, &all, err) : cs_sweep_load(sweep, &all, err);
+  size_t *pick = NULL, n = 0;
+  if (!rc && *rank == 0) {
+    pick = malloc((all.num_jobs ? all.num_jobs : 1) * sizeof *pick);
+    rc = pick ? cs_calib_choose_jobs(&all, fraction, pick, &n, err)
+              : cs_err_set(err, CS_ENOMEM, "out of memory");
+    if (!rc) rc = cs_sweep_subset(&all, pick, n, &part, err);
+    if (!rc && !(*keys = malloc((n ? n : 1) * CS_KEY_HEX)))
+      rc = cs_err_set(err, CS_ENOMEM, "out of memory");
+    for (size_t i = 0; !rc && i < n; i++) memcpy(*keys + i * CS_KEY_HEX, part.jobs[i].key, CS_KEY_HEX);
+    *n_keys = n;
+    if (!rc) printf("calibrate: the sample: %zu of the %zu jobs of '%s'\n", n, all.num_jobs, sweep);
+  }
+  if (launched) rc = cs_sweep_share(comm, rc, err);
+  if (!rc) {
+    cs_sweep none = {0};
+    cs_sweep_options o = {.sweep_path = sweep, .out_path = file, .results_only = true,
+                          .sweep = *rank == 0 ? &part : &none};
+    cs_sweep_summary sum;
+    rc = cs_sweep_run(&o, comm, &sum, err);
+  }
+  free(pick);
+  cs_sweep_free(&part);
+  cs_sweep_free(&all);
+  int finalized = 0, now = 0;
+  MPI_Initialized(&now);
+  MPI_Finalized(&finalized);
+  if (!inited && now && !finalized) MPI_Finalize();
+  return rc;
+}
+
+/* The rows of the sample's keys are fitted on, every other reference row is held out. */
+static int cmp_key(const void *a, const void *b) { return memcmp(a, b, CS_KEY_HEX); }
+
+static int mark_sample(cs_calib_set *set, char *keys, size_t n, cs_err *err) {
+  qsort(keys, n, CS_KEY_HEX, cmp_key);
+  size_t in = 0;
+  for (size_t i = 0; i < set->n; i++) {
+    set->rows[i].in_sample = bsearch(set->rows[i].key, keys, n, CS_KEY_HEX, cmp_key) != NULL;
+    in += set->rows[i].in_sample;
+  }
+  return in ? CS_OK : cs_err_set(err, CS_ENOTFOUND, "none of the sample's %zu rows is a done row "
+                                 "of the reference engine (is --reference the sweep's engine?)", n);
+}
+
 int cs_cli_calibrate(int argc, char **argv) {
-  const char *file = NULL, *out = NULL, *ref = "dcin", *start = NULL;
+  const char *file = NULL, *out = NULL, *ref = "dcin", *start = NULL, *sweep = NULL;
   cs_calib_options opt = {.cheap = "math", .max_evals = 400, .verbose = true};
   double fraction = 0.2;
   long worst = 10;
@@ -94,6 +156,8 @@ int cs_cli_calibrate(int argc, char **argv) {
       return 0;
     } else if (!strcmp(a, "--out") && more) {
       out = argv[++i];
+    } else if (!strcmp(a, "--sweep") && more) {
+      sweep = argv[++i];
     } else if (!strcmp(a, "--reference") && more) {
       ref = argv[++i];
     } else if (!strcmp(a, "--engine") && more) {
@@ -139,12 +203,25 @@ int cs_cli_calibrate(int argc, char **argv) {
     return 1;
   }
   cs_store_library_init();
+  char *keys = NULL; /* --sweep: the sample's cache keys */
+  size_t n_keys = 0;
+  if (sweep) {
+    int rank = 0, rc = run_sample(sweep, file, fraction, &keys, &n_keys, &rank, &err);
+    if (rc && rank == 0) fprintf(stderr, "commsweep calibrate: %s\n", err.msg);
+    if (rc || rank != 0) {
+      free(keys);
+      return rc ? 1 : 0;
+    }
+  }
   cs_calib_set set;
-  if (cs_calib_load(file, ref, &set, &err)) {
+  if (cs_calib_load(file, ref, &set, &err) ||
+      (sweep ? mark_sample(&set, keys, n_keys, &err) : cs_calib_choose(&set, fraction))) {
+    if (!err.msg[0]) cs_err_set(&err, CS_ENOMEM, "out of memory");
     fprintf(stderr, "commsweep calibrate: %s\n", err.msg);
+    free(keys);
     return 1;
   }
-  cs_calib_choose(&set, fraction);
+  free(keys);
   cs_calib_result res;
   int rc = cs_calib_fit(&set, &opt, &res, &err);
   if (!rc) rc = cs_calib_write(out, &set, &res, file, &err);

@@ -154,7 +154,7 @@ static void release_lock_on_signal(const char *out_path) {
 
 /* True when a launcher (mpirun, srun --mpi=pmix, hydra) started this process.  Otherwise the
  * sweep runs as one process and starts MPI only if some job must run. */
-static bool launched_by_mpi(void) {
+bool cs_cli_launched_by_mpi(void) {
   static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE",
                                      NULL};
   for (const char *const *v = vars; *v; v++)
@@ -178,7 +178,7 @@ int cs_cli_sweep(int argc, char **argv) {
   }
   int inited = 0, rank = 0;
   MPI_Initialized(&inited);
-  bool launched = inited || launched_by_mpi();
+  bool launched = inited || cs_cli_launched_by_mpi();
   cs_store_library_init(); /* before MPI: see store.h */
   if (launched && !inited) MPI_Init(&argc, &argv);
   if (launched) MPI_Comm_rank(MPI_COMM_WORLD, &rank);

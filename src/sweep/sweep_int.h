@@ -42,7 +42,6 @@ int cs_sweep_load_doc_mpi(cJSON *doc, const char *source, MPI_Comm comm, cs_swee
                           cs_err *err);
 /* The jobs pick[0 .. n) of sw (matrix indices, ascending) as a sweep of their own, with sw's
  * name and base (deep copies). */
-int cs_sweep_subset(const cs_sweep *sw, const size_t *pick, size_t n, cs_sweep *out, cs_err *err);
 /* Expands the matrix into jobs (the def stays owned by the caller). */
 int cs_sweep_expand(const cs_sweep_def *def, cs_sweep *out, cs_err *err);
 /* The same in parts: allocate every job slot (zeroed), then expand jobs [lo, hi) into it. */
@@ -102,9 +101,6 @@ size_t cs_sweep_grant_len(const cs_sweep_item *items, size_t n, double target, s
  * cheap engine's own options is CS_EINVAL naming the axis. */
 int cs_sweep_cheap_doc(const char *path, const cJSON *engine, cJSON **out, cs_err *err);
 
-/* Broadcasts rank 0's code and message (run.c): the same code on every rank, which it returns;
- * the other ranks sleep while they wait. */
-int cs_sweep_share(MPI_Comm comm, int rc, cs_err *err);
 
 /* Waits for an MPI request, sleeping 0.2 ms between tests (schedule.c): a blocking MPI call
  * polls at full speed and burns a core while its rank only waits (e.g. for rank 0's layout). */

@@ -64,6 +64,28 @@ assert a["fit"]["evaluations"] <= 2 and a["engine"] == c["engine"], a["fit"]
 assert a["fit"]["held_out"] == c["fit"]["held_out"], (a["fit"], c["fit"])
 PY
 
+# --sweep: the sample is run first, into the file, over 2 ranks, as a sweep of those jobs would
+timeout 300 mpirun -np 2 "$CS_BIN" calibrate sample.h5 --sweep truth.json --reference math \
+  --engine math --sample 0.5 --out swept.json --quiet > swept.txt
+cat swept.txt
+grep -q "^calibrate: the sample: 24 of the 48 jobs of 'truth.json'" swept.txt
+expect swept.txt "ran 24 (0 failed) on 2 ranks" sample.h5
+$PY - <<'PY'
+import json
+s, c = json.load(open("swept.json")), json.load(open("calib.json"))
+assert s["fit"]["reference_rows"] == 24 and s["fit"]["sample_rows"] == 24, s["fit"]
+assert sorted(s["fit"]["held_out"]) == [], s["fit"]["held_out"]  # nothing else in the file
+assert s["fit"]["sample_rmspe_after"] < 0.01, s["fit"]
+PY
+# the sample's rows are the study's: a sweep of it into the same file runs only the others
+"$CS_BIN" sweep truth.json --out sample.h5 --results-only --quiet > rest.txt
+expect rest.txt "ran 24 (0 failed) .*cached 24 (0 failed)" sample.h5
+# and a second calibration of the study runs nothing, its rows now held out
+"$CS_BIN" calibrate sample.h5 --sweep truth.json --reference math --sample 0.5 --max-evals 0 \
+  --out again2.json --quiet > again2.txt
+expect again2.txt "ran 0 (0 failed) .*cached 24"
+$PY -c 'import json; f = json.load(open("again2.json"))["fit"]; assert f["held_out"]["alltoall"]["rows"] == 12, f'
+
 # no rows of the reference engine; a fraction out of range; an unknown engine
 if "$CS_BIN" calibrate truth.h5 --out x.json 2> e1.txt; then exit 1; fi
 grep -q "has no done rows of engine 'dcin'" e1.txt || { cat e1.txt; exit 1; }
