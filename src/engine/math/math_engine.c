@@ -16,111 +16,6 @@
 
 #include "math_int.h"
 
-/* A pending completion: its tick, then request id << 8 | phase. */
-typedef struct event {
-  uint64_t tick;
-  uint64_t id_phase;
-} event;
-
-/* Pending completions, taken out in (tick, insertion) order: a radix queue.  Every queued tick
- * is >= `last` (the tick last brought to the front, or the engine's clock when the queue ran
- * empty: the clock never goes back), and an event waits in bucket b = the bit length of
- * (tick XOR last): bucket 0 holds the ticks equal to last, in insertion order.  When bucket 0
- * runs dry, the lowest non-empty bucket holds the smallest tick; `last` moves up to it and that
- * bucket's events move, in order, to lower buckets.  Equal ticks always share a bucket and keep
- * their insertion order, so the order is exactly that of a (tick, sequence number) heap, while
- * an event is moved at most 64 times (a few, in practice) instead of sifted through log n
- * unpredictable comparisons per push and per pop. */
-#define QUEUE_BUCKETS 65
-typedef struct event_bucket {
-  event *ev;
-  size_t n, cap;
-} event_bucket;
-
-typedef struct event_queue {
-  uint64_t last;
-  size_t count;
-  size_t head; /* next event of bucket 0 */
-  event_bucket bucket[QUEUE_BUCKETS];
-} event_queue;
-
-static int bucket_of(uint64_t last, uint64_t tick) {
-  return tick == last ? 0 : 64 - __builtin_clzll(tick ^ last);
-}
-
-static inline bool bucket_append(event_bucket *b, event e) {
-  if (b->n == b->cap && !math_grow((void **)&b->ev, &b->cap, b->n + 1, sizeof *b->ev)) return false;
-  b->ev[b->n++] = e;
-  return true;
-}
-
-/* Lowers `last` to `tick` by queueing every event again, in order.  Needed only when a request
- * comes in after the engine looked ahead to a later completion without reaching it (the driver
- * injects a step only once the previous one is complete, so it never does). */
-static int queue_rebase(event_queue *q, uint64_t tick) {
-  event *all = malloc((q->count ? q->count : 1) * sizeof *all);
-  if (!all) return CS_ENOMEM;
-  size_t n = 0;
-  for (int i = 0; i < QUEUE_BUCKETS; i++) {
-    event_bucket *b = &q->bucket[i];
-    for (size_t k = i == 0 ? q->head : 0; k < b->n; k++) all[n++] = b->ev[k];
-    b->n = 0;
-  }
-  q->head = 0;
-  q->last = tick;
-  int rc = CS_OK;
-  for (size_t k = 0; k < n && !rc; k++)
-    if (!bucket_append(&q->bucket[bucket_of(tick, all[k].tick)], all[k])) rc = CS_ENOMEM;
-  free(all);
-  return rc;
-}
-
-/* Queues the completion of request id in phase `phase` at `tick`; `floor` (<= tick, the
- * engine's clock) becomes `last` when the queue is empty, so the events of a new step start in
- * low buckets. */
-static int queue_push(event_queue *q, uint64_t floor, uint64_t tick, uint64_t id, uint8_t phase) {
-  if (!q->count) q->last = floor;
-  if (tick < q->last) {
-    int rc = queue_rebase(q, tick);
-    if (rc) return rc;
-  }
-  if (!bucket_append(&q->bucket[bucket_of(q->last, tick)], (event){tick, id << 8 | phase}))
-    return CS_ENOMEM;
-  q->count++;
-  return CS_OK;
-}
-
-/* The smallest queued tick (the queue is not empty) into *tick, filling bucket 0 if it ran
- * dry.  Out of memory (a lower bucket's first growth) leaves the queue unusable: the job fails. */
-static int queue_front(event_queue *q, uint64_t *tick) {
-  event_bucket *zero = &q->bucket[0];
-  if (q->head < zero->n) {
-    *tick = q->last;
-    return CS_OK;
-  }
-  int i = 1;
-  while (q->bucket[i].n == 0) i++;
-  event_bucket *b = &q->bucket[i];
-  uint64_t min = b->ev[0].tick;
-  for (size_t k = 1; k < b->n; k++)
-    if (b->ev[k].tick < min) min = b->ev[k].tick;
-  q->last = min;
-  for (size_t k = 0; k < b->n; k++) /* each lands in a lower bucket */
-    if (!bucket_append(&q->bucket[bucket_of(min, b->ev[k].tick)], b->ev[k])) return CS_ENOMEM;
-  b->n = 0;
-  *tick = min;
-  return CS_OK;
-}
-
-/* Takes the next event of bucket 0 (not empty). */
-static event queue_pop(event_queue *q) {
-  event_bucket *zero = &q->bucket[0];
-  event e = zero->ev[q->head++];
-  if (q->head == zero->n) zero->n = q->head = 0;
-  q->count--;
-  return e;
-}
-
 typedef struct math_txn {
   cs_inject req;
   double req_done_ns, rest_ns, final_ns; /* rest: final completion after the req phase */
@@ -131,90 +26,6 @@ typedef struct math_txn {
   uint8_t scheduled, rsp_seen, delivered;
   int16_t d2d_src, d2d_dst;
 } math_txn;
-
-/* Request id -> slot: open addressing, linear probing, keys id + 1 (0: empty), deletion by
- * backward shift, so a lookup never meets a tombstone. */
-typedef struct txn_map {
-  uint64_t *keys;
-  uint32_t *slots;
-  size_t cap, n; /* cap: a power of two, kept above twice n */
-} txn_map;
-
-static size_t map_hash(uint64_t key, size_t cap) {
-  key ^= key >> 33;
-  key *= 0xff51afd7ed558ccdULL;
-  key ^= key >> 33;
-  return (size_t)key & (cap - 1);
-}
-
-static bool map_grow(txn_map *m) {
-  size_t cap = m->cap ? 2 * m->cap : 1024;
-  uint64_t *keys = calloc(cap, sizeof *keys);
-  uint32_t *slots = malloc(cap * sizeof *slots);
-  if (!keys || !slots) {
-    free(keys);
-    free(slots);
-    return false;
-  }
-  for (size_t i = 0; i < m->cap; i++) {
-    if (!m->keys[i]) continue;
-    size_t h = map_hash(m->keys[i], cap);
-    while (keys[h]) h = (h + 1) & (cap - 1);
-    keys[h] = m->keys[i];
-    slots[h] = m->slots[i];
-  }
-  free(m->keys);
-  free(m->slots);
-  m->keys = keys;
-  m->slots = slots;
-  m->cap = cap;
-  return true;
-}
-
-/* The slot of request id, or UINT32_MAX. */
-static uint32_t map_find(const txn_map *m, uint64_t id) {
-  if (!m->cap) return UINT32_MAX;
-  for (size_t h = map_hash(id + 1, m->cap); m->keys[h]; h = (h + 1) & (m->cap - 1))
-    if (m->keys[h] == id + 1) return m->slots[h];
-  return UINT32_MAX;
-}
-
-/* Room for `more` entries beyond the present ones. */
-static bool map_reserve(txn_map *m, size_t more) {
-  while (2 * (m->n + more) > m->cap)
-    if (!map_grow(m)) return false;
-  return true;
-}
-
-/* Maps id to slot unless id is mapped already (false then); room must be reserved. */
-static bool map_insert(txn_map *m, uint64_t id, uint32_t slot) {
-  size_t h = map_hash(id + 1, m->cap);
-  for (; m->keys[h]; h = (h + 1) & (m->cap - 1))
-    if (m->keys[h] == id + 1) return false;
-  m->n++;
-  m->keys[h] = id + 1;
-  m->slots[h] = slot;
-  return true;
-}
-
-static void map_remove(txn_map *m, uint64_t id) {
-  if (!m->cap) return;
-  size_t h = map_hash(id + 1, m->cap);
-  while (m->keys[h] && m->keys[h] != id + 1) h = (h + 1) & (m->cap - 1);
-  if (!m->keys[h]) return;
-  m->keys[h] = 0;
-  m->n--;
-  /* shift back the entries of the run after h that may not stay where they are */
-  for (size_t j = (h + 1) & (m->cap - 1); m->keys[j]; j = (j + 1) & (m->cap - 1)) {
-    size_t home = map_hash(m->keys[j], m->cap);
-    bool movable = h <= j ? (home <= h || home > j) : (home <= h && home > j);
-    if (!movable) continue;
-    m->keys[h] = m->keys[j];
-    m->slots[h] = m->slots[j];
-    m->keys[j] = 0;
-    h = j;
-  }
-}
 
 /* The arrays a job fills and empties, with their capacities.  The jobs of one process hand them
  * on (cs_engine_ops.shared_*): a sweep then allocates and faults in this memory once instead of
@@ -236,8 +47,8 @@ typedef struct math_buffers {
   size_t cap_cursor;
   mres res;
   mfluid fluid;
-  txn_map map;
-  event_queue queue;
+  midmap map;
+  mqueue queue;
 } math_buffers;
 
 typedef struct math_engine {
@@ -269,29 +80,21 @@ static void buffers_free(math_buffers *b) {
   mfluid_free(&b->fluid);
   free(b->map.keys);
   free(b->map.slots);
-  for (int i = 0; i < QUEUE_BUCKETS; i++) free(b->queue.bucket[i].ev);
+  mqueue_free(&b->queue);
   memset(b, 0, sizeof *b);
-}
-
-static void buffers_reset_queue(event_queue *q) {
-  q->last = 0;
-  q->count = q->head = 0;
-  for (int i = 0; i < QUEUE_BUCKETS; i++) q->bucket[i].n = 0;
 }
 
 /* Empties the buffers for a new job, keeping their memory. */
 static void buffers_reset(math_buffers *b) {
-  buffers_reset_queue(&b->queue);
+  mqueue_reset(&b->queue);
   if (b->map.cap) memset(b->map.keys, 0, b->map.cap * sizeof *b->map.keys);
   b->map.n = 0;
   b->res.n = 0;
 }
 
-static uint64_t tick_of(const math_engine *m, double ns) {
-  /* Round up, but forgive float noise just above an integer. */
-  double t = ns * m->f_driver;
-  double r = ceil(t - 1e-9);
-  return r < (double)m->now ? m->now : (uint64_t)r;
+static uint64_t tick_at(const math_engine *m, double ns, uint64_t floor) {
+  double r = ceil(ns * m->f_driver - 1e-9); /* forgive float noise just above an integer */
+  return r < (double)floor ? floor : (uint64_t)r;
 }
 
 static void math_options_default(void *params) {
@@ -366,7 +169,7 @@ static void reclaim(math_engine *m) {
   for (size_t k = 0; k < m->n_live; k++) {
     uint32_t s = b->live[k];
     if (b->txns[s].delivered) {
-      map_remove(&b->map, b->txns[s].req.request_id);
+      midmap_remove(&b->map, b->txns[s].req.request_id);
       b->free_slots[m->n_free++] = s;
     } else {
       b->live[kept++] = s;
@@ -470,7 +273,7 @@ static int queue_batch(math_engine *m, cs_err *err) {
   math_buffers *b = &m->buf;
   for (size_t k = 0; k < m->batch_n; k++) {
     const math_txn *t = &b->txns[b->live[m->batch_first + k]];
-    if (queue_push(&b->queue, m->now, tick_of(m, t->req_done_ns), t->req.request_id, CS_PHASE_REQ))
+    if (mqueue_push(&b->queue, m->now, tick_at(m, t->req_done_ns, m->now), t->req.request_id, CS_PHASE_REQ))
       return cs_err_set(err, CS_ENOMEM, "math engine: out of memory");
   }
   m->batch_queued = true;
@@ -485,10 +288,6 @@ static uint64_t cycles_of(double x) {
   return t + (x - (double)t >= 0.5);
 }
 
-static uint64_t tick_at(const math_engine *m, double ns, uint64_t floor) {
-  double r = ceil(ns * m->f_driver - 1e-9); /* forgive float noise just above an integer */
-  return r < (double)floor ? floor : (uint64_t)r;
-}
 
 /* Room for n more requests in flight: slots, the live list and the map. */
 static int reserve_reqs(math_engine *m, size_t n, cs_err *err) {
@@ -498,7 +297,7 @@ static int reserve_reqs(math_engine *m, size_t n, cs_err *err) {
       !math_grow((void **)&b->txns, &b->cap_txns, m->n_slots + fresh, sizeof *b->txns) ||
       !math_grow((void **)&b->free_slots, &b->cap_free, m->n_slots + fresh, sizeof *b->free_slots) ||
       !math_grow((void **)&b->live, &b->cap_live, m->n_live + n, sizeof *b->live) ||
-      !map_reserve(&b->map, n))
+      !midmap_reserve(&b->map, n))
     return cs_err_set(err, CS_ENOMEM, "math engine: out of memory");
   return CS_OK;
 }
@@ -512,7 +311,7 @@ static int take_req(math_engine *m, const cs_inject *in, cs_err *err) {
     return cs_err_set(err, CS_EINVAL, "math engine: request %llu: endpoint %d->%d outside 0..%d",
                       (unsigned long long)id, in->src_id, in->dst_id, m->chip.endpoints - 1);
   uint32_t s = m->n_free ? b->free_slots[m->n_free - 1] : (uint32_t)m->n_slots;
-  if (!map_insert(&b->map, id, s))
+  if (!midmap_insert(&b->map, id, s))
     return cs_err_set(err, CS_EINVAL, "math engine: request %llu is already in flight",
                       (unsigned long long)id);
   if (m->n_free)
@@ -551,7 +350,7 @@ static int math_inject(void *engine, const cs_inject *in, cs_err *err) {
   if (in->packet_type != CS_PKT_RSP)
     return cs_err_set(err, CS_ECONSTRAINT, "C9: math engine: request %llu: only req and rsp may be injected",
                       (unsigned long long)id);
-  uint32_t s = map_find(&b->map, id);
+  uint32_t s = midmap_find(&b->map, id);
   if (s == UINT32_MAX || !b->txns[s].scheduled)
     return cs_err_set(err, CS_EINVAL, "math engine: rsp for unknown request %llu",
                       (unsigned long long)id);
@@ -561,7 +360,7 @@ static int math_inject(void *engine, const cs_inject *in, cs_err *err) {
   /* the rest runs from the grant; an rsp later than the grant's tick delays it by as much */
   double late = t->rsp_inject_ns - (double)tick_at(m, t->req_done_ns, 0) / m->f_driver;
   t->final_ns = t->req_done_ns + t->rest_ns + (late > 0 ? late : 0);
-  if (queue_push(&b->queue, m->now, tick_of(m, t->final_ns), id, CS_PHASE_FINAL))
+  if (mqueue_push(&b->queue, m->now, tick_at(m, t->final_ns, m->now), id, CS_PHASE_FINAL))
     return cs_err_set(err, CS_ENOMEM, "math engine: out of memory");
   return CS_OK;
 }
@@ -573,8 +372,8 @@ static int math_advance(void *engine, uint64_t max_ticks, cs_err *err) {
   if (rc) return rc;
   if (m->n_ready) return CS_OK;
   uint64_t limit = cs_engine_advance_limit(m->now, max_ticks), front = 0;
-  event_queue *q = &m->buf.queue;
-  if (q->count && queue_front(q, &front))
+  mqueue *q = &m->buf.queue;
+  if (q->count && mqueue_front(q, &front))
     return cs_err_set(err, CS_ENOMEM, "math engine: out of memory");
   if (!q->count || front > limit) {
     m->now = limit;
@@ -583,7 +382,7 @@ static int math_advance(void *engine, uint64_t max_ticks, cs_err *err) {
   m->now = front;
   /* bucket 0 holds exactly the events due now */
   while (q->head < q->bucket[0].n) {
-    event e = queue_pop(q);
+    mevent e = mqueue_pop(q);
     if (!math_grow((void **)&m->buf.ready, &m->buf.cap_ready, m->ready_head + m->n_ready + 1,
               sizeof *m->buf.ready))
       return cs_err_set(err, CS_ENOMEM, "math engine: out of memory");
@@ -600,7 +399,7 @@ static size_t math_poll(void *engine, cs_completion *out, size_t cap) {
   memcpy(out, m->buf.ready + m->ready_head, n * sizeof *out);
   for (size_t k = 0; k < n; k++)
     if (out[k].phase == CS_PHASE_FINAL) {
-      uint32_t s = map_find(&m->buf.map, out[k].request_id);
+      uint32_t s = midmap_find(&m->buf.map, out[k].request_id);
       if (s != UINT32_MAX) m->buf.txns[s].delivered = 1;
     }
   m->ready_head += n;
@@ -631,7 +430,7 @@ static void fill_record(const math_engine *m, const math_txn *t, cs_txn_record *
 
 static void math_describe(const void *engine, uint64_t id, cs_txn_record *rec) {
   const math_engine *m = engine;
-  uint32_t s = map_find(&m->buf.map, id);
+  uint32_t s = midmap_find(&m->buf.map, id);
   if (s != UINT32_MAX) fill_record(m, &m->buf.txns[s], rec);
 }
 
@@ -675,7 +474,7 @@ static int math_finish_step(void *engine, const cs_engine_step *step, cs_txn_rec
 
 static void math_where(const void *engine, uint64_t id, char *buf, size_t cap) {
   const math_engine *m = engine;
-  uint32_t s = map_find(&m->buf.map, id);
+  uint32_t s = midmap_find(&m->buf.map, id);
   const math_txn *t = s == UINT32_MAX ? NULL : &m->buf.txns[s];
   snprintf(buf, cap, "%s",
            !t ? "unknown" : !t->scheduled ? "not yet priced"

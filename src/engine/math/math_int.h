@@ -26,6 +26,65 @@ static inline bool math_grow(void **p, size_t *cap, size_t need, size_t elem) {
   return true;
 }
 
+/* ---- pending completions (events.c) ------------------------------------------------------- */
+
+/* A pending completion: its tick, then request id << 8 | phase. */
+typedef struct mevent {
+  uint64_t tick;
+  uint64_t id_phase;
+} mevent;
+
+/* Pending completions, taken out in (tick, insertion) order: a radix queue.  Every queued tick
+ * is >= `last` (the tick last brought to the front, or the engine's clock when the queue ran
+ * empty: the clock never goes back), and an mevent waits in bucket b = the bit length of
+ * (tick XOR last): bucket 0 holds the ticks equal to last, in insertion order.  When bucket 0
+ * runs dry, the lowest non-empty bucket holds the smallest tick; `last` moves up to it and that
+ * bucket's events move, in order, to lower buckets.  Equal ticks always share a bucket and keep
+ * their insertion order, so the order is exactly that of a (tick, sequence number) heap, while
+ * an mevent is moved at most 64 times (a few, in practice) instead of sifted through log n
+ * unpredictable comparisons per push and per pop. */
+#define MQUEUE_BUCKETS 65
+typedef struct mqueue_bucket {
+  mevent *ev;
+  size_t n, cap;
+} mqueue_bucket;
+
+typedef struct mqueue {
+  uint64_t last;
+  size_t count;
+  size_t head; /* next mevent of bucket 0 */
+  mqueue_bucket bucket[MQUEUE_BUCKETS];
+} mqueue;
+
+/* Queues the completion of request id in phase `phase` at `tick`; `floor` (<= tick, the engine's
+ * clock) becomes `last` when the queue is empty.  CS_ENOMEM. */
+int mqueue_push(mqueue *q, uint64_t floor, uint64_t tick, uint64_t id, uint8_t phase);
+/* The smallest queued tick (the queue is not empty) into *tick, filling bucket 0 if it ran dry;
+ * after CS_ENOMEM the queue is unusable. */
+int mqueue_front(mqueue *q, uint64_t *tick);
+/* Takes the next event of bucket 0 (not empty: after mqueue_front). */
+mevent mqueue_pop(mqueue *q);
+void mqueue_reset(mqueue *q); /* empty, memory kept */
+void mqueue_free(mqueue *q);
+
+/* ---- request ids in flight (idmap.c) --------------------------------------------------------- */
+
+/* Request id -> slot: open addressing, linear probing, keys id + 1 (0: empty), deletion by
+ * backward shift, so a lookup never meets a tombstone. */
+typedef struct midmap {
+  uint64_t *keys;
+  uint32_t *slots;
+  size_t cap, n; /* cap: a power of two, kept above twice n */
+} midmap;
+
+/* The slot of request id, or UINT32_MAX. */
+uint32_t midmap_find(const midmap *m, uint64_t id);
+/* Room for `more` entries beyond the present ones; false: out of memory. */
+bool midmap_reserve(midmap *m, size_t more);
+/* Maps id to slot unless id is mapped already (false then); room must be reserved. */
+bool midmap_insert(midmap *m, uint64_t id, uint32_t slot);
+void midmap_remove(midmap *m, uint64_t id);
+
 /* ---- the chip (mchip.c) ------------------------------------------------------------------- */
 
 /* Shared resources a flow's data crosses.  Ids: GDMA channels, DDR channels, ring lane links
