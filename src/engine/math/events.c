@@ -14,7 +14,7 @@ static inline bool bucket_append(mqueue_bucket *b, mevent e) {
   return true;
 }
 
-/* Lowers `last` to `tick` by queueing every mevent again, in order.  Needed only when a request
+/* Lowers `last` to `tick` by queueing every event again, in order.  Needed only when a request
  * comes in after the engine looked ahead to a later completion without reaching it (the driver
  * injects a step only once the previous one is complete, so it never does). */
 static int queue_rebase(mqueue *q, uint64_t tick) {

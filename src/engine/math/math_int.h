@@ -41,7 +41,7 @@ typedef struct mevent {
  * runs dry, the lowest non-empty bucket holds the smallest tick; `last` moves up to it and that
  * bucket's events move, in order, to lower buckets.  Equal ticks always share a bucket and keep
  * their insertion order, so the order is exactly that of a (tick, sequence number) heap, while
- * an mevent is moved at most 64 times (a few, in practice) instead of sifted through log n
+ * an event is moved at most 64 times (a few, in practice) instead of sifted through log n
  * unpredictable comparisons per push and per pop. */
 #define MQUEUE_BUCKETS 65
 typedef struct mqueue_bucket {
