@@ -36,7 +36,7 @@ typedef struct mevent {
 
 /* Pending completions, taken out in (tick, insertion) order: a radix queue.  Every queued tick
  * is >= `last` (the tick last brought to the front, or the engine's clock when the queue ran
- * empty: the clock never goes back), and an mevent waits in bucket b = the bit length of
+ * empty: the clock never goes back), and an event waits in bucket b = the bit length of
  * (tick XOR last): bucket 0 holds the ticks equal to last, in insertion order.  When bucket 0
  * runs dry, the lowest non-empty bucket holds the smallest tick; `last` moves up to it and that
  * bucket's events move, in order, to lower buckets.  Equal ticks always share a bucket and keep
