@@ -226,10 +226,9 @@ void cs_sweep_def_free(cs_sweep_def *def) {
 
 int cs_sweep_parse(const char *text, const char *source, cs_sweep *out, cs_err *err) {
   memset(out, 0, sizeof *out);
-  cJSON *doc = cJSON_Parse(text);
-  if (!doc)
-    return cs_err_set(err, CS_EPARSE, "sweep file '%s': malformed JSON near \"%.30s\"", source,
-                      cJSON_GetErrorPtr() ? cJSON_GetErrorPtr() : "");
+  cJSON *doc = NULL;
+  if (cs_json_parse_text(text, strlen(text), &doc, err))
+    return cs_err_prefix(err, "sweep file '%s'", source);
   cs_sweep_def def;
   if (cs_sweep_def_parse(doc, source, &def, err)) return err->code;
   int rc = cs_sweep_expand(&def, out, err);
