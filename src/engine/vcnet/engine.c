@@ -22,8 +22,12 @@ static int op_validate(const cs_job *job, cs_err *err) {
   if (ad->num_initiators > t.endpoints || ad->num_targets > t.endpoints)
     return cs_err_set(err, CS_ECONSTRAINT,
                       "vcnet: num_initiators = %d, num_targets = %d: %s with %d endpoint(s) per "
-                      "router has %d endpoints (logical GDMA and DDR id i is endpoint i)",
-                      ad->num_initiators, ad->num_targets, p.topology, t.epr, t.endpoints);
+                      "router has %d endpoints (logical GDMA and DDR id i is endpoint i): both "
+                      "must be at most %d (set them to %d, or choose a network with at least %d "
+                      "endpoints)",
+                      ad->num_initiators, ad->num_targets, p.topology, t.epr, t.endpoints,
+                      t.endpoints, t.endpoints,
+                      ad->num_initiators > ad->num_targets ? ad->num_initiators : ad->num_targets);
   for (int i = 0; i < job->spec.num_participants; i++)
     if (job->spec.participants[i] >= t.endpoints)
       return cs_err_set(err, CS_ECONSTRAINT, "vcnet: participant %d has no endpoint on %s (%d endpoints)",
