@@ -54,6 +54,8 @@ typedef struct cs_sweep {
   size_t num_jobs;
   cs_sweep_job *jobs; /* matrix order: the first axis varies slowest */
   char *base_json;    /* canonical JSON of the base: what the jobs' JSON is deflated against */
+  char *warnings;     /* lines (each ending in a newline) about the file that do not stop the
+                       * sweep, e.g. repeated axis values; owned; NULL: none */
 } cs_sweep;
 
 /* Unpacks the job of j into *out; CS_EINVAL when j was not loaded. */

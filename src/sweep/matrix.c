@@ -201,7 +201,8 @@ int cs_sweep_alloc(const cs_sweep_def *def, cs_sweep *out, cs_err *err) {
   out->num_axes = def->num_axes;
   out->jobs = calloc(def->num_jobs ? def->num_jobs : 1, sizeof *out->jobs);
   out->base_json = cs_sweep_base_json(def);
-  if (!out->jobs || !out->base_json) {
+  out->warnings = def->warnings ? strdup(def->warnings) : NULL;
+  if (!out->jobs || !out->base_json || (def->warnings && !out->warnings)) {
     cs_sweep_free(out);
     return cs_err_set(err, CS_ENOMEM, "%zu jobs: out of memory", def->num_jobs);
   }
@@ -259,5 +260,6 @@ void cs_sweep_free(cs_sweep *sw) {
   }
   free(sw->jobs);
   free(sw->base_json);
+  free(sw->warnings);
   memset(sw, 0, sizeof *sw);
 }

@@ -134,6 +134,11 @@ static int prepare(const cs_sweep_options *opt, FILE *out, cs_sweep *sw, cs_swee
   const cs_sweep_plan_options popt = {opt->results_only, opt->verify_log, opt->retry_failed,
                                       opt->steps_only};
   if (!sw->jobs && cs_sweep_load(opt->sweep_path, sw, err)) return err->code;
+  for (const char *w = sw->warnings, *nl; w && *w; w = nl + 1) {
+    nl = strchr(w, '\n');
+    fprintf(stderr, "commsweep sweep: warning: sweep file '%s': %.*s\n", opt->sweep_path,
+            (int)(nl - w), w);
+  }
   cs_store *st = NULL;
   int rc;
   if (opt->dry_run) {

@@ -24,6 +24,7 @@ typedef struct cs_sweep_def {
   size_t num_axes;
   cs_sweep_axis *axes;
   size_t num_jobs;
+  char *warnings; /* lines about the file that do not stop it (repeated axis values); owned */
 } cs_sweep_def;
 
 enum { CS_SEC_SPEC, CS_SEC_ADAPTER, CS_SEC_ENGINE };
