@@ -54,11 +54,20 @@ static double op_cost(const cs_job *job, uint64_t num_txns, uint32_t num_steps) 
   return per_txn * ((double)num_txns + 16.0) + 4.0 * num_steps;
 }
 
+/* The fault set is part of the network: two fat trees with other faults are other designs. */
 static void op_network(const cs_job *job, char *buf, size_t cap) {
   vcn_params p;
   cs_err err;
-  if (vcn_job_params(job, &p, &err) == CS_OK) snprintf(buf, cap, "%s (%s)", p.topology, p.routing);
-  else snprintf(buf, cap, "an invalid vcnet network");
+  if (vcn_job_params(job, &p, &err) != CS_OK) {
+    snprintf(buf, cap, "an invalid vcnet network");
+    return;
+  }
+  int n = snprintf(buf, cap, "%s (%s)", p.topology, p.routing);
+  size_t used = n < 0 ? 0 : (size_t)n;
+  if (p.faults[0] && used < cap) used += (size_t)snprintf(buf + used, cap - used, " faults %s", p.faults);
+  if (p.fault_count && used < cap)
+    snprintf(buf + used, cap - used, "%s%d random (seed %llu)", p.faults[0] ? " + " : " faults ",
+             p.fault_count, (unsigned long long)p.fault_seed);
 }
 
 static int op_create(const cs_job *job, void **engine, cs_err *err) {
