@@ -60,6 +60,9 @@ typedef struct cs_sweep {
 
 /* Unpacks the job of j into *out; CS_EINVAL when j was not loaded. */
 int cs_sweep_job_get(const cs_sweep_job *j, cs_job *out, cs_err *err);
+/* Loads a job from its canonical JSON ({"adapter":...,"engine":...,"spec":...}, a /job_json row)
+ * with the strict loaders; CS_EPARSE or the loader's error when it does not load. */
+int cs_sweep_job_from_json(const char *json, cs_job *job, cs_err *err);
 /* The canonical JSON of job j of sw, as a new string to free; NULL when out of memory. */
 char *cs_sweep_job_json(const cs_sweep *sw, const cs_sweep_job *j);
 
