@@ -297,6 +297,19 @@ bool cs_store_spool_exists(const char *path);
  * another chunk length or pipeline is dropped).  *merged and *dropped count the entries. */
 int cs_store_spool_merge(cs_store *st, const char *path, uint64_t *merged, uint64_t *dropped,
                          cs_err *err);
+/* A spooled row that cs_store_spool_merge would write (cs_store_spool_peek): its row and what
+ * the row would say once merged. */
+typedef struct cs_store_spooled {
+  uint64_t row;
+  uint64_t txlog_count, steplog_count;
+  int8_t status;        /* cs_store_status */
+  uint8_t txlog_detail; /* cs_store_detail */
+} cs_store_spooled;
+/* Reads the spools of `path` as cs_store_spool_merge would merge them into st (a serial store of
+ * that file, read-only is enough) and writes nothing: *out (n entries, malloc'ed; NULL when
+ * none) lists the entries the merge would write, *dropped counts those it would drop. */
+int cs_store_spool_peek(cs_store *st, const char *path, cs_store_spooled **out, size_t *n,
+                        uint64_t *dropped, cs_err *err);
 /* Removes the spool files of `path`. */
 void cs_store_spool_remove(const char *path);
 
