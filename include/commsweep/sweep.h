@@ -115,6 +115,8 @@ typedef struct cs_sweep_plan {
   uint64_t pending;         /* rows left pending by an earlier run: rerun */
   uint64_t relog;           /* done rows holding less log than asked (--txlog): rerun */
   uint64_t load_failed;     /* jobs that failed to load or validate: written in the plan step */
+  uint64_t spooled;         /* rows of the sweep judged from the log spools (options.spooled) */
+  double cost;              /* estimated cost of the items (engine.h: about 1 per microsecond) */
   uint64_t new_rows;        /* rows appended */
   uint64_t file_rows;       /* rows before the sweep */
   uint64_t txlog_before;    /* /txlog records before the sweep */
@@ -135,6 +137,10 @@ typedef struct cs_sweep_plan_options {
   bool verify_log;   /* also check each reused row's /txlog slice (reads the whole log) */
   bool retry_failed; /* rerun verified failed rows instead of reusing them */
   bool steps_only;   /* per-step summaries without the records (unless results_only) */
+  /* rows the log spools of an unfinished sweep hold (cs_store_spool_peek), judged as the merge
+   * that starts the next sweep will leave them: a dry run counts what that sweep runs */
+  const cs_store_spooled *spooled;
+  size_t num_spooled;
 } cs_sweep_plan_options;
 
 /* The log detail a sweep asks for: none (results_only), steps (steps_only) or full. */

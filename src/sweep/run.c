@@ -66,6 +66,9 @@ static void report_plan(FILE *out, const cs_sweep_options *opt, const cs_sweep *
           p->num_items, (unsigned long long)p->new_rows, (unsigned long long)p->pending,
           (unsigned long long)p->corrupt, (unsigned long long)p->relog,
           (unsigned long long)p->load_failed);
+  if (p->num_items)
+    fprintf(out, "  estimated CPU: %.1f s (%.1f min) to run them, from the engines' cost "
+            "estimates; shared by the ranks\n", p->cost * 1e-6, p->cost * 1e-6 / 60);
   /* the items hold each share group together (plan.c) */
   size_t groups = 0, grouped = 0, largest = 0;
   for (size_t i = 0, end; i < p->num_items; i = end) {
@@ -132,7 +135,7 @@ static int merge_log(const char *path, const char *sweep_name, cs_sweep_summary 
 static int prepare(const cs_sweep_options *opt, FILE *out, cs_sweep *sw, cs_sweep_plan *plan,
                    bool *locked, cs_err *err) {
   const cs_sweep_plan_options popt = {opt->results_only, opt->verify_log, opt->retry_failed,
-                                      opt->steps_only};
+                                      opt->steps_only, NULL, 0};
   if (!sw->jobs && cs_sweep_load(opt->sweep_path, sw, err)) return err->code;
   for (const char *w = sw->warnings, *nl; w && *w; w = nl + 1) {
     nl = strchr(w, '\n');
@@ -145,17 +148,28 @@ static int prepare(const cs_sweep_options *opt, FILE *out, cs_sweep *sw, cs_swee
     rc = cs_store_open(opt->out_path, CS_STORE_READ, &st, err);
     bool exists = rc == CS_OK;
     if (rc == CS_ENOTFOUND) rc = CS_OK;
-    if (!rc) rc = cs_sweep_plan_make(sw, st, &popt, plan, err);
+    /* the sweep first merges the spools of an unfinished one: judge their rows as it will */
+    cs_sweep_plan_options dry = popt;
+    cs_store_spooled *spooled = NULL;
+    uint64_t torn = 0;
+    bool spools = exists && cs_store_spool_exists(opt->out_path);
+    if (!rc && spools)
+      rc = cs_store_spool_peek(st, opt->out_path, &spooled, &dry.num_spooled, &torn, err);
+    dry.spooled = spooled;
+    if (!rc) rc = cs_sweep_plan_make(sw, st, &dry, plan, err);
     if (!rc) {
       report_plan(out, opt, sw, plan, exists);
+      if (spools)
+        fprintf(out, "  log spools of an unfinished sweep: %zu rows, which the sweep moves into "
+                "the file first (%llu of them this sweep's jobs, counted above as they will be "
+                "then); %llu torn or unusable entries dropped\n",
+                dry.num_spooled, (unsigned long long)plan->spooled, (unsigned long long)torn);
       report_load_errors(out, sw, plan);
       char holder[512];
       if (cs_store_lock_holder(opt->out_path, holder, sizeof holder))
         fprintf(out, "  note: the file is locked by a sweep (%s)\n", holder);
-      else if (cs_store_spool_exists(opt->out_path))
-        fprintf(out, "  note: log spools of an unfinished sweep are next to the file; the "
-                "sweep merges them first (rows done without their log then keep it)\n");
     }
+    free(spooled);
     cs_store_close(st, NULL);
     return rc;
   }
