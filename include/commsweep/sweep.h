@@ -18,6 +18,7 @@
 #define COMMSWEEP_SWEEP_H
 
 #include <mpi.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -209,6 +210,10 @@ typedef struct cs_sweep_options {
   bool retry_failed; /* rerun failed rows (a failed row is otherwise a cached result) */
   double progress_s; /* seconds between progress lines on stderr; <= 0: none */
   FILE *out;         /* summary / dry-run report (rank 0); NULL: stdout */
+  /* Set to a signal number (by a signal handler) to stop: no more jobs are handed out, each
+   * rank finishes the job in hand, and the sweep ends as usual with every finished row and its
+   * log kept, returning CS_EINTR.  NULL: never. */
+  const volatile sig_atomic_t *stop;
 } cs_sweep_options;
 
 typedef struct cs_sweep_summary {
@@ -221,6 +226,7 @@ typedef struct cs_sweep_summary {
   double merge_s;            /* moving the spooled log into the file (rank 0) */
   uint64_t log_merged, log_dropped; /* spool entries merged, and rejected (torn) */
   int ranks;
+  int stopped_by;            /* the signal that stopped the sweep (CS_EINTR), else 0 */
 } cs_sweep_summary;
 
 /* Collective over comm.  Returns the same code on every rank.  comm == MPI_COMM_NULL runs a
@@ -241,12 +247,17 @@ typedef struct cs_sweep_sched_stats {
 } cs_sweep_sched_stats;
 /* done: fraction of the total estimated cost done so far (for the ETA): the jobs finished, as
  * each worker last reported them (with each request, i.e. up to the range before the one it
- * runs), plus half of the range each worker runs. */
+ * runs), plus half of the range each worker runs; negative once the sweep was stopped and other
+ * ranks are still ending their jobs in hand. */
 typedef void (*cs_sweep_progress_fn)(void *ctx, uint64_t ran, uint64_t failed, double done,
                                      bool final);
+/* stop (may be NULL) is the rank's own stop flag (cs_sweep_options.stop): once it is set on any
+ * rank, rank 0 hands out no more work and tells every rank, and each rank leaves the schedule
+ * after the job in hand; *stopped_by (every rank) is then the signal number, else 0. */
 int cs_sweep_schedule(MPI_Comm comm, cs_store *st, const cs_sweep *sw, const cs_sweep_item *items,
                       size_t n, bool results_only, double progress_s,
                       cs_sweep_progress_fn progress, void *progress_ctx,
+                      const volatile sig_atomic_t *stop, int *stopped_by,
                       cs_sweep_sched_stats *mine, cs_err *err);
 
 #endif

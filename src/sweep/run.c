@@ -250,6 +250,13 @@ typedef struct progress_ctx {
 static void print_progress(void *vctx, uint64_t ran, uint64_t failed, double done,
                            bool final) {
   progress_ctx *c = vctx;
+  if (done < 0) { /* stopped, waiting for the jobs in hand: before mpirun's SIGKILL, if it comes */
+    fprintf(c->out, "commsweep sweep: interrupted: %llu of %llu done so far, the other ranks are "
+            "ending their jobs in hand; rerun the same command to finish\n",
+            (unsigned long long)(c->settled + ran), (unsigned long long)c->total);
+    fflush(c->out);
+    return;
+  }
   double dt = MPI_Wtime() - c->t0;
   double rate = dt > 0 ? (double)ran / dt : 0;
   double eta = done > 0 ? dt * (1.0 - done) / done : 0;
@@ -308,6 +315,23 @@ static void report_summary(FILE *out, const cs_sweep_options *opt, const cs_swee
   fflush(out);
 }
 
+/* rank 0, once: the summary and "interrupted: N of M done, rerun ..." on stderr, as soon as the
+ * schedule has ended; err carries the same line (CS_EINTR) for the caller. */
+static void stopped(FILE *out, const cs_sweep_options *opt, const cs_sweep *sw,
+                    const cs_sweep_plan *plan, const cs_sweep_summary *sum,
+                    const uint64_t *per_rank, cs_err *err) {
+  if (err->code == CS_EINTR) return;
+  report_summary(out, opt, sw, plan, sum, per_rank);
+  uint64_t settled = plan->cached_done + plan->cached_failed + plan->duplicates + plan->load_failed;
+  cs_err_set(err, CS_EINTR,
+             "interrupted: %llu of %llu done, rerun the same command to finish (%s; every "
+             "finished row and its log are kept)",
+             (unsigned long long)(settled + sum->ran), (unsigned long long)plan->jobs,
+             cs_sweep_signal_name(sum->stopped_by));
+  fprintf(stderr, "commsweep sweep: %s\n", err->msg);
+  fflush(stderr);
+}
+
 /* Every rank must see the file rank 0 laid out.  On a node-local path a rank on another node
  * would open another file (an old copy: its rows silently lost) or none; rank 0's lock file
  * (its pid, host and start time) stands for the file.  Collective; the same code on every
@@ -364,9 +388,9 @@ static int work_phase(const cs_sweep_options *opt, MPI_Comm comm, const cs_sweep
   uint64_t settled = plan->cached_done + plan->cached_failed + plan->duplicates + plan->load_failed;
   progress_ctx pc = {stderr, sw->name, plan->jobs, settled, 0};
   if (rank == 0 && opt->progress_s > 0)
-    fprintf(stderr, "[sweep %s] %llu jobs: %llu cached, %zu to run on %d rank%s\n", sw->name,
-            (unsigned long long)plan->jobs, (unsigned long long)settled, plan->num_items, size,
-            size == 1 ? "" : "s");
+    fprintf(stderr, "[sweep %s] %llu jobs: %llu cached, %zu to run on %d rank%s (estimated CPU "
+            "%.1f s)\n", sw->name, (unsigned long long)plan->jobs, (unsigned long long)settled,
+            plan->num_items, size, size == 1 ? "" : "s", plan->cost * 1e-6);
   double tw = MPI_Wtime();
   pc.t0 = tw;
   cs_sweep_sched_stats mine;
@@ -376,7 +400,8 @@ static int work_phase(const cs_sweep_options *opt, MPI_Comm comm, const cs_sweep
   cs_err_clear(&cerr);
   /* rank 0 holds the items; a worker receives each with its grant */
   cs_sweep_schedule(comm, st, rank == 0 ? sw : NULL, rank == 0 ? plan->items : NULL,
-                    rank == 0 ? plan->num_items : 0, opt->results_only, opt->progress_s, print_progress, &pc, &mine, &serr);
+                    rank == 0 ? plan->num_items : 0, opt->results_only, opt->progress_s,
+                    print_progress, &pc, opt->stop, &sum->stopped_by, &mine, &serr);
   int crc = cs_store_close(st, &cerr);
   sum->work_s = MPI_Wtime() - tw;
   uint64_t local[4] = {mine.ran, mine.failed, mine.io_errors + (crc != 0), mine.ran_again_alone};
@@ -451,7 +476,12 @@ int cs_sweep_run(const cs_sweep_options *opt, MPI_Comm comm, cs_sweep_summary *s
   if (rc || opt->dry_run) goto done;
   unsigned long long to_run = plan.num_items;
   if (!lazy) MPI_Bcast(&to_run, 1, MPI_UNSIGNED_LONG_LONG, 0, comm);
-  if (to_run > 0) {
+  /* a signal that came before the work phase (while the sweep was expanded or laid out) stops
+   * it before any job: every rank must agree */
+  int early = opt->stop ? *opt->stop : 0;
+  if (!lazy) MPI_Allreduce(MPI_IN_PLACE, &early, 1, MPI_INT, MPI_MAX, comm);
+  if (early) sum->stopped_by = early;
+  if (to_run > 0 && !early) {
     if (lazy) {
       int inited = 0;
       MPI_Initialized(&inited);
@@ -459,6 +489,9 @@ int cs_sweep_run(const cs_sweep_options *opt, MPI_Comm comm, cs_sweep_summary *s
       comm = MPI_COMM_SELF;
     }
     rc = work_phase(opt, comm, &sw, &plan, sum, &per_rank, err);
+    /* stopped: say so before the merge, which mpirun's SIGKILL may cut short (harmlessly: the
+     * next sweep merges the spools) */
+    if (rank == 0 && !rc && sum->stopped_by) stopped(out, opt, &sw, &plan, sum, per_rank, err);
     /* the rows finished before any failure are in the spools: merge them regardless */
     cs_err merr;
     int mrc = rank == 0 ? merge_log(opt->out_path, sw.name, sum, &merr) : CS_OK;
@@ -469,7 +502,9 @@ int cs_sweep_run(const cs_sweep_options *opt, MPI_Comm comm, cs_sweep_summary *s
       fprintf(stderr, "commsweep: %s\n", merr.msg);
     }
   }
-  if (rank == 0) report_summary(out, opt, &sw, &plan, sum, per_rank);
+  if (rank == 0 && !rc && sum->stopped_by) stopped(out, opt, &sw, &plan, sum, per_rank, err);
+  if (rank == 0 && err->code == CS_EINTR && !rc) rc = CS_EINTR;
+  else if (rank == 0 && rc != CS_EINTR) report_summary(out, opt, &sw, &plan, sum, per_rank);
   if (!lazy) rc = share(comm, rc, err);
 done:
   if (rank == 0) {

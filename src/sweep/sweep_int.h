@@ -85,6 +85,9 @@ size_t cs_sweep_group_end(const cs_sweep_item *items, size_t n, size_t i);
 size_t cs_sweep_grant_len(const cs_sweep_item *items, size_t n, double target, size_t min_k,
                           double *cost);
 
+/* "SIGINT", "SIGTERM", "SIGHUP" or "a signal", for messages. */
+const char *cs_sweep_signal_name(int sig);
+
 /* Waits for an MPI request, sleeping 0.2 ms between tests (schedule.c): a blocking MPI call
  * polls at full speed and burns a core while its rank only waits (e.g. for rank 0's layout). */
 void cs_sweep_wait_sleeping(MPI_Request *req, MPI_Status *status);
