@@ -351,6 +351,10 @@ void cs_store_lock_path(const char *path, char *buf, size_t cap);
  * taken over; any other held lock is CS_EBUSY naming its holder.  break_lock removes an
  * existing lock first, unless its holder is a live process of this host (CS_EBUSY). */
 int cs_store_lock(const char *path, const char *sweep_name, bool break_lock, cs_err *err);
+/* True when the lock file of path cannot be created because its directory is read-only (a
+ * read-only file system, or no write permission): a sweep that writes nothing needs no lock
+ * file then (the host-wide lock of the file's inode keeps writers of this host out). */
+bool cs_store_lock_cannot_write(const char *path);
 /* Removes the locks of path that this process holds (never another's). */
 void cs_store_unlock(const char *path);
 /* The lock of the file's device and inode alone (a file replaced by a rename has a new inode:

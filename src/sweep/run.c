@@ -131,6 +131,26 @@ static int merge_log(const char *path, const char *sweep_name, cs_sweep_summary 
   return rc;
 }
 
+/* rank 0, when the lock file cannot be written: match only; CS_OK when the sweep writes nothing
+ * (every job cached, no spools to merge), else an error saying what it would write.  why: the
+ * lock's own error. */
+static int prepare_read_only(const cs_sweep_options *opt, cs_sweep *sw, cs_sweep_plan *plan,
+                             const cs_sweep_plan_options *popt, const cs_err *why, cs_err *err) {
+  cs_store *st = NULL;
+  int rc = cs_store_open(opt->out_path, CS_STORE_READ, &st, err);
+  if (!rc) rc = cs_sweep_plan_make(sw, st, popt, plan, err);
+  cs_store_close(st, NULL);
+  if (rc) return cs_err_prefix(err, "file '%s'", opt->out_path);
+  bool spools = cs_store_spool_exists(opt->out_path);
+  if (!plan->num_items && !cs_sweep_plan_changes(sw, plan) && !spools) return CS_OK;
+  return cs_err_set(err, CS_EIO,
+                    "file '%s': %s; the sweep would write the file (%zu jobs to run, %llu new "
+                    "rows%s), which needs a writable directory (a fully cached sweep writes "
+                    "nothing and needs none)",
+                    opt->out_path, why->msg, plan->num_items, (unsigned long long)plan->new_rows,
+                    spools ? ", log spools to merge" : "");
+}
+
 /* rank 0: load, match, structural step (or the dry-run report). */
 static int prepare(const cs_sweep_options *opt, FILE *out, cs_sweep *sw, cs_sweep_plan *plan,
                    bool *locked, cs_err *err) {
@@ -173,7 +193,16 @@ static int prepare(const cs_sweep_options *opt, FILE *out, cs_sweep *sw, cs_swee
     cs_store_close(st, NULL);
     return rc;
   }
-  if ((rc = cs_store_lock(opt->out_path, sw->name, opt->break_lock, err))) return rc;
+  /* A file in a read-only directory can still serve a fully cached sweep, which writes
+   * nothing: without the lock file, under the host-wide lock of its inode, decided after the
+   * lookup (and refused with what it would write otherwise). */
+  if ((rc = cs_store_lock(opt->out_path, sw->name, opt->break_lock, err))) {
+    if (rc != CS_EIO || !cs_store_lock_cannot_write(opt->out_path)) return rc;
+    cs_err why = *err;
+    if ((rc = cs_store_lock_inode(opt->out_path, sw->name, err))) return rc;
+    *locked = true;
+    return prepare_read_only(opt, sw, plan, &popt, &why, err);
+  }
   *locked = true;
   /* Termination signals wait until the file is laid out (a SIGKILL cannot wait, which is why
    * the layout is built on a staged copy). */
