@@ -313,8 +313,9 @@ static void report_summary(FILE *out, const cs_sweep_options *opt, const cs_swee
           (unsigned long long)plan->cached_failed, (unsigned long long)plan->load_failed,
           (unsigned long long)plan->duplicates);
   if (sum->ran_again_alone)
-    fprintf(out, "  ran twice: %llu (the state the engines of their rank share could not carry "
-            "them; run again without it, with the results of running alone)\n",
+    fprintf(out, "  ran twice: %llu (steps the engine recorded from other jobs of the rank could "
+            "not carry them; each ran again alone and keeps exactly what it gives alone; costs "
+            "time only: docs/sweep-files.md, \"Ran twice\")\n",
             (unsigned long long)sum->ran_again_alone);
   fprintf(out, "  time: %.3f s to expand, match and lay out %llu jobs (%.1f us/job), %.3f s running\n",
           sum->prep_s, (unsigned long long)plan->jobs,
