@@ -247,8 +247,9 @@ typedef struct cs_sweep_sched_stats {
 } cs_sweep_sched_stats;
 /* done: fraction of the total estimated cost done so far (for the ETA): the jobs finished, as
  * each worker last reported them (with each request, i.e. up to the range before the one it
- * runs), plus half of the range each worker runs; negative once the sweep was stopped and other
- * ranks are still ending their jobs in hand. */
+ * runs), plus the part of each running range that its time so far covers at that worker's pace
+ * (schedule.c); negative once the sweep was stopped and other ranks are still ending their jobs
+ * in hand. */
 typedef void (*cs_sweep_progress_fn)(void *ctx, uint64_t ran, uint64_t failed, double done,
                                      bool final);
 /* stop (may be NULL) is the rank's own stop flag (cs_sweep_options.stop): once it is set on any

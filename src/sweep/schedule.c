@@ -178,6 +178,8 @@ typedef struct dispatcher {
   const cs_sweep *sw; /* the jobs of the items, packed */
   counters *seen;     /* latest counters reported by each worker */
   double (*range_cost)[2]; /* per worker: the range it is running, the one granted last */
+  double *range_start; /* per worker: when it started the range it runs (its last request) */
+  double *first_start; /* per worker: when it started its first range */
   uint64_t (*grant)[2];
   cs_sweep_buf *out;  /* the items of the grant in flight to each worker */
   MPI_Request *sreq;  /* grant header and items in flight to each worker: 2 per worker */
@@ -260,6 +262,8 @@ static void answer(MPI_Comm comm, int size, dispatcher *d, runner *r, int w,
   /* a worker asks as it starts the range granted before: its counters cover the ones before that */
   d->range_cost[w][0] = d->range_cost[w][1];
   d->range_cost[w][1] = cost;
+  d->range_start[w] = MPI_Wtime();
+  if (d->first_start[w] == 0) d->first_start[w] = d->range_start[w];
   d->grant[w][0] = d->stopped && !k ? GRANT_STOPPED : *front;
   d->grant[w][1] = d->stopped && !k ? GRANT_STOPPED : *front + k;
   *front += k;
@@ -269,6 +273,25 @@ static void answer(MPI_Comm comm, int size, dispatcher *d, runner *r, int w,
     MPI_Isend(out->data, (int)out->len, MPI_BYTE, w, TAG_ITEMS, comm, &d->sreq[2 * w + 1]);
   else
     (*active)--, d->ended[w] = true;
+}
+
+/* The estimated cost done so far, for the ETA: the jobs finished (rank 0's, and the workers' as
+ * they last reported them, up to the range before the one each runs), plus for each running
+ * range the part its time so far covers at that worker's own pace (the estimated cost it has
+ * finished per second since its first range; at most nine tenths of the range, which outlasts
+ * its estimate when that is low; half of it before the worker has finished anything).  A
+ * worker's range can be a sizeable part of the sweep, so counting it by time rather than as
+ * half done keeps the ETA from jumping as ranges end. */
+static double cost_done(const dispatcher *d, const runner *r, int size) {
+  double done = r->cost_done, now = MPI_Wtime();
+  for (int w = 1; w < size; w++) {
+    double finished = (double)d->seen[w].cost_done, running = d->range_cost[w][0];
+    double worked = d->range_start[w] - d->first_start[w];
+    double by_time = finished > 0 && worked > 0 ? finished / worked * (now - d->range_start[w])
+                                                : 0.5 * running;
+    done += finished + (by_time < 0.9 * running ? by_time : 0.9 * running);
+  }
+  return done;
 }
 
 static void dispatch(MPI_Comm comm, int size, dispatcher *d, runner *r,
@@ -324,13 +347,9 @@ static void dispatch(MPI_Comm comm, int size, dispatcher *d, runner *r,
     }
     if (progress && progress_s > 0 && MPI_Wtime() - last_print >= progress_s) {
       counters sum = mine(r);
-      double done = r->cost_done;
-      for (int w = 1; w < size; w++) {
-        sum.ran += d->seen[w].ran;
-        sum.failed += d->seen[w].failed;
-        done += (double)d->seen[w].cost_done + 0.5 * d->range_cost[w][0]; /* half the running one */
-      }
-      progress(ctx, sum.ran, sum.failed, total > 0 ? done / total : 1.0, false);
+      for (int w = 1; w < size; w++) sum.ran += d->seen[w].ran, sum.failed += d->seen[w].failed;
+      progress(ctx, sum.ran, sum.failed, total > 0 ? cost_done(d, r, size) / total : 1.0,
+               false);
       last_print = MPI_Wtime();
     }
   }
@@ -461,12 +480,14 @@ int cs_sweep_schedule(MPI_Comm comm, cs_store *st, const cs_sweep *sw, const cs_
   if (rank == 0) {
     d.seen = calloc((size_t)size, sizeof *d.seen);
     d.range_cost = calloc((size_t)size, sizeof *d.range_cost);
+    d.range_start = calloc((size_t)size, sizeof *d.range_start);
+    d.first_start = calloc((size_t)size, sizeof *d.first_start);
     d.grant = calloc((size_t)size, sizeof *d.grant);
     d.out = calloc((size_t)size, sizeof *d.out);
     d.sreq = malloc(2 * (size_t)size * sizeof *d.sreq);
     d.nreq = malloc((size_t)size * sizeof *d.nreq);
     d.ended = calloc((size_t)size, sizeof *d.ended);
-    ok = d.seen && d.range_cost && d.grant && d.out && d.sreq && d.nreq && d.ended &&
+    ok = d.seen && d.range_cost && d.range_start && d.first_start && d.grant && d.out && d.sreq && d.nreq && d.ended &&
          (n == 0 || sw);
     for (int w = 0; ok && w < 2 * size; w++) d.sreq[w] = MPI_REQUEST_NULL;
     for (int w = 0; ok && w < size; w++) d.nreq[w] = MPI_REQUEST_NULL;
@@ -505,6 +526,8 @@ int cs_sweep_schedule(MPI_Comm comm, cs_store *st, const cs_sweep *sw, const cs_
   free(d.out);
   free(d.seen);
   free(d.range_cost);
+  free(d.range_start);
+  free(d.first_start);
   free(d.grant);
   free(d.sreq);
   free(d.nreq);
