@@ -92,6 +92,13 @@ has x.txt "engine.math.hop_latency_ns"
 sed -n '/^  /p' x.txt | awk '{ $1 = ""; NF -= 6; print }' | sort | uniq -d > same.txt
 [ ! -s same.txt ] || fail "rows that look alike: $(cat same.txt)"
 
+# the study's picture from the same file (a reduced docs/layout-study.md): one line per design
+$PY "$CS_SOURCE_DIR/scripts/analyze.py" d.h5 --out an > an.txt
+has an.txt "layouts.png"
+[ -s an/layouts.png ] || fail "no layouts.png"
+$PY "$CS_SOURCE_DIR/scripts/analyze.py" d.h5 --out an5 --topology 2die_spread > an5.txt
+has an5.txt "d.h5: 4 finished jobs"
+
 # the network is a column of the file and of the CSV
 "$CS_BIN" show d.h5 --csv > d.csv
 $PY - <<'PY'
