@@ -5,7 +5,8 @@
 # N is what the file (and its spools) hold: the dry run that follows counts N cache hits, and the
 # rerun finishes the rest.  Cases: SIGTERM on a worker and SIGINT on rank 0 at a chosen row (the
 # test hook raises them), SIGINT to mpirun itself (mpirun then stops the ranks with SIGTERM and
-# kills them a second later; its own status is 1), SIGTERM to a single process, and a second
+# kills them a second later; its own status is 1), kill -9 of a worker (mpirun stops the others;
+# rank 0 still says how far it got), SIGTERM to a single process, and a second
 # signal, which ends the process at once without leaving its lock.
 set -euo pipefail
 # shellcheck source=tests/integration/sweep_env.sh
@@ -69,6 +70,13 @@ kill -INT $pid
 rc=0; wait $pid || rc=$?
 grep -q "commsweep sweep: SIGTERM: no more jobs are handed out" e.txt || fail "mpirun SIGINT: $(cat e.txt)"
 check_stop mpi.h5 e.txt 1 $rc rerun
+
+# 2b. kill -9 of a worker: mpirun stops the others with SIGTERM, and rank 0 says how far it got
+#     before mpirun's kill (its status is then 137, Open MPI's for a rank killed by SIGKILL)
+rc=0
+CS_TEST_STOP_AFTER_ROWS=2 CS_TEST_STOP_RANK=1 \
+  timeout 900 mpirun -np 2 "$CS_BIN" sweep long.json --out k9.h5 --quiet > o.txt 2> e.txt || rc=$?
+check_stop k9.h5 e.txt 137 $rc
 
 # 3. SIGTERM to one process without mpirun
 rm -f one.h5*
