@@ -233,7 +233,7 @@ static void differ(show_cols *c, const leaves *a, const leaves *b, bool *any) {
 int show_cols_resolve(show_cols *c, cs_store *st, cs_err *err) {
   for (size_t d = 0; d < NDESIGN && !c->chosen; d++)
     c->shown[d] = (designs[d].always || c->varies[d]) && !(designs[d].layout && c->all_networks);
-  qsort(c->hash_row, c->nhash, 3 * sizeof *c->hash_row, cmp_triple);
+  if (c->nhash) qsort(c->hash_row, c->nhash, 3 * sizeof *c->hash_row, cmp_triple);
   leaves *a = malloc(sizeof *a), *b = malloc(sizeof *b);
   cs_store_job_row *scratch = malloc(sizeof *scratch);
   int rc = a && b && scratch ? CS_OK : cs_err_set(err, CS_ENOMEM, "out of memory");
