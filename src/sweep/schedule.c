@@ -72,6 +72,7 @@ typedef struct runner {
   int stopped_by;   /* the signal that stopped this rank, or rank 0's notice of one; 0: none */
   MPI_Request notice; /* a worker's receive of rank 0's stop notice (TAG_STOP) */
   int notice_sig;
+  double clear_at;  /* MPI_Wtime when this rank last found no stop: its signal came after */
 } runner;
 
 /* Test hook, for fault tests only (docs/hdf5-schema.md): CS_TEST_STOP_AFTER_ROWS=N makes a rank
@@ -110,6 +111,7 @@ static int stopping(runner *r) {
     MPI_Test(&r->notice, &got, MPI_STATUS_IGNORE);
     if (got) r->stopped_by = r->notice_sig;
   }
+  if (!r->stopped_by) r->clear_at = MPI_Wtime();
   return r->stopped_by;
 }
 
@@ -197,11 +199,13 @@ const char *cs_sweep_signal_name(int sig) {
 }
 
 /* Rank 0 hands out nothing more and tells every worker still running (the workers stop after
- * the job in hand; those it hears from later get an empty grant). */
-static void begin_stop(MPI_Comm comm, int size, dispatcher *d, runner *r, int sig) {
+ * the job in hand; those it hears from later get an empty grant).  own: the stop is rank 0's
+ * own signal, which may have come while it ran a job of its own: the report's delay counts from
+ * the last time it found none (mpirun's SIGKILL counts from the signal). */
+static void begin_stop(MPI_Comm comm, int size, dispatcher *d, runner *r, int sig, bool own) {
   if (d->stopped) return;
   d->stopped = r->stopped_by = sig;
-  d->t_stop = MPI_Wtime();
+  d->t_stop = own && r->clear_at > 0 ? r->clear_at : MPI_Wtime();
   fprintf(stderr, "commsweep sweep: %s: no more jobs are handed out; each rank finishes the job "
           "in hand, then the sweep ends keeping every finished row\n", cs_sweep_signal_name(sig));
   fflush(stderr);
@@ -222,8 +226,9 @@ size_t cs_sweep_grant_len(const cs_sweep_item *items, size_t n, double target, s
   return k;
 }
 
-/* Once, STOP_REPORT_S after a stop while ranks still end their jobs in hand: how far the sweep
- * got (the workers' rows as they last reported them), before mpirun's SIGKILL if it comes. */
+/* Once, STOP_REPORT_S after a stop (after rank 0's own signal: at once when its job in hand
+ * outlasted that) while ranks still end their jobs in hand: how far the sweep got (the
+ * workers' rows as they last reported them), before mpirun's SIGKILL if it comes. */
 static void report_stop(dispatcher *d, runner *r, int size, cs_sweep_progress_fn progress,
                         void *ctx) {
   if (!d->stopped || d->reported || !progress || MPI_Wtime() - d->t_stop < STOP_REPORT_S) return;
@@ -240,7 +245,7 @@ static void answer(MPI_Comm comm, int size, dispatcher *d, runner *r, int w,
                    int *active) {
   MPI_Recv(&d->seen[w], COUNTERS_LEN, MPI_UINT64_T, w, TAG_REQ, comm, MPI_STATUS_IGNORE);
   MPI_Waitall(2, &d->sreq[2 * w], MPI_STATUSES_IGNORE);
-  if (d->seen[w].stop) begin_stop(comm, size, d, r, (int)d->seen[w].stop);
+  if (d->seen[w].stop) begin_stop(comm, size, d, r, (int)d->seen[w].stop, false);
   if (d->stopped) *back_ = *front;
   size_t back = *back_;
   /* At least two items while there are plenty: the worker's next request then arrives while it
@@ -312,7 +317,7 @@ static void dispatch(MPI_Comm comm, int size, dispatcher *d, runner *r,
     answer(comm, size, d, r, status.MPI_SOURCE, items, &front, &back, &remaining, &active);
   }
   while (active > 0 || front < back) {
-    if (stopping(r)) begin_stop(comm, size, d, r, r->stopped_by);
+    if (stopping(r)) begin_stop(comm, size, d, r, r->stopped_by, true);
     if (d->stopped) back = front;
     if (active > 0) report_stop(d, r, size, progress, ctx);
     while (active > 0) {
@@ -471,7 +476,7 @@ int cs_sweep_schedule(MPI_Comm comm, cs_store *st, const cs_sweep *sw, const cs_
   cs_err io_err;
   cs_err_clear(&io_err);
   runner r = {st,           results_only, rank, stats, &io_err, 0, 0, cs_job_shared_new(), {0},
-              0,            stop,         0,    MPI_REQUEST_NULL, 0};
+              0,            stop,         0,    MPI_REQUEST_NULL, 0, 0};
   read_stop_hook(&r);
   dispatcher d = {0};
   d.sw = sw;
