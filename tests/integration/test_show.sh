@@ -38,10 +38,11 @@ d["matrix"] = [
 json.dump(d, open("designs.json", "w"), indent=1)
 d["matrix"][-1]["values"] = [2, 4, 8]
 json.dump(d, open("designs3.json", "w"), indent=1)
-d["name"] = "hops"
-d["matrix"] = [{"field": "engine.math.hop_latency_ns", "values": [4.5, 9.0]},
+d["name"] = "depths"
+d["base"]["engine"]["name"] = "vcnet"
+d["matrix"] = [{"field": "engine.vcnet.vc_depth", "values": [4, 8]},
                {"field": "spec.msg_size_bytes", "values": [4096, 65536]}]
-json.dump(d, open("hops.json", "w"), indent=1)
+json.dump(d, open("depths.json", "w"), indent=1)
 PY
 "$CS_BIN" sweep designs.json --out d.h5 --quiet > run.txt
 expect run.txt "ran 16 (0 failed)" d.h5
@@ -86,9 +87,10 @@ has z.txt "# no row matches --where burst_length=4; the file's burst_length valu
 has z.txt "# each filter matches rows (--topology torus:4x4: 4, --engine math: 12), but no row matches all of them"
 
 # an engine option alone tells rows apart: it becomes a column, named by its path
-"$CS_BIN" sweep hops.json --out h.h5 --quiet > run.txt
+"$CS_BIN" sweep depths.json --out h.h5 --quiet > run.txt
+expect run.txt "ran 4 (0 failed)" h.h5
 "$CS_BIN" show h.h5 > x.txt
-has x.txt "engine.math.hop_latency_ns"
+has x.txt "engine.vcnet.vc_depth"
 sed -n '/^  /p' x.txt | awk '{ $1 = ""; NF -= 6; print }' | sort | uniq -d > same.txt
 [ ! -s same.txt ] || fail "rows that look alike: $(cat same.txt)"
 
