@@ -106,7 +106,7 @@ static void plan_file(cs_sweep *sw, bool results_only, cs_sweep_plan *plan) {
   cs_err err;
   cs_store *st = NULL;
   ck_assert_int_eq(cs_store_open(path, CS_STORE_WRITE, &st, &err), 0);
-  ck_assert_int_eq(cs_sweep_plan_make(sw, st, &(cs_sweep_plan_options){results_only, true, false, false}, plan, &err), 0);
+  ck_assert_int_eq(cs_sweep_plan_make(sw, st, &(cs_sweep_plan_options){results_only, true, false, false, NULL, 0}, plan, &err), 0);
   ck_assert_int_eq(cs_store_close(st, &err), 0);
 }
 
@@ -594,7 +594,7 @@ static void plan_detail(cs_sweep *sw, bool results_only, bool steps_only, cs_swe
   cs_err err;
   cs_store *st = NULL;
   ck_assert_int_eq(cs_store_open(path, CS_STORE_WRITE, &st, &err), 0);
-  cs_sweep_plan_options o = {results_only, true, false, steps_only};
+  cs_sweep_plan_options o = {results_only, true, false, steps_only, NULL, 0};
   ck_assert_int_eq(cs_sweep_plan_make(sw, st, &o, plan, &err), 0);
   ck_assert_int_eq(cs_store_close(st, &err), 0);
 }

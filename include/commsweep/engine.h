@@ -79,8 +79,10 @@ typedef struct cs_engine_ops {
    * non-zero group can share work when one process runs them (shared_new below: e.g. steps one
    * records and the others replay), so the scheduler keeps a group on one rank. */
   uint64_t (*share_group)(const cs_job *job);
-  /* Names the network the job runs on, for error messages ("torus:4x4 (dor_dateline)"); NULL:
-   * the adapter's topology, die count and layout. */
+  /* Names the network the job runs on, so that two networks the engine tells apart have two
+   * names: its topology and what else changes it (routing, fault set): "torus:4x4
+   * (dor_dateline)", "fattree2d:8x8 (vtftr) faults 1,1".  Error messages and the /jobs network
+   * column (cs_engine_network) show it.  NULL: the adapter's layout and die topology. */
   void (*network)(const cs_job *job, char *buf, size_t cap);
   const cs_engine_column *result_columns; /* NULL-name terminated, or NULL */
   /* Optional: what a design costs on this engine beyond the adapter's columns (buffers, VCs),
@@ -197,6 +199,9 @@ size_t cs_engine_record_columns(const cs_engine_ops *only, size_t offset, cs_col
  * COMMSWEEP_TEST_MODEL_VERSION_<name> is set (tests use it to show that a bump reruns exactly
  * that engine's rows). */
 const char *cs_engine_model_version(const cs_engine_ops *ops);
+/* The network of the job (cs_engine_ops.network, or "<dcin_layout> (<topology>)" for an engine
+ * without that op: "2die_spread (5x4)") into buf; "" for an unknown engine. */
+void cs_engine_network(const cs_job *job, char *buf, size_t cap);
 /* Writes "dcin, math" (the registered names) into buf, for messages. */
 void cs_engine_names(char *buf, size_t cap);
 

@@ -18,6 +18,7 @@
 #define COMMSWEEP_SWEEP_H
 
 #include <mpi.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -55,10 +56,15 @@ typedef struct cs_sweep {
   size_t num_jobs;
   cs_sweep_job *jobs; /* matrix order: the first axis varies slowest */
   char *base_json;    /* canonical JSON of the base: what the jobs' JSON is deflated against */
+  char *warnings;     /* lines (each ending in a newline) about the file that do not stop the
+                       * sweep, e.g. repeated axis values; owned; NULL: none */
 } cs_sweep;
 
 /* Unpacks the job of j into *out; CS_EINVAL when j was not loaded. */
 int cs_sweep_job_get(const cs_sweep_job *j, cs_job *out, cs_err *err);
+/* Loads a job from its canonical JSON ({"adapter":...,"engine":...,"spec":...}, a /job_json row)
+ * with the strict loaders; CS_EPARSE or the loader's error when it does not load. */
+int cs_sweep_job_from_json(const char *json, cs_job *job, cs_err *err);
 /* The canonical JSON of job j of sw, as a new string to free; NULL when out of memory. */
 char *cs_sweep_job_json(const cs_sweep *sw, const cs_sweep_job *j);
 
@@ -145,6 +151,8 @@ typedef struct cs_sweep_plan {
   uint64_t pending;         /* rows left pending by an earlier run: rerun */
   uint64_t relog;           /* done rows holding less log than asked (--txlog): rerun */
   uint64_t load_failed;     /* jobs that failed to load or validate: written in the plan step */
+  uint64_t spooled;         /* rows of the sweep judged from the log spools (options.spooled) */
+  double cost;              /* estimated cost of the items (engine.h: about 1 per microsecond) */
   uint64_t new_rows;        /* rows appended */
   uint64_t file_rows;       /* rows before the sweep */
   uint64_t txlog_before;    /* /txlog records before the sweep */
@@ -165,6 +173,10 @@ typedef struct cs_sweep_plan_options {
   bool verify_log;   /* also check each reused row's /txlog slice (reads the whole log) */
   bool retry_failed; /* rerun verified failed rows instead of reusing them */
   bool steps_only;   /* per-step summaries without the records (unless results_only) */
+  /* rows the log spools of an unfinished sweep hold (cs_store_spool_peek), judged as the merge
+   * that starts the next sweep will leave them: a dry run counts what that sweep runs */
+  const cs_store_spooled *spooled;
+  size_t num_spooled;
 } cs_sweep_plan_options;
 
 /* The log detail a sweep asks for: none (results_only), steps (steps_only) or full. */
@@ -236,6 +248,10 @@ typedef struct cs_sweep_options {
   /* NULL: load sweep_path.  Else the expanded sweep to run instead (borrowed; a refinement's
    * round), sweep_path then only naming it: set on every rank alike, only rank 0's is read. */
   const cs_sweep *sweep;
+  /* Set to a signal number (by a signal handler) to stop: no more jobs are handed out, each
+   * rank finishes the job in hand, and the sweep ends as usual with every finished row and its
+   * log kept, returning CS_EINTR.  NULL: never. */
+  const volatile sig_atomic_t *stop;
 } cs_sweep_options;
 
 typedef struct cs_sweep_summary {
@@ -248,6 +264,7 @@ typedef struct cs_sweep_summary {
   double merge_s;            /* moving the spooled log into the file (rank 0) */
   uint64_t log_merged, log_dropped; /* spool entries merged, and rejected (torn) */
   int ranks;
+  int stopped_by;            /* the signal that stopped the sweep (CS_EINTR), else 0 */
 } cs_sweep_summary;
 
 /* Collective over comm.  Returns the same code on every rank.  comm == MPI_COMM_NULL runs a
@@ -286,12 +303,18 @@ typedef struct cs_sweep_sched_stats {
 } cs_sweep_sched_stats;
 /* done: fraction of the total estimated cost done so far (for the ETA): the jobs finished, as
  * each worker last reported them (with each request, i.e. up to the range before the one it
- * runs), plus half of the range each worker runs. */
+ * runs), plus the part of each running range that its time so far covers at that worker's pace
+ * (schedule.c); negative once the sweep was stopped and other ranks are still ending their jobs
+ * in hand. */
 typedef void (*cs_sweep_progress_fn)(void *ctx, uint64_t ran, uint64_t failed, double done,
                                      bool final);
+/* stop (may be NULL) is the rank's own stop flag (cs_sweep_options.stop): once it is set on any
+ * rank, rank 0 hands out no more work and tells every rank, and each rank leaves the schedule
+ * after the job in hand; *stopped_by (every rank) is then the signal number, else 0. */
 int cs_sweep_schedule(MPI_Comm comm, cs_store *st, const cs_sweep *sw, const cs_sweep_item *items,
                       size_t n, bool results_only, double progress_s,
                       cs_sweep_progress_fn progress, void *progress_ctx,
+                      const volatile sig_atomic_t *stop, int *stopped_by,
                       cs_sweep_sched_stats *mine, cs_err *err);
 
 #endif

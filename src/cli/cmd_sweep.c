@@ -49,8 +49,13 @@ static void usage(FILE *f) {
           "                        calibration file F instead of the refine section's\n"
           "  -h, --help            this text\n"
           "\n"
+          "SIGINT or SIGTERM (Ctrl-C, a Slurm time limit, mpirun forwarding one) stops the sweep:\n"
+          "no more jobs are handed out, each rank finishes the job in hand, every finished row\n"
+          "and its log are kept, and the sweep says how far it got; rerun the same command to\n"
+          "finish.  A second signal ends the process at once (docs/sweep-files.md, \"Stopping\").\n"
+          "\n"
           "exit status: 0 every job has a row (done or failed), 1 sweep file or file error,\n"
-          "2 usage error\n");
+          "2 usage error, 3 interrupted by a signal (rows kept; rerun to finish)\n");
 }
 
 /* --refine and --calibration */
@@ -116,11 +121,14 @@ static int parse(int argc, char **argv, cs_sweep_options *o, refine_args *ra, bo
   return 0;
 }
 
-/* SIGTERM/SIGINT (a Slurm time limit, mpirun forwarding Ctrl-C): release the writer lock if
- * this process holds it, then die of the signal as usual.  Rows already written stay; the
- * next run of the sweep finishes the rest.  The lock path is the process's only signal-time
- * state, set once before the sweep starts; the handler uses async-signal-safe calls only. */
+/* SIGTERM/SIGINT (a Slurm time limit, mpirun forwarding Ctrl-C): the first one asks the sweep
+ * to stop (cs_sweep_options.stop), which ends it cleanly with exit status 3; a second one
+ * releases the writer lock if this process holds it, then kills the process with the signal as
+ * usual.  Rows already written stay either way; the next run of the sweep finishes the rest.
+ * The stop flag and the lock path are the process's only signal-time state, set once before the
+ * sweep starts; the handler uses async-signal-safe calls only. */
 static char lock_path_for_signal[8192];
+static volatile sig_atomic_t stop_signal;
 
 static void release_lock_and_die(int sig) {
   char want[32], got[32];
@@ -142,11 +150,16 @@ static void release_lock_and_die(int sig) {
   raise(sig);
 }
 
-static void release_lock_on_signal(const char *out_path) {
+static void stop_or_die(int sig) {
+  if (stop_signal) release_lock_and_die(sig);
+  stop_signal = sig;
+}
+
+static void stop_on_signal(const char *out_path) {
   cs_store_lock_path(out_path, lock_path_for_signal, sizeof lock_path_for_signal);
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
-  sa.sa_handler = release_lock_and_die;
+  sa.sa_handler = stop_or_die;
   sigemptyset(&sa.sa_mask);
   sigaction(SIGTERM, &sa, NULL);
   sigaction(SIGINT, &sa, NULL);
@@ -182,17 +195,21 @@ int cs_cli_sweep(int argc, char **argv) {
   cs_store_library_init(); /* before MPI: see store.h */
   if (launched && !inited) MPI_Init(&argc, &argv);
   if (launched) MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  if (rank == 0 && !opt.dry_run) release_lock_on_signal(opt.out_path);
+  if (!opt.dry_run) {
+    stop_on_signal(opt.out_path);
+    opt.stop = &stop_signal;
+  }
   cs_sweep_summary sum;
   cs_err err;
   cs_err_clear(&err);
   MPI_Comm comm = launched ? MPI_COMM_WORLD : MPI_COMM_NULL;
   int rc = ra.refine ? cs_sweep_refine(&opt, ra.calibration, comm, &err)
                      : cs_sweep_run(&opt, comm, &sum, &err);
-  if (rc && rank == 0) fprintf(stderr, "commsweep sweep: %s\n", err.msg);
+  /* an interrupted sweep said so already, as soon as it stopped */
+  if (rc && rc != CS_EINTR && rank == 0) fprintf(stderr, "commsweep sweep: %s\n", err.msg);
   int now_inited = 0, finalized = 0;
   MPI_Initialized(&now_inited);
   MPI_Finalized(&finalized);
   if (!inited && now_inited && !finalized) MPI_Finalize();
-  return rc ? 1 : 0;
+  return rc == CS_EINTR ? 3 : rc ? 1 : 0;
 }

@@ -1,5 +1,5 @@
 /* The commsweep command: dispatch to subcommands.  Exit codes: 0 success, 1 a job or file
- * error (message on stderr), 2 a usage error. */
+ * error (message on stderr), 2 a usage error, 3 a sweep stopped by a signal (cmd_sweep.c). */
 #include <stdio.h>
 #include <string.h>
 

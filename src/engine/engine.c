@@ -31,6 +31,14 @@ void cs_engine_names(char *buf, size_t cap) {
     used += (size_t)snprintf(buf + used, cap - used, "%s%s", i ? ", " : "", registry[i]->name);
 }
 
+void cs_engine_network(const cs_job *job, char *buf, size_t cap) {
+  const cs_engine_ops *ops = cs_engine_find(job->engine.name);
+  if (!cap) return;
+  buf[0] = '\0';
+  if (ops && ops->network) ops->network(job, buf, cap);
+  else if (ops) snprintf(buf, cap, "%s (%s)", job->adapter.dcin_layout, job->adapter.topology);
+}
+
 const char *cs_engine_model_version(const cs_engine_ops *ops) {
   char var[64];
   snprintf(var, sizeof var, "COMMSWEEP_TEST_MODEL_VERSION_%s", ops->name);

@@ -24,6 +24,7 @@ typedef struct cs_sweep_def {
   size_t num_axes;
   cs_sweep_axis *axes;
   size_t num_jobs;
+  char *warnings; /* lines about the file that do not stop it (repeated axis values); owned */
 } cs_sweep_def;
 
 enum { CS_SEC_SPEC, CS_SEC_ADAPTER, CS_SEC_ENGINE };
@@ -101,6 +102,8 @@ size_t cs_sweep_grant_len(const cs_sweep_item *items, size_t n, double target, s
  * cheap engine's own options is CS_EINVAL naming the axis. */
 int cs_sweep_cheap_doc(const char *path, const cJSON *engine, cJSON **out, cs_err *err);
 
+/* "SIGINT", "SIGTERM", "SIGHUP" or "a signal", for messages. */
+const char *cs_sweep_signal_name(int sig);
 
 /* Waits for an MPI request, sleeping 0.2 ms between tests (schedule.c): a blocking MPI call
  * polls at full speed and burns a core while its rank only waits (e.g. for rank 0's layout). */

@@ -23,8 +23,12 @@ static int op_validate(const cs_job *job, cs_err *err) {
   if (ad->num_initiators > t.endpoints || ad->num_targets > t.endpoints)
     return cs_err_set(err, CS_ECONSTRAINT,
                       "vcnet: num_initiators = %d, num_targets = %d: %s with %d endpoint(s) per "
-                      "router has %d endpoints (logical GDMA and DDR id i is endpoint i)",
-                      ad->num_initiators, ad->num_targets, p.topology, t.epr, t.endpoints);
+                      "router has %d endpoints (logical GDMA and DDR id i is endpoint i): both "
+                      "must be at most %d (set them to %d, or choose a network with at least %d "
+                      "endpoints)",
+                      ad->num_initiators, ad->num_targets, p.topology, t.epr, t.endpoints,
+                      t.endpoints, t.endpoints,
+                      ad->num_initiators > ad->num_targets ? ad->num_initiators : ad->num_targets);
   for (int i = 0; i < job->spec.num_participants; i++)
     if (job->spec.participants[i] >= t.endpoints)
       return cs_err_set(err, CS_ECONSTRAINT, "vcnet: participant %d has no endpoint on %s (%d endpoints)",
@@ -51,11 +55,20 @@ static double op_cost(const cs_job *job, uint64_t num_txns, uint32_t num_steps) 
   return per_txn * ((double)num_txns + 16.0) + 4.0 * num_steps;
 }
 
+/* The fault set is part of the network: two fat trees with other faults are other designs. */
 static void op_network(const cs_job *job, char *buf, size_t cap) {
   vcn_params p;
   cs_err err;
-  if (vcn_job_params(job, &p, &err) == CS_OK) snprintf(buf, cap, "%s (%s)", p.topology, p.routing);
-  else snprintf(buf, cap, "an invalid vcnet network");
+  if (vcn_job_params(job, &p, &err) != CS_OK) {
+    snprintf(buf, cap, "an invalid vcnet network");
+    return;
+  }
+  int n = snprintf(buf, cap, "%s (%s)", p.topology, p.routing);
+  size_t used = n < 0 ? 0 : (size_t)n;
+  if (p.faults[0] && used < cap) used += (size_t)snprintf(buf + used, cap - used, " faults %s", p.faults);
+  if (p.fault_count && used < cap)
+    snprintf(buf + used, cap - used, "%s%d random (seed %llu)", p.faults[0] ? " + " : " faults ",
+             p.fault_count, (unsigned long long)p.fault_seed);
 }
 
 static int op_create(const cs_job *job, void **engine, cs_err *err) {
