@@ -88,6 +88,8 @@ int cs_config_adapter_from_json(const cJSON *obj, const char *source, cs_adapter
   return CS_OK;
 }
 
+/* A list of at most CS_MAX_LISTED_PARTICIPANTS ids is kept as given; a longer one as its sorted
+ * set in runs (model.h), so its duplicates (C5) are found here. */
 static int load_participants(const cJSON *arr, const char *source, cs_spec *spec, cs_err *err) {
   if (!cJSON_IsArray(arr)) {
     char got[96];
@@ -96,19 +98,34 @@ static int load_participants(const cJSON *arr, const char *source, cs_spec *spec
                       source, got);
   }
   int n = cJSON_GetArraySize(arr);
-  if (n > CS_MAX_PARTICIPANTS)
-    return cs_err_set(err, CS_EINVAL, "%s: field 'participants': %d entries, the limit is %d",
-                      source, n, CS_MAX_PARTICIPANTS);
+  int32_t *ids = malloc((size_t)(n ? n : 1) * sizeof *ids);
+  int64_t *scratch = n > CS_MAX_LISTED_PARTICIPANTS ? malloc((size_t)n * sizeof *scratch) : NULL;
+  int rc = ids && (scratch || n <= CS_MAX_LISTED_PARTICIPANTS)
+               ? CS_OK
+               : cs_err_set(err, CS_ENOMEM, "%s: field 'participants': out of memory for %d ids",
+                            source, n);
   int i = 0;
-  for (const cJSON *v = arr->child; v; v = v->next, i++) {
+  for (const cJSON *v = arr->child; v && !rc; v = v->next, i++) {
     char key[48];
     snprintf(key, sizeof key, "participants[%d]", i);
     double d;
-    if (cs_json_integer(v, key, 0, INT_MAX, &d, err)) return cs_err_prefix(err, "%s", source);
-    spec->participants[i] = (int32_t)d;
+    if (cs_json_integer(v, key, 0, INT_MAX, &d, err)) rc = cs_err_prefix(err, "%s", source);
+    else ids[i] = (int32_t)d;
   }
-  spec->num_participants = n;
-  return CS_OK;
+  int a = 0, b = 0, got = rc ? 0 : cs_spec_set_participants(spec, ids, n, scratch, &a, &b);
+  if (got == -1)
+    rc = cs_err_set(err, CS_ECONSTRAINT,
+                    "%s: C5: participants[%d] = %d repeats participants[%d]: participants must be "
+                    "distinct",
+                    source, b, ids[b], a);
+  else if (got == -2)
+    rc = cs_err_set(err, CS_EINVAL,
+                    "%s: field 'participants': %d ids in %d runs of consecutive ids; a list of more "
+                    "than %d ids is kept as its sorted set in at most %d runs",
+                    source, n, a, CS_MAX_LISTED_PARTICIPANTS, CS_MAX_PARTICIPANT_RUNS);
+  free(ids);
+  free(scratch);
+  return rc;
 }
 
 int cs_config_spec_from_json(const cJSON *obj, const char *source, cs_spec *out, cs_err *err) {
@@ -189,7 +206,7 @@ int cs_config_spec_from_json(const cJSON *obj, const char *source, cs_spec *out,
       double v;
       char key[16];
       snprintf(key, sizeof key, "grid[%d]", d);
-      if (cs_json_integer(cJSON_GetArrayItem(grid, d), key, 1, CS_MAX_PARTICIPANTS, &v, err))
+      if (cs_json_integer(cJSON_GetArrayItem(grid, d), key, 1, INT_MAX, &v, err))
         return cs_err_prefix(err, "%s", source);
       spec.grid[d] = (int32_t)v;
     }
@@ -287,7 +304,7 @@ cJSON *cs_config_spec_to_json(const cs_spec *spec) {
   cs_fields_store(spec_fields, spec, obj, false);
   cJSON *parts = cJSON_AddArrayToObject(obj, "participants");
   for (int i = 0; parts && i < spec->num_participants; i++)
-    cJSON_AddItemToArray(parts, cJSON_CreateNumber(spec->participants[i]));
+    cJSON_AddItemToArray(parts, cJSON_CreateNumber(cs_spec_participant(spec, i)));
   cJSON *chip = cJSON_Parse(spec->chip_spec_summary[0] ? spec->chip_spec_summary : "{}");
   if (chip) cJSON_AddItemToObject(obj, "chip_spec_summary", chip);
   if (spec->primitive == CS_PRIM_P2P)
