@@ -490,6 +490,7 @@ START_TEST(master_tracker_should_serialise_writes) {
     ck_assert_int_eq(vcn_engine_inject(e, &req, &err), CS_OK);
   }
   uint64_t req_done[2] = {0}, final_done[2] = {0};
+  cs_txn_record rec[2];
   int finals = 0;
   while (finals < 2) {
     ck_assert_int_eq(vcn_engine_advance(e, 10000, &err), CS_OK);
@@ -501,19 +502,19 @@ START_TEST(master_tracker_should_serialise_writes) {
         req_done[c[k].request_id] = c[k].tick;
         cs_inject rsp = {.request_id = c[k].request_id, .src_id = 3, .dst_id = 0, .packet_type = CS_PKT_RSP, .burst_length = 4};
         ck_assert_int_eq(vcn_engine_inject(e, &rsp, &err), CS_OK);
-      } else {
+      } else { /* described before the next poll or advance, as the engine contract says */
         final_done[c[k].request_id] = c[k].tick;
+        memset(&rec[c[k].request_id], 0, sizeof rec[0]);
+        vcn_engine_describe(e, c[k].request_id, &rec[c[k].request_id]);
         finals++;
       }
     }
   }
   ck_assert_uint_gt(req_done[1], final_done[0]);
-  cs_txn_record rec;
-  memset(&rec, 0, sizeof rec);
-  vcn_engine_describe(e, 1, &rec);
-  ck_assert_uint_eq(rec.rn_wr_block, 1);
-  vcn_engine_describe(e, 0, &rec);
-  ck_assert_uint_eq(rec.rn_wr_block, 0);
+  ck_assert_uint_eq(rec[1].rn_wr_block, 1);
+  ck_assert_uint_eq(rec[0].rn_wr_block, 0);
+  ck_assert_int_eq(rec[0].src_node, 0); /* described whole */
+  ck_assert_int_eq(rec[0].dst_node, 3);
   vcn_engine_destroy(e);
 }
 END_TEST

@@ -49,6 +49,21 @@ uint64_t vcn_zero_load_latency(const vcn_params *p, int hops, int flits) {
          (uint64_t)(flits - 1);
 }
 
+uint64_t vcn_net_bytes(const vcn_params *p, const vcn_topo *t, uint64_t packets) {
+  uint64_t R = (uint64_t)t->routers, P = (uint64_t)t->ports, V = (uint64_t)p->num_vcs;
+  uint64_t E = (uint64_t)t->endpoints, D = (uint64_t)p->vc_depth, nvc = R * P * V;
+  uint64_t words = (P * V + 63) / 64;
+  /* per VC: its ring of flits, head, count, state, ready, out port/VC/class, credits, VA pointers */
+  uint64_t per_vc = D * sizeof(vcn_flit) + 2 + 2 + 1 + 8 + 1 + 2 + 1 + 4 + 2 + 2;
+  /* per router: VC masks, SA pointers, coordinates, the link tables, counters and lists */
+  uint64_t per_router = 2 * words * 8 + 3 * P * 2 + VCN_MAX_DIMS + P * (4 + 4 + 1 + 1 + 4 + 4) + 4 + 4 + 1;
+  uint64_t per_ep = 4 + 4 + 4 + 4 + 2 + V * (4 + 1) + 2 + 4 + 1;
+  /* every buffered flit may have a flit event and a credit event pending; buckets double */
+  uint64_t wheels = 2 * nvc * D * (sizeof(vcn_event) + sizeof(uint32_t));
+  return sizeof(vcn_net) + nvc * per_vc + R * per_router + E * per_ep + P * V + wheels +
+         2 * (packets + 256) * (sizeof(vcn_pkt) + sizeof(vcn_queued));
+}
+
 void vcn_net_destroy(vcn_net *n) {
   if (!n) return;
   free(n->slot), free(n->head), free(n->count), free(n->state), free(n->ready);

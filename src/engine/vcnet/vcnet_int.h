@@ -288,6 +288,9 @@ struct vcn_net {
 enum { VCN_IDLE = 0, VCN_ROUTING, VCN_VA, VCN_ACTIVE };
 
 int vcn_params_check(const vcn_params *p, cs_err *err);
+/* Bytes a network of these options on topology t holds with `packets` packets alive at most
+ * (queued or in the network): its arrays, the pools, and event wheels as full as its buffers. */
+uint64_t vcn_net_bytes(const vcn_params *p, const vcn_topo *t, uint64_t packets);
 /* Builds the network; on failure *out is untouched. */
 int vcn_net_create(const vcn_params *p, vcn_net **out, cs_err *err);
 void vcn_net_destroy(vcn_net *n); /* accepts NULL */
