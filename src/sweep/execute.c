@@ -23,7 +23,6 @@ static void *room_for(void *rows, uint64_t *cap, uint64_t n, size_t size) {
 }
 
 void cs_sweep_logbuf_free(cs_sweep_logbuf *b) {
-  free(b->txns);
   free(b->steps);
   memset(b, 0, sizeof *b);
 }
