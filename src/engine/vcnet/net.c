@@ -19,6 +19,8 @@
 enum { EV_FLIT = 0, EV_CREDIT = 1, EV_EJECT = 2, EV_EPCREDIT = 3 };
 #define EV_KIND(k) ((k) >> 30)
 #define EV_TO(k) ((k) & 0x3fffffffu)
+/* Events a landing loop looks ahead to fetch the state it will touch. */
+#define PREFETCH_AHEAD 8
 
 int vcn_params_check(const vcn_params *p, cs_err *err) {
   struct {
@@ -53,8 +55,8 @@ uint64_t vcn_net_bytes(const vcn_params *p, const vcn_topo *t, uint64_t packets)
   uint64_t R = (uint64_t)t->routers, P = (uint64_t)t->ports, V = (uint64_t)p->num_vcs;
   uint64_t E = (uint64_t)t->endpoints, D = (uint64_t)p->vc_depth, nvc = R * P * V;
   uint64_t words = (P * V + 63) / 64;
-  /* per VC: its ring of flits, head, count, state, ready, out port/VC/class, credits, VA pointers */
-  uint64_t per_vc = D * sizeof(vcn_flit) + sizeof(vcn_vc);
+  /* per VC: its record and its ring of flits */
+  uint64_t per_vc = vcn_vc_stride((int)D);
   /* per router: VC masks, SA pointers, coordinates, the link tables, counters and lists */
   uint64_t per_router = 2 * words * 8 + 3 * P * 2 + VCN_MAX_DIMS + P * (4 + 4 + 1 + 1 + 4 + 4) + 4 + 4 + 1;
   uint64_t per_ep = 4 + 4 + 4 + 4 + 2 + V * (4 + 1) + 2 + 4 + 1;
@@ -66,7 +68,7 @@ uint64_t vcn_net_bytes(const vcn_params *p, const vcn_topo *t, uint64_t packets)
 
 void vcn_net_destroy(vcn_net *n) {
   if (!n) return;
-  free(n->slot), free(n->vc), free(n->port), free(n->ovc_busy), free(n->port_of);
+  free(n->vcs), free(n->port), free(n->ovc_busy), free(n->port_of);
   free(n->nonempty), free(n->coord), free(n->router_flits);
   free(n->active_bits), free(n->active_words);
   free(n->ep), free(n->ep_credits), free(n->ep_vc_busy), free(n->ep_active);
@@ -128,8 +130,9 @@ int vcn_net_create(const vcn_params *p, vcn_net **out, cs_err *err) {
     free(n);
     return cs_err_set(err, CS_EINVAL, "vcnet: %zu virtual channels exceed the limit of 2^30", nvc);
   }
-  n->slot = malloc(nvc * (size_t)n->D * sizeof *n->slot);
-  n->vc = calloc(nvc, sizeof *n->vc);
+  n->vc_stride = vcn_vc_stride(n->D);
+  n->vcs = aligned_alloc(64, (nvc * n->vc_stride + 63) & ~(size_t)63);
+  if (n->vcs) memset(n->vcs, 0, nvc * n->vc_stride);
   n->port = calloc(R * P, sizeof *n->port);
   n->words = (P * V + 63) / 64;
   n->nonempty = calloc(R * (size_t)n->words, sizeof *n->nonempty);
@@ -149,7 +152,7 @@ int vcn_net_create(const vcn_params *p, vcn_net **out, cs_err *err) {
   while (n->wheel_size <= longest) n->wheel_size *= 2;
   n->wheel = calloc(n->wheel_size, sizeof *n->wheel);
   n->cwheel = calloc(n->wheel_size, sizeof *n->cwheel);
-  if (!n->slot || !n->vc || !n->port || !n->ovc_busy || !n->port_of || !n->nonempty ||
+  if (!n->vcs || !n->port || !n->ovc_busy || !n->port_of || !n->nonempty ||
       !n->coord || !n->router_flits || !n->active_bits || !n->active_words || !n->ep || !n->ep_credits ||
       !n->ep_vc_busy || !n->ep_active || !n->ep_is_active || !n->wheel || !n->cwheel ||
       !grow_pkts(n)) {
@@ -182,7 +185,7 @@ int vcn_net_create(const vcn_params *p, vcn_net **out, cs_err *err) {
       for (size_t v = 0; v < V; v++) {
         size_t g = (r * P + o) * V + v;
         /* an ejection port never runs out of credit: the endpoint sinks every flit */
-        n->vc[g].credits = o < (size_t)t.links ? (n->port[r * P + o].nbr >= 0 ? n->D : 0) : INT32_MAX;
+        VC(n, g)->credits = o < (size_t)t.links ? (n->port[r * P + o].nbr >= 0 ? n->D : 0) : INT32_MAX;
       }
     }
   for (size_t li = 0; li < P * V; li++) n->port_of[li] = (uint8_t)(li / V);
@@ -206,7 +209,7 @@ static bool grow_bucket(vcn_bucket *b) {
 }
 
 /* A new event `delay` cycles from now, for the caller to fill. */
-static inline vcn_event *push_event(vcn_net *n, uint32_t delay, uint32_t kind, uint32_t to) {
+static inline vcn_event *push_event(vcn_net *restrict n, uint32_t delay, uint32_t kind, uint32_t to) {
   vcn_bucket *b = &n->wheel[(n->now + delay) & (n->wheel_size - 1)];
   if (b->n == b->cap && !grow_bucket(b)) {
     n->oom = 1;
@@ -220,7 +223,7 @@ static inline vcn_event *push_event(vcn_net *n, uint32_t delay, uint32_t kind, u
 
 /* A credit `delay` cycles from now for output VC `to` (EV_CREDIT) or endpoint VC `to`
  * (EV_EPCREDIT). */
-static inline void schedule_credit(vcn_net *n, uint32_t delay, uint32_t kind, uint32_t to) {
+static inline void schedule_credit(vcn_net *restrict n, uint32_t delay, uint32_t kind, uint32_t to) {
   vcn_cbucket *b = &n->cwheel[(n->now + delay) & (n->wheel_size - 1)];
   if (b->n == b->cap) {
     uint32_t cap = b->cap ? b->cap * 2 : 64, *grown = realloc(b->to, cap * sizeof *grown);
@@ -237,12 +240,12 @@ static inline void schedule_credit(vcn_net *n, uint32_t delay, uint32_t kind, ui
 
 /* A flit event: the flit (pkt, seq, tail) lands in `to` (an input VC of router `router`, or an
  * endpoint). */
-static inline void schedule_flit(vcn_net *n, uint32_t delay, uint32_t kind, uint32_t to,
+static inline void schedule_flit(vcn_net *restrict n, uint32_t delay, uint32_t kind, uint32_t to,
                                  vcn_flit f) {
   push_event(n, delay, kind, to)->flit = f;
 }
 
-static void activate_router(vcn_net *n, uint32_t r) {
+static void activate_router(vcn_net *restrict n, uint32_t r) {
   uint64_t bit = 1ull << (r & 63);
   if (!(n->active_bits[r >> 6] & bit)) {
     n->active_bits[r >> 6] |= bit;
@@ -308,15 +311,16 @@ static uint32_t start_packet(vcn_net *n, uint32_t e) {
   return i;
 }
 
-static void land(vcn_net *n, const vcn_event *ev) {
+static void land(vcn_net *restrict n, const vcn_event *ev) {
   uint32_t to = EV_TO(ev->kind_to);
   switch (EV_KIND(ev->kind_to)) {
     case EV_FLIT: {
-      uint32_t pos = (uint32_t)n->vc[to].head + n->vc[to].count;
+      vcn_vc *const vc = VC(n, to);
+      uint32_t pos = (uint32_t)vc->head + vc->count;
       if (pos >= (uint32_t)n->D) pos -= (uint32_t)n->D;
-      n->slot[(size_t)to * (size_t)n->D + pos] = ev->flit;
+      VC_SLOTS(vc)[pos] = ev->flit;
       uint32_t r = (uint32_t)(((uint64_t)to * n->pv_magic) >> 40);
-      if (n->vc[to].count++ == 0) {
+      if (vc->count++ == 0) {
         uint32_t li = to - r * (uint32_t)(n->P * n->V);
         n->nonempty[(size_t)r * n->words + (li >> 6)] |= 1ull << (li & 63);
       }
@@ -326,7 +330,6 @@ static void land(vcn_net *n, const vcn_event *ev) {
     }
     case EV_EJECT: {
       uint32_t pi = VCN_FLIT_PKT(ev->flit);
-      n->pkt[pi].ejected++;
       n->st.flits_ejected++;
       if (VCN_FLIT_TAIL(ev->flit)) {
         n->st.packets_ejected++;
@@ -415,45 +418,47 @@ static inline uint64_t bits_at(const uint64_t *words, int pos, int len) {
 
 /* Sends the flit at the front of input VC (ip, v) of router r through output port op (switch
  * traversal). */
-static void traverse(vcn_net *n, uint32_t r, int ip, int v, int op) {
+static inline __attribute__((always_inline)) void traverse(vcn_net *restrict n, uint32_t r, int ip,
+                                                          int v, int op) {
   const int P = n->P, V = n->V, links = n->t.links;
-  const size_t base = (size_t)r * (size_t)(P * V), rp = (size_t)r * (size_t)P;
-  int li = ip * V + v;
-  size_t g = base + (size_t)li;
-  const vcn_flit f = n->slot[g * (size_t)n->D + n->vc[g].head];
+  const size_t stride = n->vc_stride;
+  unsigned char *const vcs = n->vcs;
+  const size_t base = (size_t)r * (size_t)(P * V);
+  vcn_port *const port = &n->port[(size_t)r * (size_t)P];
+  const int li = ip * V + v;
+  vcn_vc *const in = (vcn_vc *)(vcs + (base + (size_t)li) * stride);
+  const vcn_flit f = VC_SLOTS(in)[in->head];
   const uint32_t pi = VCN_FLIT_PKT(f);
-  n->vc[g].head = (uint16_t)next_of(n->vc[g].head, n->D);
-  if (--n->vc[g].count == 0) n->nonempty[(size_t)r * n->words + (size_t)(li >> 6)] &= ~(1ull << (li & 63));
+  in->head = (uint16_t)next_of(in->head, n->D);
+  if (--in->count == 0) n->nonempty[(size_t)r * n->words + (size_t)(li >> 6)] &= ~(1ull << (li & 63));
   n->router_flits[r]--;
-  n->port[rp + (size_t)ip].sa_in_rr = (uint16_t)next_of(v, V);
-  n->port[rp + (size_t)op].sa_out_rr = (uint16_t)next_of(ip, P);
-  int ov = n->vc[g].out_vc;
-  size_t og = base + (size_t)(op * V + ov);
+  port[ip].sa_in_rr = (uint16_t)next_of(v, V);
+  port[op].sa_out_rr = (uint16_t)next_of(ip, P);
+  const int ov = in->out_vc;
   /* the freed buffer slot goes back upstream as a credit */
   if (ip < links)
-    schedule_credit(n, (uint32_t)n->p.link_latency, EV_CREDIT, n->port[rp + (size_t)ip].credit_to + (uint32_t)v);
+    schedule_credit(n, (uint32_t)n->p.link_latency, EV_CREDIT, port[ip].credit_to + (uint32_t)v);
   else
-    schedule_credit(n, 1, EV_EPCREDIT, n->port[rp + (size_t)ip].credit_to + (uint32_t)v);
-  uint32_t pipe = (uint32_t)(n->p.sa_delay + n->p.st_delay);
+    schedule_credit(n, 1, EV_EPCREDIT, port[ip].credit_to + (uint32_t)v);
+  const uint32_t pipe = (uint32_t)(n->p.sa_delay + n->p.st_delay);
   if (op < links) {
-    n->vc[og].credits--;
-    schedule_flit(n, pipe + (uint32_t)n->p.link_latency, EV_FLIT, n->port[rp + (size_t)op].flit_to + (uint32_t)ov,
-                  f);
+    ((vcn_vc *)(vcs + (base + (size_t)(op * V + ov)) * stride))->credits--;
+    schedule_flit(n, pipe + (uint32_t)n->p.link_latency, EV_FLIT, port[op].flit_to + (uint32_t)ov, f);
     n->st.flit_hops++;
     if (VCN_FLIT_HEAD(f)) n->pkt[pi].hops++;
   } else {
     if (VCN_FLIT_HEAD(f)) n->pkt[pi].last_vc = (int16_t)ov;
-    schedule_flit(n, pipe + 1 + VCN_RETIRE_CYCLES, EV_EJECT, n->port[rp + (size_t)op].flit_to, f);
+    schedule_flit(n, pipe + 1 + VCN_RETIRE_CYCLES, EV_EJECT, port[op].flit_to, f);
   }
   if (VCN_FLIT_TAIL(f)) {
     int oli = op * V + ov;
     n->ovc_busy[(size_t)r * n->words + (size_t)(oli >> 6)] &= ~(1ull << (oli & 63));
-    n->vc[g].state = VCN_IDLE;
+    in->state = VCN_IDLE;
   }
 }
 
 /* Route computation for the packet whose head is at the front of input VC g of router r. */
-static inline void route_head(vcn_net *n, uint32_t r, vcn_pkt *p, int *op, int *cls) {
+static inline void route_head(vcn_net *restrict n, uint32_t r, vcn_pkt *p, int *op, int *cls) {
   int mode = n->routing->dor;
   if (!mode) {
     n->routing->fn(&n->t, (int)r, p->dst_router, p->dst_ep % n->t.epr, &p->rs, op, cls);
@@ -473,20 +478,20 @@ static inline void route_head(vcn_net *n, uint32_t r, vcn_pkt *p, int *op, int *
 
 /* Input VC li of router r accepts, among the output VCs granted to it (bit i of `granted`: VC
  * first + i, router-local; at least one), the one nearest after its pointer. */
-static inline void va_accept(vcn_net *n, uint32_t r, int li, int first, int span, uint32_t granted) {
+static inline void va_accept(vcn_net *restrict n, uint32_t r, int li, int first, int span, uint32_t granted) {
   const size_t base = (size_t)r * (size_t)(n->P * n->V), g = base + (size_t)li;
   /* the pointer may come from a port with a wider range (ejection takes any VC) */
-  int from = n->vc[g].va_in_rr < span ? n->vc[g].va_in_rr : n->vc[g].va_in_rr % span;
+  int from = VC(n, g)->va_in_rr < span ? VC(n, g)->va_in_rr : VC(n, g)->va_in_rr % span;
   int i = first_from(granted, from, span), o = first + i;
   n->ovc_busy[(size_t)r * n->words + (size_t)(o >> 6)] |= 1ull << (o & 63);
-  n->vc[base + (size_t)o].va_rr = (uint16_t)next_of(li, n->P * n->V);
-  n->vc[g].va_in_rr = (uint16_t)next_of(i, span);
-  n->vc[g].out_vc = (uint16_t)(o - n->vc[g].out_port * n->V);
-  n->vc[g].state = VCN_ACTIVE;
-  n->vc[g].ready = n->now + (uint64_t)n->p.va_delay;
+  VC(n, base + (size_t)o)->va_rr = (uint16_t)next_of(li, n->P * n->V);
+  VC(n, g)->va_in_rr = (uint16_t)next_of(i, span);
+  VC(n, g)->out_vc = (uint16_t)(o - VC(n, g)->out_port * n->V);
+  VC(n, g)->state = VCN_ACTIVE;
+  VC(n, g)->ready = n->now + (uint64_t)n->p.va_delay;
 }
 
-static void router_step(vcn_net *n, uint32_t r) {
+static void router_step(vcn_net *restrict n, uint32_t r) {
   const int P = n->P, V = n->V, PV = P * V, links = n->t.links;
   const uint64_t t = n->now;
   const size_t base = (size_t)r * (size_t)PV, rp = (size_t)r * (size_t)P;
@@ -499,17 +504,17 @@ static void router_step(vcn_net *n, uint32_t r) {
     for (uint64_t bits = mask[w]; bits; bits &= bits - 1) {
       int li = w * 64 + __builtin_ctzll(bits);
       size_t g = base + (size_t)li;
-      uint8_t st = n->vc[g].state;
+      uint8_t st = VC(n, g)->state;
       if (st == VCN_IDLE) {
-        const vcn_flit f = n->slot[g * (size_t)n->D + n->vc[g].head];
+        const vcn_flit f = VC_SLOTS(VC(n, g))[VC(n, g)->head];
         int op, cls;
         route_head(n, r, &n->pkt[VCN_FLIT_PKT(f)], &op, &cls);
-        n->vc[g].out_port = (uint8_t)op;
-        n->vc[g].out_cls = (uint8_t)cls;
-        n->vc[g].state = st = VCN_VA;
-        n->vc[g].ready = t + (uint64_t)n->p.rc_delay; /* the head arrived in this cycle or before */
+        VC(n, g)->out_port = (uint8_t)op;
+        VC(n, g)->out_cls = (uint8_t)cls;
+        VC(n, g)->state = st = VCN_VA;
+        VC(n, g)->ready = t + (uint64_t)n->p.rc_delay; /* the head arrived in this cycle or before */
       }
-      if (n->vc[g].ready > t) continue;
+      if (VC(n, g)->ready > t) continue;
       if (st == VCN_VA) waiting[nwait++] = (int16_t)li;
       else active[nact++] = (int16_t)li;
     }
@@ -521,8 +526,8 @@ static void router_step(vcn_net *n, uint32_t r) {
     /* a lone requester is granted every free output VC it asks for */
     int li = waiting[0];
     size_t g = base + (size_t)li;
-    int op = n->vc[g].out_port;
-    int lo = op < links ? n->vc[g].out_cls * n->vcs_per_class : 0;
+    int op = VC(n, g)->out_port;
+    int lo = op < links ? VC(n, g)->out_cls * n->vcs_per_class : 0;
     int span = op < links ? n->vcs_per_class : V;
     uint32_t cand = (uint32_t)~bits_at(&n->ovc_busy[(size_t)r * n->words], op * V + lo, span) &
                     ((1u << span) - 1);
@@ -542,8 +547,8 @@ static void router_step(vcn_net *n, uint32_t r) {
     for (int k = 0; k < nwait; k++) {
       int li = waiting[k];
       size_t g = base + (size_t)li;
-      int op = n->vc[g].out_port;
-      int lo = op < links ? n->vc[g].out_cls * n->vcs_per_class : 0;
+      int op = VC(n, g)->out_port;
+      int lo = op < links ? VC(n, g)->out_cls * n->vcs_per_class : 0;
       int span = op < links ? n->vcs_per_class : V;
       int first = op * V + lo;
       uint32_t cand = (uint32_t)~bits_at(busy, first, span) & ((1u << span) - 1);
@@ -557,7 +562,7 @@ static void router_step(vcn_net *n, uint32_t r) {
           granted[o >> 6] |= bit;
           grant_of[o] = (int16_t)li;
         } else {
-          int rr = n->vc[base + (size_t)o].va_rr;
+          int rr = VC(n, base + (size_t)o)->va_rr;
           if (wrap_dist(li, rr, PV) < wrap_dist(grant_of[o], rr, PV)) grant_of[o] = (int16_t)li;
         }
       }
@@ -565,7 +570,7 @@ static void router_step(vcn_net *n, uint32_t r) {
     for (int k = 0; k < nreq; k++) {
       int li = waiting[k];
       size_t g = base + (size_t)li;
-      int first = n->vc[g].out_port * V + lo_of[k], span = span_of[k];
+      int first = VC(n, g)->out_port * V + lo_of[k], span = span_of[k];
       uint32_t mine = 0; /* bit i: output VC lo + i granted to this VC */
       for (uint32_t bits = cand_of[k]; bits; bits &= bits - 1) {
         int i = __builtin_ctz(bits);
@@ -585,8 +590,8 @@ static void router_step(vcn_net *n, uint32_t r) {
     /* a lone requester with a credit wins its output port */
     int li = active[0], ip = n->port_of[li];
     size_t g = base + (size_t)li;
-    int op = n->vc[g].out_port;
-    if (n->vc[base + (size_t)(op * V + n->vc[g].out_vc)].credits <= 0) return;
+    int op = VC(n, g)->out_port;
+    if (VC(n, base + (size_t)(op * V + VC(n, g)->out_vc))->credits <= 0) return;
     n->port[rp + (size_t)ip].sa_acc_rr = (uint16_t)next_of(op, P);
     traverse(n, r, ip, li - ip * V, op);
     return;
@@ -601,8 +606,8 @@ static void router_step(vcn_net *n, uint32_t r) {
     for (int k = 0; k < nact && !conflict; k++) {
       int li = active[k], ip = n->port_of[li];
       size_t g = base + (size_t)li;
-      int op = n->vc[g].out_port;
-      if (n->vc[base + (size_t)(op * V + n->vc[g].out_vc)].credits <= 0) continue;
+      int op = VC(n, g)->out_port;
+      if (VC(n, base + (size_t)(op * V + VC(n, g)->out_vc))->credits <= 0) continue;
       conflict = (ins >> ip & 1) || (outs >> op & 1);
       ins |= 1ull << ip, outs |= 1ull << op;
       vc_of[ip] = (int8_t)(li - ip * V), op_of[ip] = (int8_t)op;
@@ -623,8 +628,8 @@ static void router_step(vcn_net *n, uint32_t r) {
   for (int k = 0; k < nact; k++) {
     int li = active[k], ip = n->port_of[li], v = li - ip * V;
     size_t g = base + (size_t)li;
-    int op = n->vc[g].out_port;
-    if (n->vc[base + (size_t)(op * V + n->vc[g].out_vc)].credits <= 0) continue;
+    int op = VC(n, g)->out_port;
+    if (VC(n, base + (size_t)(op * V + VC(n, g)->out_vc))->credits <= 0) continue;
     if (!(inputs >> ip & 1)) inputs |= 1ull << ip, in_req[ip] = 0;
     if (!(outputs >> op & 1)) outputs |= 1ull << op, out_req[op] = 0;
     int rr = n->port[rp + (size_t)ip].sa_in_rr;
@@ -648,18 +653,34 @@ static void router_step(vcn_net *n, uint32_t r) {
   }
 }
 
+/* Fetches the VCs of router r that hold flits, for its step after the current one. */
+static inline void prefetch_router(const vcn_net *n, uint32_t r) {
+  const size_t base = (size_t)r * (size_t)(n->P * n->V);
+  const uint64_t *mask = &n->nonempty[(size_t)r * n->words];
+  for (int w = 0; w < n->words; w++)
+    for (uint64_t bits = mask[w]; bits; bits &= bits - 1)
+      __builtin_prefetch(VC(n, base + (size_t)(w * 64 + __builtin_ctzll(bits))), 1);
+}
+
 void vcn_net_cycle(vcn_net *n) {
   vcn_cbucket *cb = &n->cwheel[n->now & (n->wheel_size - 1)];
+  /* the targets are spread over the network: their lines are fetched a few events ahead */
   for (uint32_t i = 0; i < cb->n; i++) {
     uint32_t k = cb->to[i];
-    if (EV_KIND(k) == EV_CREDIT) n->vc[EV_TO(k)].credits++;
+    if (i + PREFETCH_AHEAD < cb->n && EV_KIND(cb->to[i + PREFETCH_AHEAD]) == EV_CREDIT)
+      __builtin_prefetch(VC(n, EV_TO(cb->to[i + PREFETCH_AHEAD])), 1);
+    if (EV_KIND(k) == EV_CREDIT) VC(n, EV_TO(k))->credits++;
     else n->ep_credits[EV_TO(k)]++;
   }
   n->events_pending -= cb->n;
   cb->n = 0;
   vcn_bucket *b = &n->wheel[n->now & (n->wheel_size - 1)];
   /* events landing now may schedule nothing into this bucket (every delay is >= 1) */
-  for (uint32_t i = 0; i < b->n; i++) land(n, &b->ev[i]);
+  for (uint32_t i = 0; i < b->n; i++) {
+    if (i + PREFETCH_AHEAD < b->n && EV_KIND(b->ev[i + PREFETCH_AHEAD].kind_to) == EV_FLIT)
+      __builtin_prefetch(VC(n, EV_TO(b->ev[i + PREFETCH_AHEAD].kind_to)), 1);
+    land(n, &b->ev[i]);
+  }
   n->events_pending -= b->n;
   b->n = 0;
   for (uint32_t i = 0; i < n->n_ep_active;) {
@@ -678,6 +699,8 @@ void vcn_net_cycle(vcn_net *n) {
       uint32_t w = top * 64 + (uint32_t)__builtin_ctzll(words);
       for (uint64_t bits = n->active_bits[w]; bits; bits &= bits - 1) {
         uint32_t r = w * 64 + (uint32_t)__builtin_ctzll(bits);
+        uint64_t later = bits & (bits - 1);
+        if (later) prefetch_router(n, w * 64 + (uint32_t)__builtin_ctzll(later));
         router_step(n, r);
         if (!n->router_flits[r]) {
           n->active_bits[w] &= ~(1ull << (r & 63));
@@ -751,31 +774,31 @@ int vcn_net_check(const vcn_net *n, cs_err *err) {
     for (int ip = 0; ip < P && !rc; ip++)
       for (int v = 0; v < V && !rc; v++) {
         size_t g = (r * (size_t)P + (size_t)ip) * (size_t)V + (size_t)v;
-        flits += n->vc[g].count;
+        flits += VC(n, g)->count;
         int32_t upstream;
         if (ip < links) {
           int up = n->port[r * (size_t)P + (size_t)ip].up;
           if (up < 0) {
-            if (n->vc[g].count || fly[g]) rc = cs_err_set(err, CS_EINTERNAL, "vcnet check: flits on a missing link");
+            if (VC(n, g)->count || fly[g]) rc = cs_err_set(err, CS_EINTERNAL, "vcnet check: flits on a missing link");
             continue;
           }
           size_t og = ((size_t)up * (size_t)P + n->port[r * (size_t)P + (size_t)ip].up_port) * (size_t)V + (size_t)v;
-          upstream = n->vc[og].credits + cred[og];
+          upstream = VC(n, og)->credits + cred[og];
         } else {
           size_t e = r * (size_t)n->t.epr + (size_t)(ip - links);
           if (e >= E) { /* a fat tree's row/column switch has no endpoints */
-            if (n->vc[g].count || fly[g]) rc = cs_err_set(err, CS_EINTERNAL, "vcnet check: flits on a switch's endpoint port");
+            if (VC(n, g)->count || fly[g]) rc = cs_err_set(err, CS_EINTERNAL, "vcnet check: flits on a switch's endpoint port");
             continue;
           }
           upstream = n->ep_credits[e * (size_t)V + (size_t)v] + epcred[e * (size_t)V + (size_t)v];
         }
-        int32_t total = upstream + n->vc[g].count + fly[g];
+        int32_t total = upstream + VC(n, g)->count + fly[g];
         if (total != n->D)
           rc = cs_err_set(err, CS_EINTERNAL,
                           "vcnet check at cycle %llu: router %zu input port %d VC %d: credits %d + "
                           "buffered %u + in flight %d != depth %d",
                           (unsigned long long)n->now, r, ip, v, (int)upstream,
-                          n->vc[g].count, fly[g], n->D);
+                          VC(n, g)->count, fly[g], n->D);
       }
     if (!rc && flits != n->router_flits[r])
       rc = cs_err_set(err, CS_EINTERNAL, "vcnet check: router %zu holds %u flits, counter says %u",

@@ -156,7 +156,6 @@ typedef struct vcn_pkt {
   int32_t src_ep, dst_ep;
   int32_t dst_router;
   uint16_t size;        /* flits */
-  uint16_t ejected;     /* flits delivered so far */
   vcn_route_state rs;
   uint64_t tag;         /* owner's cookie (transaction id and kind, or netbench stamp) */
   uint64_t t_created;   /* cycle it entered the injection queue */
@@ -205,8 +204,11 @@ typedef struct vcn_cbucket {
 } vcn_cbucket;
 
 /* One VC index of a router port: the input VC (its buffer and the packet at its front) and the
- * output VC of the same index (credits toward the buffer downstream), so a router step reads a
- * VC's state from one cache line.  Index (r P + port) V + vc. */
+ * output VC of the same index (credits toward the buffer downstream).  Index (r P + port) V + vc.
+ * Each record is followed by its buffer's vc_depth flits (VC_SLOTS), the pair padded to
+ * vc_stride bytes, so with 8-flit buffers a VC is one cache line: on a 4,096-router network the
+ * VCs are megabytes, and a flit's landing, its switch traversal and the credit it returns each
+ * touch one line. */
 typedef struct vcn_vc {
   uint64_t ready;       /* input: cycle the current stage may act */
   int32_t credits;      /* output: credits toward the downstream buffer */
@@ -266,9 +268,10 @@ struct vcn_net {
   uint64_t pv_magic;    /* router of VC index g = (g pv_magic) >> 40, g / (P V) exactly */
   int vcs_per_class;
   uint64_t now;         /* the cycle being (or next to be) simulated */
-  /* VCs, index (r P + port) V + vc: the input VC and the output VC of that index */
-  vcn_flit *slot;       /* nvc * D ring buffers */
-  vcn_vc *vc;
+  /* VCs, index (r P + port) V + vc: the input VC and the output VC of that index, each with
+   * its ring of D flits (VC(n, g), VC_SLOTS) */
+  unsigned char *vcs;   /* nvc records of vc_stride bytes, 64-byte aligned */
+  size_t vc_stride;     /* sizeof(vcn_vc) + D flits, rounded up to 32 bytes */
   vcn_port *port;       /* r P + port */
   uint64_t *nonempty;   /* per router: bit li set when input VC li holds flits */
   uint64_t *ovc_busy;   /* per router, `words` words: bit set while a packet holds output VC li */
@@ -305,6 +308,14 @@ struct vcn_net {
 };
 
 enum { VCN_IDLE = 0, VCN_ROUTING, VCN_VA, VCN_ACTIVE };
+
+/* VC index g's record, and its buffer's flits. */
+#define VC(n, g) ((vcn_vc *)((n)->vcs + (size_t)(g) * (n)->vc_stride))
+#define VC_SLOTS(v) ((vcn_flit *)((v) + 1))
+/* Bytes of a VC's record with its buffer of `depth` flits. */
+static inline size_t vcn_vc_stride(int depth) {
+  return (sizeof(vcn_vc) + (size_t)depth * sizeof(vcn_flit) + 31) & ~(size_t)31;
+}
 
 int vcn_params_check(const vcn_params *p, cs_err *err);
 /* Bytes a network of these options on topology t holds with `packets` packets alive at most
