@@ -4,10 +4,13 @@
  * that fails is a `failed` row with its message, cached like a result; a failure that says
  * nothing about the job (out of memory, I/O: cs_err_is_transient) writes nothing, so the row
  * stays pending and the next run tries again.  Only a row that cannot be written is an error. */
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include "commsweep/backfill.h"
 #include "commsweep/job.h"
@@ -36,6 +39,45 @@ static int log_records(void *ctx, uint32_t step, const cs_txn_record *recs, uint
 
 static int log_restart(void *ctx, cs_err *err) { return cs_store_log_restart(ctx, err); }
 
+/* Benchmark hook: COMMSWEEP_JOB_STATS=FILE appends "row cpu_s wall_s peak_kb" per job, its CPU
+ * and wall seconds and the process's peak resident memory while it ran (Linux: the peak is
+ * reset before the job through /proc/self/clear_refs; where that fails, peak_kb is the
+ * process's peak so far).  One write per line (O_APPEND), so the ranks may share the file. */
+static double cpu_seconds(void) {
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
+         (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
+}
+
+static void stats_begin(double *cpu) {
+  int fd = open("/proc/self/clear_refs", O_WRONLY);
+  if (fd >= 0) {
+    if (write(fd, "5", 1) != 1) { /* the peak is then the process's so far */
+    }
+    close(fd);
+  }
+  *cpu = cpu_seconds();
+}
+
+static void stats_end(const char *path, uint64_t row, double cpu0, double wall) {
+  long peak_kb = -1;
+  FILE *f = fopen("/proc/self/status", "r");
+  char line[128];
+  while (f && fgets(line, sizeof line, f))
+    if (!strncmp(line, "VmHWM:", 6)) peak_kb = strtol(line + 6, NULL, 10);
+  if (f) fclose(f);
+  char text[128];
+  int len = snprintf(text, sizeof text, "%llu %.3f %.3f %ld\n", (unsigned long long)row,
+                     cpu_seconds() - cpu0, wall, peak_kb);
+  int fd = open(path, O_WRONLY | O_APPEND | O_CREAT, 0644);
+  if (fd >= 0) {
+    if (write(fd, text, (size_t)len) != len) { /* a benchmark aid: a short write is its loss */
+    }
+    close(fd);
+  }
+}
+
 int cs_sweep_execute(cs_store *st, cs_job_shared *shared, cs_sweep_logbuf *logbuf,
                      const cs_sweep_item *item, const cs_job *job, bool results_only,
                      cs_sweep_job_outcome *outcome, cs_err *err) {
@@ -59,8 +101,12 @@ int cs_sweep_execute(cs_store *st, cs_job_shared *shared, cs_sweep_logbuf *logbu
       cs_store_log_begin(st, item->row, item->txlog_offset, item->txlog_count, &lg, err))
     return cs_err_prefix(err, "job row %llu", (unsigned long long)item->row);
   cs_job_log log = {log_records, log_restart, lg};
+  const char *stats = getenv("COMMSWEEP_JOB_STATS");
+  double cpu0 = 0;
+  if (stats) stats_begin(&cpu0);
   int rc = cs_job_run_logged(shared, job, summaries ? CS_JOB_KEEP_STEPS : 0, lg ? &log : NULL,
                              &out, &jerr);
+  if (stats) stats_end(stats, item->row, cpu0, rc ? 0 : out.result.wall_time_s);
   /* Test hook: COMMSWEEP_TEST_ENOMEM_ROW=N fails row N as if memory ran out. */
   const char *hook = getenv("COMMSWEEP_TEST_ENOMEM_ROW");
   if (!rc && hook && strtoull(hook, NULL, 10) == item->row) {
