@@ -371,6 +371,38 @@ START_TEST(math_engine_with_a_base_latency_of_1e9_ns_should_complete) {
 }
 END_TEST
 
+/* A job whose estimate (cs_job_memory) passes engine.memory_limit_bytes fails before it runs
+ * with CS_ELIMIT, naming the estimate, the bound and the field to change; at its estimate it
+ * runs.  The estimate is the sum of its parts and grows with what the job keeps: every record
+ * (the whole job's) over a step's for a log. */
+START_TEST(job_over_its_memory_bound_should_fail_naming_the_estimate_bound_and_field) {
+  const int parts[] = {0, 1, 2, 3, 4, 5, 6, 7};
+  cs_job j;
+  cs_test_job(&j, "math", CS_PRIM_ALLREDUCE, 1 << 20, parts, 8);
+  cs_err err;
+  cs_job_memory_estimate none, logged, kept;
+  ck_assert_msg(cs_job_memory(&j, 0, &none, &err) == CS_OK, "%s", err.msg);
+  ck_assert_int_eq(cs_job_memory(&j, CS_JOB_LOG_STEPS, &logged, &err), CS_OK);
+  ck_assert_int_eq(cs_job_memory(&j, CS_JOB_KEEP_RECORDS, &kept, &err), CS_OK);
+  ck_assert_uint_eq(none.total, none.plan + none.drive + none.engine + none.records + none.backfill);
+  ck_assert_uint_eq(none.bound, CS_JOB_MEMORY_DEFAULT);
+  ck_assert_uint_le(none.total, logged.total);
+  ck_assert_uint_lt(logged.records, kept.records); /* 14 steps: a step's records, not all */
+  cs_job_output out;
+  j.engine.memory_limit_bytes = none.total - 1;
+  ck_assert_int_eq(cs_job_run(&j, false, &out, &err), CS_ELIMIT);
+  char bound[64];
+  snprintf(bound, sizeof bound, "(engine.memory_limit_bytes = %llu)",
+           (unsigned long long)none.total - 1);
+  ck_assert_msg(strstr(err.msg, "estimated to need") && strstr(err.msg, bound) &&
+                    strstr(err.msg, "raise engine.memory_limit_bytes"),
+                "%s", err.msg);
+  j.engine.memory_limit_bytes = none.total;
+  ck_assert_msg(cs_job_run(&j, false, &out, &err) == CS_OK, "%s", err.msg);
+  cs_job_output_free(&out);
+}
+END_TEST
+
 /* The records the driver fills carry what back-fill needs: the aggregates follow from them by
  * tbl-cr-09's formulas (check_backfill checks back-fill itself on hand-made records). */
 START_TEST(driven_records_should_backfill_per_table_cr09) {
@@ -547,6 +579,7 @@ int main(void) {
   tcase_add_test(tc, deadlock_guard_should_stop_an_idle_engine_at_the_idle_limit);
   tcase_add_test(tc, deadlock_guard_should_stop_an_engine_whose_clock_does_not_move);
   tcase_add_test(tc, math_engine_with_a_base_latency_of_1e9_ns_should_complete);
+  tcase_add_test(tc, job_over_its_memory_bound_should_fail_naming_the_estimate_bound_and_field);
   tcase_add_test(tc, driven_records_should_backfill_per_table_cr09);
   tcase_add_test(tc, streamed_drive_should_give_each_step_the_records_of_a_whole_drive);
   tcase_add_test(tc, streamed_drive_should_fold_records_as_they_finish);

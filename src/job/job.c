@@ -206,11 +206,12 @@ int cs_job_memory(const cs_job *job, unsigned keep, cs_job_memory_estimate *out,
   return CS_OK;
 }
 
-/* "1.50 GiB" */
+/* "1.50 GiB", "12.0 MiB", "3.5 KiB", "100 B" */
 static void bytes_text(uint64_t b, char *buf, size_t cap) {
   if (b >= 1ull << 30) snprintf(buf, cap, "%.2f GiB", (double)b / (double)(1ull << 30));
   else if (b >= 1ull << 20) snprintf(buf, cap, "%.1f MiB", (double)b / (double)(1ull << 20));
-  else snprintf(buf, cap, "%.1f KiB", (double)b / 1024.0);
+  else if (b >= 1024) snprintf(buf, cap, "%.1f KiB", (double)b / 1024.0);
+  else snprintf(buf, cap, "%llu B", (unsigned long long)b);
 }
 
 /* The over-bound failure: the estimate by part, the bound, and what lowers the largest part. */
