@@ -28,7 +28,8 @@ static void usage(FILE *f) {
           "  --deadlock-ticks N     ticks without a completion, while the engine simulates,\n"
           "                         before the job fails (include/commsweep/drive.h)\n"
           "  --txlog FILE.jsonl     write the transaction records here (default: the adapter's\n"
-          "                         transaction_log_path, {key} replaced by the cache key)\n"
+          "                         transaction_log_path, {key} replaced by the cache key,\n"
+          "                         relative to the current directory; the path is printed)\n"
           "  --no-txlog             do not write the transaction log\n"
           "  --table                print a readable table instead of JSON\n"
           "  -h, --help             this text\n"
@@ -87,6 +88,7 @@ typedef struct run_log {
   const cs_engine_ops *engine;
   int bw_bytes;
   cs_trace_meta trace;
+  uint64_t written; /* records written */
 } run_log;
 
 static int log_records(void *ctx, uint32_t step, const cs_txn_record *recs, uint64_t n,
@@ -94,6 +96,7 @@ static int log_records(void *ctx, uint32_t step, const cs_txn_record *recs, uint
   run_log *l = ctx;
   (void)step;
   cs_backfill_trace_meta_add(recs, (size_t)n, l->bw_bytes, &l->trace);
+  l->written += n;
   return cs_backfill_write_jsonl(l->f, l->engine, recs, (size_t)n, err);
 }
 
@@ -101,6 +104,7 @@ static int log_records(void *ctx, uint32_t step, const cs_txn_record *recs, uint
 static int log_restart(void *ctx, cs_err *err) {
   run_log *l = ctx;
   memset(&l->trace, 0, sizeof l->trace);
+  l->written = 0;
   if (fflush(l->f) || fseek(l->f, 0, SEEK_SET) || ftruncate(fileno(l->f), 0))
     return cs_err_set(err, CS_EIO, "transaction log: cannot start it again");
   return CS_OK;
@@ -146,6 +150,17 @@ int cs_cli_run(int argc, char **argv) {
   }
   if (!spec_path || !config_path) {
     fprintf(stderr, "commsweep run: --spec and --config are required (see commsweep run --help)\n");
+    return 2;
+  }
+  if (!engine_path && !cs_engine_find(engine_name)) {
+    /* a path given to --engine would otherwise be cut to the name's 16 characters */
+    char names[256];
+    cs_engine_names(names, sizeof names);
+    bool a_file = strchr(engine_name, '/') || strstr(engine_name, ".json");
+    fprintf(stderr, "commsweep run: --engine '%s': unknown engine (engines: %s)%s%s\n",
+            engine_name, names,
+            a_file ? "; engine options from a file go with --engine-config " : "",
+            a_file ? engine_name : "");
     return 2;
   }
   cs_err err;
@@ -212,6 +227,13 @@ int cs_cli_run(int argc, char **argv) {
   if (rc) {
     fprintf(stderr, "commsweep run: %s\n", err.msg);
     return 1;
+  }
+  if (!no_txlog) {
+    /* the adapter's transaction_log_path is a required field, usually relative: say where the
+     * records went */
+    fprintf(stderr, "commsweep run: %llu transaction records written to '%s' (%s; --no-txlog "
+            "writes none)\n", (unsigned long long)lg.written, log_path,
+            txlog ? "--txlog" : "the adapter's transaction_log_path, --txlog FILE elsewhere");
   }
   if (table) {
     print_table(&job, &out.result);
