@@ -108,7 +108,7 @@ static design design_of(const cs_job *j, size_t index) {
   memcpy(d.topology, j->adapter.topology, sizeof d.topology);
   memcpy(d.layout, j->adapter.dcin_layout, sizeof d.layout);
   for (int i = 0; i < j->spec.num_participants; i++)
-    d.parts_hash = (d.parts_hash ^ (uint32_t)j->spec.participants[i]) * 1099511628211ULL;
+    d.parts_hash = (d.parts_hash ^ (uint32_t)cs_spec_participant(&j->spec, i)) * 1099511628211ULL;
   return d;
 }
 
