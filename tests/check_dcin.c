@@ -221,8 +221,10 @@ START_TEST(etag_should_upgrade_t2_to_t0_on_tl_and_win_the_t0_entry) {
   uint32_t g = loose_flit(s, 0, 2);
   dcin_etag_fail(s, d, DCIN_NET_REQ, 2, dcin_etag_fifo(&s->cfg, DCIN_TR), DCIN_TR, g);
   ck_assert_int_eq(s->flits[g].etag, DCIN_T2);
-  nd->rb_in[1].pre = DCIN_NIL;
-  nd->busy = 0;
+  nd->rb_in[1].n = 0; /* the flit put there is freed below */
+  nd->occ = 0;
+  d->busym[DCIN_NET_REQ][0] = 0;
+  d->nact[DCIN_NET_REQ] = 0;
   nd->ue[fifo][DCIN_T2] = 0;
   nd->ue[fifo][DCIN_T0] = 0;
   dcin_flit_free(s, f);

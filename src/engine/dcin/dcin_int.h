@@ -123,13 +123,21 @@ typedef struct dcin_lcfg {
 
 /* ---- containers ---------------------------------------------------------------------------- */
 
-/* Bounded FIFO of flit indices with a 1-entry pre register.  Moves into `pre` happen during the
- * cycle; pre -> FIFO happens at the end of the cycle (dcin_q_commit). */
+/* Bounded FIFO of flit indices.  A flit put into it in cycle c becomes visible to the consumer
+ * from cycle c + 1 on (the reference's 1-entry "pre" register, committed at the end of the cycle):
+ * `put` stamps the cycle of the last put, and the last entry is not yet visible while it equals
+ * the current cycle.  Every stage checks for room before the consumer of that queue pops in the
+ * same cycle, so "room" is room at the start of the cycle, as with a pre register.
+ *
+ * Only an eject FIFO (RB and EQ inputs, dcin_q_*_ej) may hold one entry more than its depth:
+ * crossring_compat frees E-Tag entries early, a flit may then eject into a full FIFO, and it waits
+ * in the pre register until the FIFO has room at the end of a cycle.  That entry is the one beyond
+ * the depth; popping below it makes it commit at the end of the popping cycle (put = now). */
 typedef struct dcin_q {
   uint32_t *buf; /* mask + 1 entries (cap rounded up to a power of two), from the sim arena */
-  uint32_t pre;  /* flit in the pre register or DCIN_NIL */
-  uint16_t head, n, cap;
-  uint16_t mask; /* buffer index wrap: a mask, no compare on the hot path */
+  uint64_t put;  /* sim cycle of the last put; DCIN_NO_CYCLE before the first */
+  uint16_t head, n, cap; /* n counts every entry, the one put this cycle included */
+  uint16_t mask;         /* buffer index wrap: a mask, no compare on the hot path */
 } dcin_q;
 
 /* Buffer entries of a queue of depth cap: the next power of two. */
@@ -144,7 +152,12 @@ typedef struct dcin_list {
   uint32_t head, tail, n;
 } dcin_list;
 
-static inline uint32_t dcin_q_front(const dcin_q *q) { return q->n ? q->buf[q->head] : DCIN_NIL; }
+/* Entries the consumer may take now (cycle now). */
+static inline unsigned dcin_q_vis(const dcin_q *q, uint64_t now) { return q->n - (q->put == now); }
+static inline unsigned dcin_q_vis_ej(const dcin_q *q, uint64_t now) {
+  return q->n - (q->put == now || q->n > q->cap);
+}
+static inline uint32_t dcin_q_front(const dcin_q *q) { return q->buf[q->head]; }
 /* The i-th entry from the head (i < n). */
 static inline uint32_t dcin_q_at(const dcin_q *q, unsigned i) {
   return q->buf[(q->head + i) & q->mask];
@@ -155,12 +168,30 @@ static inline uint32_t dcin_q_pop(dcin_q *q) {
   q->n--;
   return f;
 }
-static inline void dcin_q_push(dcin_q *q, uint32_t f) {
+/* The pop of an eject FIFO: an entry waiting beyond the depth commits at the end of this cycle. */
+static inline uint32_t dcin_q_pop_ej(dcin_q *q, uint64_t now) {
+  if (q->n > q->cap) q->put = now;
+  return dcin_q_pop(q);
+}
+static inline void dcin_q_put(dcin_q *q, uint32_t f, uint64_t now) {
   q->buf[(q->head + q->n) & q->mask] = f;
   q->n++;
+  q->put = now;
 }
-/* pre free and FIFO not full: a flit may be placed into pre this cycle */
-static inline bool dcin_q_can_put(const dcin_q *q) { return q->pre == DCIN_NIL && q->n < q->cap; }
+/* Nothing put this cycle and the FIFO not full: a flit may be put this cycle. */
+static inline bool dcin_q_can_put(const dcin_q *q, uint64_t now) {
+  return q->put != now && q->n < q->cap;
+}
+/* The eject FIFO's pre register is free (its FIFO may be full: E-Tag entries bound it). */
+static inline bool dcin_q_pre_free_ej(const dcin_q *q, uint64_t now) {
+  return q->put != now && q->n <= q->cap;
+}
+/* Between cycles: the entries in the FIFO proper, and the one waiting in the pre register (an
+ * eject FIFO's beyond its depth) or DCIN_NIL. */
+static inline unsigned dcin_q_len(const dcin_q *q) { return q->n > q->cap ? q->cap : q->n; }
+static inline uint32_t dcin_q_pre(const dcin_q *q) {
+  return q->n > q->cap ? dcin_q_at(q, q->cap) : DCIN_NIL;
+}
 
 /* ---- flits and transactions ----------------------------------------------------------------- */
 
@@ -349,8 +380,24 @@ typedef struct dcin_cp_site {
   int idx;
 } dcin_cp_site;
 
+/* Bits of dcin_node.occ, one per queue of the station: set while the queue holds a flit (the one
+ * put this cycle included).  The stages visit only the queues whose bits are set. */
+enum {
+  DCIN_B_IQCH = 0,   /* + ip: iq_ch[ip] */
+  DCIN_B_IQARB = 8,  /* + ip: iq_arb[ip] */
+  DCIN_B_IQOUT = 16, /* + direction: iq_out[dir] */
+  DCIN_B_RBIN = 24,  /* + 0/1: rb_in[pos/neg] */
+  DCIN_B_RBOUT = 26, /* + DCIN_RB_*: rb_out[o] */
+  DCIN_B_EQIN = 32,  /* + 0/1: eq_in[pos/neg] */
+  DCIN_B_EQARB = 36, /* + port: eq_arb[port] */
+  DCIN_B_EQCH = 40   /* + ip: eq_ch[ip] */
+};
+#define DCIN_BIT(b) (1ull << (b))
+#define DCIN_M_IQ (0x3full << DCIN_B_IQCH | 0x3full << DCIN_B_IQARB)
+
 /* Per (die, network, node) queues of the node's cross station. */
 typedef struct dcin_node {
+  uint64_t occ; /* DCIN_B_* bits of the queues holding flits */
   dcin_q iq_ch[DCIN_NUM_IPS], iq_arb[DCIN_NUM_IPS]; /* inject channel buffer, arbiter input */
   dcin_q iq_out[DCIN_NUM_IQ_DIRS];                  /* inject queues TR TL TD TU EQ */
   dcin_q rb_in[2];                                  /* first-dimension lanes [pos, neg] */
@@ -370,13 +417,7 @@ typedef struct dcin_node {
   /* I-Tag */
   uint8_t itag_out[4]; /* tags outstanding per inject lane */
   uint8_t itag_req[4]; /* crossring_compat: heads that reached the trigger, never cleared */
-  uint32_t busy;       /* flits in this node's queues (skip idle nodes) */
-  uint16_t iq_n;       /* flits waiting for IQ arbitration (channel buffers, arbiter inputs) */
-  uint16_t rb_n;       /* flits waiting for the ring bridge (its inputs) */
-  uint16_t
-      eq_n; /* flits waiting for EQ arbitration (EQ inputs, loop-back, RB to EQ, arbiter inputs) */
-  uint16_t cp_n;   /* flits waiting for CP injection (first-dim IQ queues, RB outputs) */
-  uint8_t rel_any; /* E-Tag releases pending */
+  uint8_t rel_any;     /* E-Tag releases pending */
 } dcin_node;
 
 /* Per (die, node, ip) interface state, and RN/SN resources. */
@@ -422,17 +463,17 @@ typedef struct dcin_die {
   /* I-Tag reservations: per network per ring per slot: reserver (node*4+lane) or -1 */
   int16_t *itag_slot; /* [net][ring][slot] */
   int itag_stride;
-  dcin_q **pending; /* queues whose pre register was filled (commit list) */
-  uint32_t npending, cap_pending;
   /* IP work sets, one bit per (node, ip) at node * DCIN_IP_BITS + ip (ascending bits visit the
    * IPs in node order, then IP order, as the nested loops did), ipwords words each: */
   uint64_t *ip_inj; /* the IP holds items on its inject side (busy > h2l_n) and is not parked
                      * (dcin_ip_parkable) */
   uint64_t *ip_ej;  /* flits for the IP in the EQ channel buffers or its h2l (eqch + h2l_n > 0) */
   int ipwords;
-  uint32_t nq[DCIN_NUM_NETS];     /* per network: sum of dcin_node.busy (skip idle networks) */
-  uint64_t *busym[DCIN_NUM_NETS]; /* per network: bitset of the nodes with busy > 0, mwords words */
-  uint64_t *iqm[DCIN_NUM_NETS];   /* per network: bitset of the nodes with iq_n > 0, mwords words */
+  uint32_t nact[DCIN_NUM_NETS];   /* per network: nodes with a non-zero occ (skip idle networks) */
+  uint64_t *busym[DCIN_NUM_NETS]; /* per network: bitset of the nodes with a non-zero occ */
+  uint64_t *iqm[DCIN_NUM_NETS];   /* per network: bitset of the nodes with DCIN_M_IQ bits */
+  uint64_t m_rb, m_eq, m_cp;      /* occ bits of the ring bridge's, EQ's and CP injection's inputs */
+  uint8_t cp_bit[DCIN_NUM_LANES]; /* occ bit of the queue each lane injects from (cp_src) */
   int mwords;
   dcin_node **rel_list; /* the (net, node) queues with rel_any set, each once */
   uint32_t nrel;
@@ -678,6 +719,8 @@ double dcin_cycles_to_ns(const dcin_cfg *c, uint64_t cycles);
 
 /* pool.c */
 int dcin_arena_take(dcin_sim *s, dcin_q *q, int cap);
+/* The same for an eject FIFO, whose buffer holds one entry beyond the depth (dcin_q). */
+int dcin_arena_take_ej(dcin_sim *s, dcin_q *q, int cap);
 /* Doubles the flit pool, threading the new flits onto the free list (CS_ENOMEM if it cannot). */
 int dcin_flit_grow(dcin_sim *s);
 void dcin_list_push(dcin_sim *s, dcin_list *l, uint32_t f);
@@ -809,12 +852,6 @@ static inline int dcin_rr_pick(unsigned mask, unsigned rr) {
   return __builtin_ctz(hi ? hi : mask);
 }
 
-/* Fills q's pre register and lists q for the end-of-cycle commit. */
-static inline void dcin_put(dcin_die *d, dcin_q *q, uint32_t f) {
-  q->pre = f;
-  d->pending[d->npending++] = q;
-}
-
 /* E-Tag (etag.c's entry pools), inline at its callers: an entry of level `level` of eject FIFO
  * `fifo` is returned one cycle after this one ends (none for DCIN_T_NONE). */
 static inline void dcin_etag_release(dcin_die *d, dcin_node *nd, int fifo, int level) {
@@ -850,14 +887,32 @@ static inline void dcin_etag_commit(dcin_node *nd) {
 static inline dcin_ip *dcin_ipp(dcin_die *d, int node, int ip) {
   return &d->ips[node * DCIN_NUM_IPS + ip];
 }
-/* A flit entered / left one of the queues of (net, node). */
-static inline void dcin_node_hold(dcin_die *d, int net, int node, dcin_node *nd) {
-  if (!nd->busy++) d->busym[net][node >> 6] |= 1ull << (node & 63);
-  d->nq[net]++;
+/* Flit f enters queue q (occ bit b) of node (net, node) from outside the station. */
+static inline void dcin_node_put(dcin_die *d, int net, int node, dcin_node *nd, dcin_q *q, int b,
+                                 uint32_t f, uint64_t now) {
+  dcin_q_put(q, f, now);
+  if (!nd->occ) {
+    d->busym[net][node >> 6] |= 1ull << (node & 63);
+    d->nact[net]++;
+  }
+  nd->occ |= DCIN_BIT(b);
 }
-static inline void dcin_node_release(dcin_die *d, int net, int node, dcin_node *nd) {
-  if (!--nd->busy) d->busym[net][node >> 6] &= ~(1ull << (node & 63));
-  d->nq[net]--;
+/* The head of queue q (occ bit b) leaves the station. */
+static inline uint32_t dcin_node_take(dcin_die *d, int net, int node, dcin_node *nd, dcin_q *q,
+                                      int b) {
+  uint32_t f = dcin_q_pop(q);
+  if (!q->n && !(nd->occ &= ~DCIN_BIT(b))) {
+    d->busym[net][node >> 6] &= ~(1ull << (node & 63));
+    d->nact[net]--;
+  }
+  return f;
+}
+/* Flits held by the station's queues (dcin_check, fullstate). */
+static inline uint32_t dcin_node_held(const dcin_node *nd) {
+  const dcin_q *q = &nd->iq_ch[0], *end = &nd->eq_ch[DCIN_NUM_IPS];
+  uint32_t n = 0;
+  for (; q < end; q++) n += q->n;
+  return n;
 }
 /* Bits per node in the IP work sets: a power of two, so a bit's node and IP are a shift and a
  * mask. */

@@ -250,7 +250,7 @@ static bool any_moving(const dcin_sim *s) {
   for (int i = 0; i < s->ndies; i++) {
     const dcin_die *d = &s->dies[i];
     for (int net = 0; net < DCIN_NUM_NETS; net++) {
-      if (d->nq[net]) return true;
+      if (d->nact[net]) return true;
       for (int r = 0; r < d->nrings; r++)
         if (d->rings[net][r].count) return true;
     }
@@ -280,7 +280,7 @@ uint64_t dcin_next_event(const dcin_sim *s) {
       for (int net = 0; net < DCIN_NUM_NETS; net++) {
         for (int q = 0; q < 3; q++) {
           const dcin_q *x = q == 0 ? &ip->l2h[net] : q == 1 ? &ip->h2l_h[net] : &ip->h2l_l[net];
-          if (x->n || x->pre != DCIN_NIL) return s->cyc;
+          if (x->n) return s->cyc;
         }
         if (ip->inj[net].n) {
           uint64_t dep = s->flits[ip->inj[net].head].depart;

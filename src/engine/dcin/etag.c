@@ -77,13 +77,9 @@ bool dcin_etag_try(dcin_sim *s, dcin_die *d, int net, int node, int fifo, int la
 
 /* Flit f, which took its E-Tag entry, enters the eject FIFO q of (net, node) (dim: of its lane). */
 DCIN_INLINE void enter_eject_fifo(dcin_die *d, int net, int node, dcin_node *nd, dcin_q *q,
-                                  int dim, uint32_t f) {
-  dcin_put(d, q, f);
-  dcin_node_hold(d, net, node, nd);
-  if (dim == 0)
-    nd->rb_n++;
-  else
-    nd->eq_n++;
+                                  int dim, uint32_t f, uint64_t now) {
+  int neg = q == &nd->rb_in[1] || q == &nd->eq_in[1];
+  dcin_node_put(d, net, node, nd, q, (dim == 0 ? DCIN_B_RBIN : DCIN_B_EQIN) + neg, f, now);
 }
 
 DCIN_INLINE bool eject_to_node(dcin_sim *s, dcin_die *d, int net, int node, int lane, uint32_t f) {
@@ -92,10 +88,10 @@ DCIN_INLINE bool eject_to_node(dcin_sim *s, dcin_die *d, int net, int node, int 
   int neg = lane & 1; /* TL, TU */
   int dim = dcin_lane_dim(c, lane);
   dcin_q *q = dim == 0 ? &nd->rb_in[neg] : &nd->eq_in[neg];
-  if (q->pre != DCIN_NIL) return false;
+  if (!dcin_q_pre_free_ej(q, s->cyc)) return false;
   int fifo = dim * 2 + neg; /* dcin_etag_fifo */
   if (!etag_try(s, d, net, node, fifo, lane, f)) return false;
-  enter_eject_fifo(d, net, node, nd, q, dim, f);
+  enter_eject_fifo(d, net, node, nd, q, dim, f, s->cyc);
   DCIN_TRACE(s, f, dim == 0 ? "RB" : "EQ", node, lane);
   if (c->crossring_compat) { /* the reference also frees the entry as the flit enters the FIFO */
     dcin_etag_release(d, nd, fifo, s->flits[f].used_entry);
@@ -158,13 +154,13 @@ bool dcin_eject_try(dcin_sim *s, dcin_die *d, int net, int node, int lane, uint3
   int neg = lane & 1, dim = dcin_lane_dim(c, lane);
   dcin_q *q = dim == 0 ? &nd->rb_in[neg] : &nd->eq_in[neg];
   int16_t *ue = &nd->ue[dim * 2 + neg][DCIN_T2]; /* fifo dcin_etag_fifo(c, lane) */
-  if (q->pre != DCIN_NIL || *ue >= c->etag_cap[lane][DCIN_T2]) {
+  if (!dcin_q_pre_free_ej(q, s->cyc) || *ue >= c->etag_cap[lane][DCIN_T2]) {
     dcin_etag_fail(s, d, net, node, dim * 2 + neg, lane, f);
     return false;
   }
   ++*ue;
   fl->used_entry = DCIN_T2;
-  enter_eject_fifo(d, net, node, nd, q, dim, f);
+  enter_eject_fifo(d, net, node, nd, q, dim, f, s->cyc);
   fl->lane = (uint8_t)lane;
   return true;
 }

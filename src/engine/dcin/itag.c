@@ -102,8 +102,10 @@ void dcin_itag_on_inject(dcin_sim *s, dcin_die *d, int net, int node, int lane, 
  * check lets it; otherwise every flit of that queue counts a wait cycle. */
 DCIN_INLINE void cp_inject_lane(dcin_sim *s, dcin_die *d, int net, int node, dcin_node *nd,
                                 int lane, int pdim) {
+  if (!(nd->occ & DCIN_BIT(d->cp_bit[lane]))) return;
   dcin_q *q = (dcin_q *)((char *)nd + d->cp_src[lane]);
-  if (!q->n) return;
+  unsigned n = dcin_q_vis(q, s->cyc);
+  if (!n) return;
   const dcin_cfg *c = d->cfg;
   uint32_t f = dcin_q_front(q);
   if (c->crossring_compat &&
@@ -113,12 +115,10 @@ DCIN_INLINE void cp_inject_lane(dcin_sim *s, dcin_die *d, int net, int node, dci
   cp_out_at a = cp_out_of(s, d, net, node, lane);
   if (can_inject(s, d, net, node, lane, f, &a)) {
     on_inject(s, d, net, node, lane, f, &a); /* on the ring now */
-    dcin_q_pop(q);
-    dcin_node_release(d, net, node, nd);
-    nd->cp_n--;
+    dcin_node_take(d, net, node, nd, q, d->cp_bit[lane]);
     return;
   }
-  for (unsigned i = 0; i < q->n; i++) {
+  for (unsigned i = 0; i < n; i++) {
     dcin_flit *w = &s->flits[dcin_q_at(q, i)];
     if (pdim == 0)
       w->wait_h++;

@@ -1,8 +1,8 @@
 /* Inject path of a node: IP inject FIFO -> l2h (IP clock) -> IQ channel buffer (NoC clock) ->
  * arbiter input -> IQ arbitration onto the inject queues {TR, TL, TD, TU, EQ}; the CP injection
  * from them onto the ring is in itag.c, next to the I-Tag check it is made of.
- * Invariant: a flit moves at most one stage per cycle, always into an empty pre register of a
- * non-full FIFO, and nd->busy counts every flit held in the node's queues.
+ * Invariant: a flit moves at most one stage per cycle, always into a queue that took no flit this
+ * cycle and was not full at its start, and nd->occ marks every queue of the node holding a flit.
  */
 #include "dcin_int.h"
 
@@ -32,8 +32,8 @@ static void inject_to_l2h(dcin_sim *s, dcin_die *d, int node, int ipi, dcin_ip *
   if (net == DCIN_NET_RSP ? !(ip->rsp_q[0].n | ip->rsp_q[1].n | ip->rsp_q[2].n | ip->rsp_q[3].n)
                           : !ip->inj[net].n)
     return; /* nothing to send on this network */
-  if (!dcin_q_can_put(l2h)) return;
   uint64_t now = s->cyc;
+  if (!dcin_q_can_put(l2h, now)) return;
   uint32_t f = DCIN_NIL;
   if (net == DCIN_NET_RSP) {
     for (int p = 0; p < DCIN_NUM_RSP_PRIO; p++) {
@@ -67,19 +67,19 @@ static void inject_to_l2h(dcin_sim *s, dcin_die *d, int node, int ipi, dcin_ip *
     f = dcin_list_pop(s, q);
     dcin_sn_tx_data(s, d, node, ipi, f);
   }
-  dcin_put(d, l2h, f);
+  dcin_q_put(l2h, f, now);
 }
 
 static void l2h_to_iq(dcin_sim *s, dcin_die *d, int node, int ipi, dcin_ip *ip, int net) {
   dcin_q *l2h = &ip->l2h[net];
-  if (!l2h->n) return;
+  uint64_t now = s->cyc;
+  if (!dcin_q_vis(l2h, now)) return;
   dcin_node *nd = &d->nodes[net][node];
   dcin_q *ch = &nd->iq_ch[ipi];
-  if (!dcin_q_can_put(ch)) return;
+  if (!dcin_q_can_put(ch, now)) return;
   uint32_t f = dcin_q_pop(l2h);
-  dcin_put(d, ch, f);
-  dcin_node_hold(d, net, node, nd);
-  if (!nd->iq_n++) d->iqm[net][node >> 6] |= 1ull << (node & 63);
+  dcin_node_put(d, net, node, nd, ch, DCIN_B_IQCH + ipi, f, now);
+  d->iqm[net][node >> 6] |= 1ull << (node & 63);
   dcin_ip_inj_del(d, node, ipi, ip);
   dcin_flit *fl = &s->flits[f];
   dcin_txn *t = &s->txns[fl->txn];
@@ -108,38 +108,43 @@ void dcin_ip_inject(dcin_sim *s, dcin_die *d, bool ip_cycle, bool net_cycle) {
 
 void dcin_iq_step(dcin_sim *s, dcin_die *d, int net) {
   const dcin_cfg *c = d->cfg;
+  uint64_t now = s->cyc;
   for (int w = 0; w < d->mwords; w++)
     for (uint64_t m = d->iqm[net][w]; m; m &= m - 1) { /* nodes with flits to arbitrate, in order */
       int node = w * 64 + __builtin_ctzll(m);
       dcin_node *nd = &d->nodes[net][node];
+      uint64_t occ = nd->occ; /* a local: the queues' stamps could alias it */
+      for (unsigned b = (unsigned)(occ >> DCIN_B_IQCH) & 0x3f; b; b &= b - 1) {
+        int ipi = __builtin_ctz(b);
+        dcin_q *ch = &nd->iq_ch[ipi], *arb = &nd->iq_arb[ipi];
+        if (!dcin_q_vis(ch, now) || !dcin_q_can_put(arb, now)) continue;
+        dcin_q_put(arb, dcin_q_pop(ch), now);
+        occ |= DCIN_BIT(DCIN_B_IQARB + ipi);
+        if (!ch->n) occ &= ~DCIN_BIT(DCIN_B_IQCH + ipi);
+      }
       unsigned want[DCIN_NUM_IQ_DIRS] = {0}; /* per direction: the IPs whose head requests it */
       unsigned dirs = 0;                     /* directions somebody requests */
-      DCIN_UNROLL(6)
-      for (int ipi = 0; ipi < DCIN_NUM_IPS; ipi++) {
-        if (nd->iq_ch[ipi].n && dcin_q_can_put(&nd->iq_arb[ipi]))
-          dcin_put(d, &nd->iq_arb[ipi], dcin_q_pop(&nd->iq_ch[ipi]));
-        if (nd->iq_arb[ipi].n) {
-          const dcin_flit *fl = &s->flits[dcin_q_front(&nd->iq_arb[ipi])];
-          int dir = d->first_lane[fl->src_node * c->nodes + fl->dst_node];
-          want[dir] |= 1u << ipi;
-          dirs |= 1u << dir;
-        }
+      for (unsigned b = (unsigned)(occ >> DCIN_B_IQARB) & 0x3f; b; b &= b - 1) {
+        int ipi = __builtin_ctz(b);
+        const dcin_q *arb = &nd->iq_arb[ipi];
+        if (!dcin_q_vis(arb, now)) continue;
+        const dcin_flit *fl = &s->flits[dcin_q_front(arb)];
+        int dir = d->first_lane[fl->src_node * c->nodes + fl->dst_node];
+        want[dir] |= 1u << ipi;
+        dirs |= 1u << dir;
       }
-      for (int dir = 0; dirs; dir++) {
-        if (!(dirs >> dir & 1)) continue;
-        dirs &= ~(1u << dir);
+      for (; dirs; dirs &= dirs - 1) {
+        int dir = __builtin_ctz(dirs);
         dcin_q *out = &nd->iq_out[dir];
-        if (!dcin_q_can_put(out)) continue;
+        if (!dcin_q_can_put(out, now)) continue;
         int ipi = dcin_rr_pick(want[dir], nd->iq_rr[dir]);
-        dcin_put(d, out, dcin_q_pop(&nd->iq_arb[ipi]));
-        if (!--nd->iq_n) d->iqm[net][w] &= ~(1ull << (node & 63));
-        if (dir == DCIN_IQ_EQ)
-          nd->eq_n++;
-        else if (dcin_lane_dim(c, dir) == 0)
-          nd->cp_n++;
-        else
-          nd->rb_n++;
+        dcin_q *arb = &nd->iq_arb[ipi];
+        dcin_q_put(out, dcin_q_pop(arb), now);
+        occ |= DCIN_BIT(DCIN_B_IQOUT + dir);
+        if (!arb->n) occ &= ~DCIN_BIT(DCIN_B_IQARB + ipi);
         nd->iq_rr[dir] = (uint8_t)(ipi + 1 == DCIN_NUM_IPS ? 0 : ipi + 1);
       }
+      nd->occ = occ;
+      if (!(occ & DCIN_M_IQ)) d->iqm[net][w] &= ~(1ull << (node & 63));
     }
 }

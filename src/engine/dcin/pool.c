@@ -9,16 +9,23 @@
 #include "commsweep/bigmem.h"
 #include "dcin_int.h"
 
-int dcin_arena_take(dcin_sim *s, dcin_q *q, int cap) {
-  size_t room = dcin_q_room((unsigned)cap);
+static int arena_take(dcin_sim *s, dcin_q *q, int cap, size_t room) {
   if (s->arena_used + room > s->arena_cap) return CS_EINTERNAL;
   q->buf = s->arena + s->arena_used;
   s->arena_used += room;
   q->cap = (uint16_t)cap;
   q->mask = (uint16_t)(room - 1);
   q->head = q->n = 0;
-  q->pre = DCIN_NIL;
+  q->put = DCIN_NO_CYCLE;
   return 0;
+}
+
+int dcin_arena_take(dcin_sim *s, dcin_q *q, int cap) {
+  return arena_take(s, q, cap, dcin_q_room((unsigned)cap));
+}
+
+int dcin_arena_take_ej(dcin_sim *s, dcin_q *q, int cap) {
+  return arena_take(s, q, cap, dcin_q_room((unsigned)cap + 1));
 }
 
 int dcin_flit_grow(dcin_sim *s) {

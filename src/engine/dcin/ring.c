@@ -62,6 +62,20 @@ int dcin_ring_build(dcin_sim *s, dcin_die *d, cs_err *err) {
                       : lane == DCIN_TL || lane == DCIN_TU
                           ? offsetof(dcin_node, rb_out) + DCIN_RB_N * sizeof(dcin_q)
                           : offsetof(dcin_node, rb_out) + DCIN_RB_P * sizeof(dcin_q);
+  /* the stages' inputs as occ bits (lane_p / lane_n: the second-dimension lanes) */
+  int lane_p = c->yx ? DCIN_TR : DCIN_TD, lane_n = c->yx ? DCIN_TL : DCIN_TU;
+  d->m_rb = DCIN_BIT(DCIN_B_RBIN) | DCIN_BIT(DCIN_B_RBIN + 1) | DCIN_BIT(DCIN_B_IQOUT + lane_p) |
+            DCIN_BIT(DCIN_B_IQOUT + lane_n);
+  d->m_eq = DCIN_BIT(DCIN_B_EQIN) | DCIN_BIT(DCIN_B_EQIN + 1) |
+            DCIN_BIT(DCIN_B_IQOUT + DCIN_IQ_EQ) | DCIN_BIT(DCIN_B_RBOUT + DCIN_RB_EQ) |
+            0xfull << DCIN_B_EQARB;
+  d->m_cp = 0;
+  for (int lane = 0; lane < DCIN_NUM_LANES; lane++) {
+    d->cp_bit[lane] = (uint8_t)(dcin_lane_dim(c, lane) == 0 ? DCIN_B_IQOUT + lane
+                                : lane == DCIN_TL || lane == DCIN_TU ? DCIN_B_RBOUT + DCIN_RB_N
+                                                                     : DCIN_B_RBOUT + DCIN_RB_P);
+    d->m_cp |= DCIN_BIT(d->cp_bit[lane]);
+  }
   d->cp_in = calloc((size_t)nodes4, sizeof *d->cp_in);
   d->cp_out = calloc((size_t)nodes4, sizeof *d->cp_out);
   d->ring_of = calloc((size_t)nodes4, sizeof *d->ring_of);

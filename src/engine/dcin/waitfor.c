@@ -48,7 +48,6 @@ static void w_q(wmap *m, const dcin_q *q, wloc l) {
     uint32_t f = dcin_q_at(q, (unsigned)i);
     if (f < m->cap) m->at[f] = l;
   }
-  if (q->pre != DCIN_NIL && q->pre < m->cap) m->at[q->pre] = l;
 }
 
 static int w_build(const dcin_sim *s, wmap *m) {
@@ -128,7 +127,7 @@ static int w_build(const dcin_sim *s, wmap *m) {
 
 /* The flit that keeps q from taking a flit this cycle, DCIN_NIL if q has room. */
 static uint32_t w_blocker(const dcin_q *q) {
-  if (q->pre != DCIN_NIL) return q->pre;
+  if (dcin_q_pre(q) != DCIN_NIL) return dcin_q_pre(q);
   if (q->n >= q->cap) return q->buf[q->head];
   return DCIN_NIL;
 }
@@ -160,7 +159,7 @@ static uint32_t w_next(const dcin_sim *s, const wmap *m, uint32_t f, char *why, 
                : fl->etag == DCIN_T1 ? "T1"
                                      : "T2",
                nd->ue[fifo][2], capl[2], nd->ue[fifo][1], capl[1], nd->ue[fifo][0], capl[0]);
-      if (q->pre != DCIN_NIL) return q->pre;
+      if (dcin_q_pre(q) != DCIN_NIL) return dcin_q_pre(q);
       return q->n ? q->buf[q->head] : DCIN_NIL; /* entries are held by the flits inside */
     }
     int nx = p + 1 == g->len ? 0 : p + 1;
@@ -183,11 +182,12 @@ static uint32_t w_next(const dcin_sim *s, const wmap *m, uint32_t f, char *why, 
   }
   /* bounded queue: a flit behind the head waits for the head */
   const dcin_q *q = l->q;
-  if (q->pre != f && q->buf[q->head] != f) {
+  uint32_t pre = dcin_q_pre(q);
+  if (pre != f && q->buf[q->head] != f) {
     snprintf(why, cap, "the head of its queue");
     return q->buf[q->head];
   }
-  if (q->pre == f) {
+  if (pre == f) {
     snprintf(why, cap, "room in its FIFO");
     return q->n ? q->buf[q->head] : DCIN_NIL;
   }
