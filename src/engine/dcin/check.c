@@ -103,9 +103,6 @@ int dcin_check(const dcin_sim *s, cs_err *err) {
         if (!rc && (d->busym[net][node >> 6] >> (node & 63) & 1) != (nd->occ != 0))
           rc =
               cs_err_set(err, CS_EINTERNAL, "die %d net %d node %d: busy bit wrong", di, net, node);
-        if (!rc && (d->iqm[net][node >> 6] >> (node & 63) & 1) != ((nd->occ & DCIN_M_IQ) != 0))
-          rc = cs_err_set(err, CS_EINTERNAL, "die %d net %d node %d: IQ set bit wrong", di, net,
-                          node);
       }
       if (!rc && nact != d->nact[net])
         rc = cs_err_set(err, CS_EINTERNAL, "die %d net %d: %u busy nodes, nact %u", di, net, nact,

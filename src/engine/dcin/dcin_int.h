@@ -35,6 +35,10 @@
 #define DCIN_NO_CYCLE UINT64_MAX
 
 enum { DCIN_NET_REQ, DCIN_NET_RSP, DCIN_NET_DATA, DCIN_NUM_NETS };
+/* dcin_flit.route: the first lane (or IQ_EQ) and, at the node where it reaches the ring bridge,
+ * its output (DCIN_RB_*) */
+#define DCIN_ROUTE_DIR 7
+#define DCIN_ROUTE_RB_SHIFT 3
 enum { DCIN_TR, DCIN_TL, DCIN_TD, DCIN_TU, DCIN_NUM_LANES };
 /* IQ output directions: the four lanes plus local loop-back */
 enum { DCIN_IQ_EQ = 4, DCIN_NUM_IQ_DIRS = 5 };
@@ -209,6 +213,7 @@ typedef struct dcin_flit {
   uint8_t itag;            /* carries an I-Tag request */
   uint8_t axi;             /* AXI channel while on a D2D link */
   uint8_t lane;            /* lane while on a ring */
+  uint8_t route;           /* in its die: DCIN_ROUTE_DIR (first lane) | ring-bridge output << 3 */
   uint8_t old;             /* REQ: re-sent after Pcredit (resources already held) */
   uint16_t slot;           /* ring slot id taken at injection */
   int16_t ecoord;          /* eject key on the current ring (see dcin_ring.ej) */
@@ -291,12 +296,20 @@ enum { DCIN_GATE_NONE, DCIN_GATE_SN_READ, DCIN_GATE_SN_DBID, DCIN_GATE_D2D_DBID 
  *   ndist[eidx[e] * len + p]: slices from position p to the first CP_IN at or after it (cyclic)
  *   whose ej is e, DCIN_NO_KEY if none; eidx maps an ecoord to its row (ne rows, -1 if absent). */
 #define DCIN_NO_KEY UINT16_MAX
+/* A CP_IN slice as an exit: the eject FIFO a flit leaving there enters (its offset in dcin_node,
+ * its occ bit and E-Tag row) and the T2 entries of that FIFO for the lane. */
+typedef struct dcin_ejsite {
+  uint16_t qoff;
+  uint8_t bit, fifo, lane;
+  int16_t node, t2cap;
+} dcin_ejsite;
 typedef struct dcin_ring {
   uint32_t *slot; /* len entries by frame index: flit or DCIN_NIL */
   uint8_t *kind;  /* DCIN_SL_* per index */
   uint8_t *lane;  /* lane per index */
   int16_t *node;  /* node per index */
   int16_t *ej;    /* CP_IN: coordinate a flit's ecoord must equal to leave here; else -1 */
+  dcin_ejsite *ejs; /* CP_IN: where a flit leaving here goes (by position) */
   uint8_t dim;    /* routing dimension of the ring's lanes: 0 first, 1 second */
   uint16_t len;
   uint16_t off;        /* rotation of the frame (position = frame index + off, mod len) */
@@ -312,9 +325,7 @@ typedef struct dcin_ring {
   uint16_t *ndist; /* [ne][len] (see above) */
   int16_t *eidx;   /* [ecoord], necoord entries */
   int necoord;
-  int16_t *itag;     /* by slot id: I-Tag reserver (node * 4 + lane) or -1 (in die itag_slot) */
-  uint64_t slot_of;  /* sim cycle slot_rot was computed for (itag.c) */
-  uint32_t slot_rot; /* (NoC cycle + 1) mod len: slot id = position - slot_rot, mod len */
+  int16_t *itag; /* by slot id: I-Tag reserver (node * 4 + lane) or -1 (in die itag_slot) */
 } dcin_ring;
 
 /* Frame index of position p. */
@@ -357,9 +368,24 @@ static inline void dcin_ring_unkey(dcin_ring *g, int i) {
   *pp = g->dnext[i];
   g->dkey[i] = DCIN_NO_KEY;
 }
+/* Slot ids (I-Tag, T0) rotate one position per NoC cycle: after the movement of NoC cycle k the
+ * slice at position p passes slot (p - k - 1) mod len.  A ring holding flits keeps its frame so
+ * that the slot id of a position is its frame index: its off is (k + 1) mod len then (it rotates
+ * once per NoC cycle), and an empty ring is rebased when a flit enters it.  Called after the
+ * movement of the current NoC cycle. */
+static inline void dcin_ring_rebase(dcin_ring *g, uint64_t cyc, int net_scale) {
+  if (!g->count) g->off = (uint16_t)((cyc / (uint64_t)net_scale + 1) % g->len);
+}
 /* The only writers of ring slices (by position): they keep slot[], count and the eject
  * buckets consistent. */
 static inline void dcin_ring_put(dcin_ring *g, int p, uint32_t f) {
+  int i = dcin_ring_idx(g, p);
+  g->slot[i] = f;
+  g->count++;
+  dcin_ring_key(g, i, p, 0);
+}
+/* CP injection at position p, after dcin_ring_rebase (so the frame index is the slot id). */
+static inline void dcin_ring_put_cp(dcin_ring *g, int p, uint32_t f) {
   int i = dcin_ring_idx(g, p);
   g->slot[i] = f;
   g->count++;
@@ -410,14 +436,10 @@ typedef struct dcin_node {
   uint8_t eq_rr[DCIN_NUM_IPS];     /* per IP output, over the 4 ports */
   /* E-Tag */
   int16_t ue[4][3]; /* entries in use: [rb_in pos, rb_in neg, eq_in pos, eq_in neg][level] */
-  uint8_t rel_pending[4][3];     /* entries to release at the end of the next cycle */
-  uint8_t rel_now[4][3];         /* entries to release at the end of this cycle */
-  uint16_t rel_pmask, rel_nmask; /* bit fifo * 3 + level: non-zero entries of rel_pending/now */
   uint32_t t0_ptr[2];            /* T0 round-robin pointer (slot order) [first dim, second dim] */
   /* I-Tag */
   uint8_t itag_out[4]; /* tags outstanding per inject lane */
   uint8_t itag_req[4]; /* crossring_compat: heads that reached the trigger, never cleared */
-  uint8_t rel_any;     /* E-Tag releases pending */
 } dcin_node;
 
 /* Per (die, node, ip) interface state, and RN/SN resources. */
@@ -452,7 +474,6 @@ typedef struct dcin_die {
   uint16_t *cp_in, *cp_out;      /* [node * 4 + lane] */
   int16_t *ring_of;              /* [node * 4 + lane] ring index */
   dcin_cp_site *cp_site[DCIN_NUM_NETS]; /* [node * 4 + lane] CP_OUT (CP injection) */
-  uint8_t *first_lane;           /* [src * nodes + dst] dcin_first_lane, built once (no division) */
   int16_t *ekey;                 /* [node * 2 + dim] dcin_eject_key */
   int16_t *scoord;               /* [node] second-dimension coordinate (row in XY, column in YX) */
   size_t cp_src[DCIN_NUM_LANES]; /* offset in dcin_node of the queue each lane injects from */
@@ -471,12 +492,19 @@ typedef struct dcin_die {
   int ipwords;
   uint32_t nact[DCIN_NUM_NETS];   /* per network: nodes with a non-zero occ (skip idle networks) */
   uint64_t *busym[DCIN_NUM_NETS]; /* per network: bitset of the nodes with a non-zero occ */
-  uint64_t *iqm[DCIN_NUM_NETS];   /* per network: bitset of the nodes with DCIN_M_IQ bits */
   uint64_t m_rb, m_eq, m_cp;      /* occ bits of the ring bridge's, EQ's and CP injection's inputs */
   uint8_t cp_bit[DCIN_NUM_LANES]; /* occ bit of the queue each lane injects from (cp_src) */
+  uint8_t lane_p, lane_n;         /* the second-dimension lanes (the ring bridge's outputs) */
+  bool slow;                      /* crossring_compat or a trace: ejects take the general path */
+  uint8_t eq_fifo_p, eq_fifo_n;   /* their eject FIFOs' E-Tag rows (dcin_etag_fifo) */
+  uint8_t *route;                 /* [src * nodes + dst] dcin_flit.route */
   int mwords;
-  dcin_node **rel_list; /* the (net, node) queues with rel_any set, each once */
-  uint32_t nrel;
+  /* E-Tag entries whose flit left their FIFO, each an entry of some dcin_node.ue: those of the
+   * current die step in rel[relgen & 1], of the step before in the other (returned at the end of
+   * this step, dcin_commit) */
+  int16_t **rel[2];
+  uint32_t nrel[2], cap_rel;
+  uint64_t relgen; /* die steps committed */
   dcin_list sn_release; /* txns with a pending share-tracker release */
 } dcin_die;
 
@@ -506,6 +534,18 @@ typedef struct dcin_stats {
 } dcin_stats;
 
 typedef struct dcin_reuse dcin_reuse; /* reuse.c */
+#define PROF_LIST X(iq_visit) X(iq_mv1) X(iq_mv2) X(rb_call) X(rb_mv) X(eq_call) X(eq_mv1) X(eq_mv2) X(cp_call) X(cp_lane) X(cp_inj) X(cp_block) X(ipi_visit) X(l2h_put) X(l2h_iq) X(ipe_visit) X(ipe_h2lh) X(ipe_h2ll) X(ipe_rx) X(ring_cyc) X(ej_try) X(ej_ok) X(enq) X(flit_new) X(die_step) X(node_visit)
+typedef struct { 
+#define X(n) uint64_t n;
+PROF_LIST
+#undef X
+} dcin_prof;
+#ifdef DCIN_PROF
+extern dcin_prof dcin_P;
+#define P_INC(n) (dcin_P.n++)
+#else
+#define P_INC(n) ((void)0)
+#endif
 
 /* A token bucket as its future sees it: full when the level reaches the size by now (the next
  * refill caps it whatever its stamp), else its exact level and stamp matter (reuse.c, fullstate.c). */
@@ -557,7 +597,6 @@ typedef struct dcin_sim {
   /* time */
   uint64_t cyc;                /* next sim cycle to simulate */
   uint64_t cycles_stepped;     /* cycles simulated here, not skipped or replayed (bench figures) */
-  uint64_t netcyc1, netcyc_of; /* cache: cyc / net_scale + 1 for cyc == netcyc_of (I-Tag) */
   uint64_t tick_num, tick_den; /* tick = floor(cyc * num / den) */
   /* completions */
   cs_completion *comp;
@@ -735,7 +774,7 @@ void dcin_txn_try_free(dcin_sim *s, uint32_t t);
  * the protocol creates passes here. */
 static inline uint32_t dcin_flit_new(dcin_sim *s) {
   if (s->free_flit == DCIN_NIL && dcin_flit_grow(s)) return DCIN_NIL;
-  uint32_t f = s->free_flit;
+  uint32_t f = s->free_flit; P_INC(flit_new);
   dcin_flit *fl = &s->flits[f];
   s->free_flit = fl->next;
   memset(fl, 0, sizeof *fl);
@@ -767,19 +806,19 @@ bool dcin_etag_try(dcin_sim *s, dcin_die *d, int net, int node, int fifo, int la
 void dcin_etag_fail(dcin_sim *s, dcin_die *d, int net, int node, int fifo, int lane, uint32_t f);
 /* dcin_eject_to_node, and dcin_etag_fail when it fails; true when the flit entered the node. */
 bool dcin_eject_try(dcin_sim *s, dcin_die *d, int net, int node, int lane, uint32_t f);
+/* The same for a flit whose E-Tag is not T2 or that holds a T0 registration, in compat mode or
+ * while tracing (ring.c handles the common case inline). */
+bool dcin_eject_slow(dcin_sim *s, dcin_die *d, int net, int node, int lane, uint32_t f);
 
-/* itag.c */
-bool dcin_itag_can_inject(dcin_sim *s, dcin_die *d, int net, int node, int lane, uint32_t f);
-void dcin_itag_on_inject(dcin_sim *s, dcin_die *d, int net, int node, int lane, uint32_t f);
 
 /* node_iq.c / node_rb.c / node_eq.c */
 bool dcin_rx_bucket(dcin_ip *ip, uint64_t now); /* takes one rx token if available */
 void dcin_ip_inject(dcin_sim *s, dcin_die *d, bool ip_cycle, bool net_cycle);
-void dcin_iq_step(dcin_sim *s, dcin_die *d, int net);
+/* station.c: IQ, ring bridge, EQ and CP injection of every busy node of one network */
+void dcin_stations_step(dcin_sim *s, dcin_die *d, int net);
+/* CP injection of one node alone, in the current cycle (tests). */
 void dcin_cp_inject(dcin_sim *s, dcin_die *d, int net, int node);
-void dcin_rb_step(dcin_sim *s, dcin_die *d, int net, int node);
 bool dcin_eject_to_node(dcin_sim *s, dcin_die *d, int net, int node, int lane, uint32_t f);
-void dcin_eq_step(dcin_sim *s, dcin_die *d, int net, int node);
 void dcin_ip_eject(dcin_sim *s, dcin_die *d, bool ip_cycle, bool net_cycle);
 void dcin_commit(dcin_sim *s, dcin_die *d);
 
@@ -856,27 +895,24 @@ static inline int dcin_rr_pick(unsigned mask, unsigned rr) {
  * `fifo` is returned one cycle after this one ends (none for DCIN_T_NONE). */
 static inline void dcin_etag_release(dcin_die *d, dcin_node *nd, int fifo, int level) {
   if (level < DCIN_T_NONE) {
-    nd->rel_pending[fifo][level]++;
-    nd->rel_pmask |= (uint16_t)(1u << (fifo * 3 + level));
-    if (!nd->rel_any) d->rel_list[d->nrel++] = nd;
-    nd->rel_any = 1;
+    int k = (int)(d->relgen & 1);
+    d->rel[k][d->nrel[k]++] = &nd->ue[fifo][level];
   }
 }
-/* End of cycle (once per node with releases): entries whose flit left last cycle become free;
- * this cycle's become due next.  One pass over both masks: an entry set in only one of them has
- * a zero in the other (the masks mark the non-zero entries). */
-static inline void dcin_etag_commit(dcin_node *nd) {
-  int16_t *ue = &nd->ue[0][0];
-  uint8_t *now = &nd->rel_now[0][0], *pend = &nd->rel_pending[0][0];
-  for (unsigned m = nd->rel_nmask | nd->rel_pmask; m; m &= m - 1) {
-    int i = __builtin_ctz(m);
-    ue[i] = (int16_t)(ue[i] - now[i]);
-    now[i] = pend[i];
-    pend[i] = 0;
+/* Between die steps: the entries of node nd returned at the end of the next step (the reference's
+ * rel_now), and those returned at the end of the one after (rel_pending: always none between
+ * steps), per FIFO and level. */
+static inline void dcin_etag_pending(const dcin_die *d, const dcin_node *nd, uint8_t now[4][3],
+                                     uint8_t pending[4][3]) {
+  memset(now, 0, 12);
+  memset(pending, 0, 12);
+  for (int k = 0; k < 2; k++) {
+    uint8_t *to = k == (int)((d->relgen + 1) & 1) ? &now[0][0] : &pending[0][0];
+    for (uint32_t i = 0; i < d->nrel[k]; i++) {
+      ptrdiff_t e = d->rel[k][i] - &nd->ue[0][0];
+      if (e >= 0 && e < 12) to[e]++;
+    }
   }
-  nd->rel_nmask = nd->rel_pmask;
-  nd->rel_pmask = 0;
-  nd->rel_any = nd->rel_nmask != 0;
 }
 
 #define DCIN_TRACE(s, f, what, node, lane)                                                  \

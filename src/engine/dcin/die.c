@@ -66,10 +66,12 @@ int dcin_die_init(dcin_sim *s, dcin_die *d, int id, cs_err *err) {
   if (!d->busym[0]) return cs_err_set(err, CS_ENOMEM, "die %d node sets", id);
   for (int net = 0; net < DCIN_NUM_NETS; net++) {
     d->busym[net] = d->busym[0] + net * d->mwords;
-    d->iqm[net] = d->busym[0] + (DCIN_NUM_NETS + net) * d->mwords;
   }
-  d->rel_list = malloc(sizeof *d->rel_list * (size_t)c->nodes * DCIN_NUM_NETS);
-  if (!d->ip_inj || !d->rel_list)
+  /* a FIFO returns at most one entry per step, two in compat mode (at entry and exit) */
+  d->cap_rel = (uint32_t)c->nodes * DCIN_NUM_NETS * 4 * 2;
+  d->rel[0] = malloc(sizeof *d->rel[0] * d->cap_rel * 2);
+  d->rel[1] = d->rel[0] ? d->rel[0] + d->cap_rel : NULL;
+  if (!d->ip_inj || !d->rel[0])
     return cs_err_set(err, CS_ENOMEM, "die %d", id);
   if (!d->ips) return cs_err_set(err, CS_ENOMEM, "die %d IP interfaces", id);
   for (int n = 0; n < c->nodes; n++)
@@ -119,6 +121,7 @@ void dcin_die_free(dcin_die *d) {
       free(d->rings[0][r].lane);
       free(d->rings[0][r].node);
       free(d->rings[0][r].ej);
+      free(d->rings[0][r].ejs);
       free(d->rings[0][r].cp_in_pos);
       free(d->rings[0][r].ndist);
       free(d->rings[0][r].eidx);
@@ -134,11 +137,11 @@ void dcin_die_free(dcin_die *d) {
   free(d->ips);
   free(d->ip_inj);
   free(d->busym[0]);
-  free(d->rel_list);
+  free(d->rel[0]);
   free(d->cp_in);
   free(d->cp_out);
   free(d->ring_of);
-  free(d->first_lane);
+  free(d->route);
   free(d->ekey);
   free(d->scoord);
   free(d->t0_bits);
@@ -150,23 +153,17 @@ void dcin_die_free(dcin_die *d) {
 void dcin_die_step(dcin_sim *s, dcin_die *d, bool ip_cycle, bool net_cycle);
 void dcin_die_step(dcin_sim *s, dcin_die *d, bool ip_cycle, bool net_cycle) {
   if (!net_cycle && d->cfg->crossring_compat) return; /* the reference steps dies on NoC cycles */
+  P_INC(die_step);
+  d->slow = d->cfg->crossring_compat || s->trace; /* the general eject path only */
   if (ip_cycle) dcin_sn_release_due(s, d);
   dcin_ip_inject(s, d, ip_cycle, net_cycle);
   if (net_cycle) {
     for (int net = 0; net < DCIN_NUM_NETS; net++) {
-      if (d->nact[net]) dcin_iq_step(s, d, net);
       dcin_rings_move(s, d, net);
-      if (!d->nact[net]) continue; /* nothing in any node of this network (ejects included) */
-      /* ring bridge, eject and CP injection touch only the node's own queues and the slots at
-       * its own CP_OUTs, so one pass per node gives the same result as one pass per stage */
-      for (int w = 0; w < d->mwords; w++)
-        for (uint64_t m = d->busym[net][w]; m; m &= m - 1) { /* nodes holding flits, in order */
-          int node = w * 64 + __builtin_ctzll(m);
-          const dcin_node *nd = &d->nodes[net][node];
-          if (nd->occ & d->m_rb) dcin_rb_step(s, d, net, node);
-          if (nd->occ & d->m_eq) dcin_eq_step(s, d, net, node);
-          if (nd->occ & d->m_cp) dcin_cp_inject(s, d, net, node);
-        }
+      /* IQ, ring bridge, EQ and CP injection touch only the node's own queues and the slots at
+       * its own CP_OUTs (ejects, which come first, only fill its eject FIFOs), so one pass per
+       * node gives the same result as one pass per stage */
+      if (d->nact[net]) dcin_stations_step(s, d, net);
     }
   }
   dcin_ip_eject(s, d, ip_cycle, net_cycle);

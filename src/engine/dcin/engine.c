@@ -26,8 +26,18 @@ static uint64_t gcd_u(uint64_t a, uint64_t b) {
   return a;
 }
 
+#ifdef DCIN_PROF
+dcin_prof dcin_P;
+#endif
 void dcin_sim_destroy(dcin_sim *s) {
   if (!s) return;
+#ifdef DCIN_PROF
+  if (getenv("DCIN_PROF")) {
+#define X(n) fprintf(stderr, "%-12s %12llu\n", #n, (unsigned long long)dcin_P.n);
+PROF_LIST
+#undef X
+  }
+#endif
   dcin_reuse_free(s);
   for (int i = 0; i < s->ndies; i++) dcin_die_free(&s->dies[i]);
   free(s->axi);
@@ -49,7 +59,6 @@ int dcin_sim_create(const cs_die_params *die, const cs_layout *layout, const cs_
   s->layout = *layout;
   s->free_flit = DCIN_NIL;
   s->free_txn = DCIN_NIL;
-  s->netcyc_of = DCIN_NO_CYCLE;
   int rc = dcin_cfg_build(die, ad, &s->cfg, err);
   if (!rc) rc = dcin_lcfg_build(layout, &s->cfg, &s->lcfg, err);
   if (rc) goto fail;
@@ -254,7 +263,7 @@ static bool any_moving(const dcin_sim *s) {
       for (int r = 0; r < d->nrings; r++)
         if (d->rings[net][r].count) return true;
     }
-    if (d->nrel) return true; /* exactly the nodes with rel_any set */
+    if (d->nrel[0] | d->nrel[1]) return true; /* E-Tag entries still to return */
   }
   for (int i = 0; i < 2 * s->nlinks; i++) {
     const dcin_axi *a = &s->axi[i];

@@ -134,8 +134,7 @@ void dcin_etag_fail(dcin_sim *s, dcin_die *d, int net, int node, int fifo, int l
 
 /* The general eject attempt: any E-Tag level, compat and tracing (kept out of line so that the
  * common case below stays small). */
-__attribute__((noinline)) static bool eject_try_general(dcin_sim *s, dcin_die *d, int net,
-                                                        int node, int lane, uint32_t f) {
+bool dcin_eject_slow(dcin_sim *s, dcin_die *d, int net, int node, int lane, uint32_t f) {
   if (eject_to_node(s, d, net, node, lane, f)) return true;
   etag_fail(s, d, net, node, lane, f);
   return false;
@@ -146,10 +145,11 @@ __attribute__((noinline)) static bool eject_try_general(dcin_sim *s, dcin_die *d
  * (E-Tag T2, no T0 registration) outside validation runs: that case is eject_to_node and
  * etag_try reduced to the one T2 entry check. */
 bool dcin_eject_try(dcin_sim *s, dcin_die *d, int net, int node, int lane, uint32_t f) {
+  P_INC(ej_try);
   const dcin_cfg *c = d->cfg;
   dcin_flit *fl = &s->flits[f];
   if (fl->etag != DCIN_T2 || fl->in_t0_table || c->crossring_compat || s->trace)
-    return eject_try_general(s, d, net, node, lane, f);
+    return dcin_eject_slow(s, d, net, node, lane, f);
   dcin_node *nd = &d->nodes[net][node];
   int neg = lane & 1, dim = dcin_lane_dim(c, lane);
   dcin_q *q = dim == 0 ? &nd->rb_in[neg] : &nd->eq_in[neg];

@@ -170,7 +170,9 @@ static void fs_die(fs_walk *w, const dcin_die *d) {
           w->slot_len[f] = d->rings[net][d->ring_of[node * 4 + lane]].len;
       }
       FS_PUT(w, nd->iq_rr), FS_PUT(w, nd->rb_rr), FS_PUT(w, nd->eq_rr), FS_PUT(w, nd->ue);
-      FS_PUT(w, nd->rel_pending), FS_PUT(w, nd->rel_now), FS_PUT(w, nd->itag_out);
+      uint8_t rel_now[4][3], rel_pending[4][3];
+      dcin_etag_pending(d, nd, rel_now, rel_pending);
+      FS_PUT(w, rel_pending), FS_PUT(w, rel_now), FS_PUT(w, nd->itag_out);
       FS_PUT(w, nd->itag_req);
       for (int dim = 0; dim < 2; dim++) {
         uint32_t len = d->rings[0][d->ring_of[node * 4 + (dim ? DCIN_TD : DCIN_TR)]].len;

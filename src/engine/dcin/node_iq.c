@@ -1,6 +1,5 @@
-/* Inject path of a node: IP inject FIFO -> l2h (IP clock) -> IQ channel buffer (NoC clock) ->
- * arbiter input -> IQ arbitration onto the inject queues {TR, TL, TD, TU, EQ}; the CP injection
- * from them onto the ring is in itag.c, next to the I-Tag check it is made of.
+/* Inject path of an IP: IP inject FIFO -> l2h (IP clock) -> IQ channel buffer (NoC clock), where
+ * the flit enters its node's station (station.c) with its route.
  * Invariant: a flit moves at most one stage per cycle, always into a queue that took no flit this
  * cycle and was not full at its start, and nd->occ marks every queue of the node holding a flit.
  */
@@ -67,7 +66,7 @@ static void inject_to_l2h(dcin_sim *s, dcin_die *d, int node, int ipi, dcin_ip *
     f = dcin_list_pop(s, q);
     dcin_sn_tx_data(s, d, node, ipi, f);
   }
-  dcin_q_put(l2h, f, now);
+  dcin_q_put(l2h, f, now); P_INC(l2h_put);
 }
 
 static void l2h_to_iq(dcin_sim *s, dcin_die *d, int node, int ipi, dcin_ip *ip, int net) {
@@ -78,10 +77,10 @@ static void l2h_to_iq(dcin_sim *s, dcin_die *d, int node, int ipi, dcin_ip *ip, 
   dcin_q *ch = &nd->iq_ch[ipi];
   if (!dcin_q_can_put(ch, now)) return;
   uint32_t f = dcin_q_pop(l2h);
-  dcin_node_put(d, net, node, nd, ch, DCIN_B_IQCH + ipi, f, now);
-  d->iqm[net][node >> 6] |= 1ull << (node & 63);
+  dcin_node_put(d, net, node, nd, ch, DCIN_B_IQCH + ipi, f, now); P_INC(l2h_iq);
   dcin_ip_inj_del(d, node, ipi, ip);
   dcin_flit *fl = &s->flits[f];
+  fl->route = d->route[fl->src_node * d->cfg->nodes + fl->dst_node];
   dcin_txn *t = &s->txns[fl->txn];
   if (net == DCIN_NET_REQ && t->t_req_noc == DCIN_NO_CYCLE) t->t_req_noc = s->cyc;
   if (net == DCIN_NET_DATA && fl->flit_id == 0 && (t->is_read || t->t_data_noc == DCIN_NO_CYCLE))
@@ -94,7 +93,7 @@ void dcin_ip_inject(dcin_sim *s, dcin_die *d, bool ip_cycle, bool net_cycle) {
     for (uint64_t m = d->ip_inj[w]; m; m &= m - 1) { /* IPs with items to inject, in order */
       int b = w * 64 + __builtin_ctzll(m);
       int node = b / DCIN_IP_BITS, ipi = b % DCIN_IP_BITS;
-      dcin_ip *ip = dcin_ipp(d, node, ipi);
+      dcin_ip *ip = dcin_ipp(d, node, ipi); P_INC(ipi_visit);
       if (ip_cycle || dcin_ip_is_d2d(ipi)) {
         DCIN_UNROLL(3)
         for (int net = 0; net < DCIN_NUM_NETS; net++) inject_to_l2h(s, d, node, ipi, ip, net);
@@ -103,48 +102,5 @@ void dcin_ip_inject(dcin_sim *s, dcin_die *d, bool ip_cycle, bool net_cycle) {
         DCIN_UNROLL(3)
         for (int net = 0; net < DCIN_NUM_NETS; net++) l2h_to_iq(s, d, node, ipi, ip, net);
       }
-    }
-}
-
-void dcin_iq_step(dcin_sim *s, dcin_die *d, int net) {
-  const dcin_cfg *c = d->cfg;
-  uint64_t now = s->cyc;
-  for (int w = 0; w < d->mwords; w++)
-    for (uint64_t m = d->iqm[net][w]; m; m &= m - 1) { /* nodes with flits to arbitrate, in order */
-      int node = w * 64 + __builtin_ctzll(m);
-      dcin_node *nd = &d->nodes[net][node];
-      uint64_t occ = nd->occ; /* a local: the queues' stamps could alias it */
-      for (unsigned b = (unsigned)(occ >> DCIN_B_IQCH) & 0x3f; b; b &= b - 1) {
-        int ipi = __builtin_ctz(b);
-        dcin_q *ch = &nd->iq_ch[ipi], *arb = &nd->iq_arb[ipi];
-        if (!dcin_q_vis(ch, now) || !dcin_q_can_put(arb, now)) continue;
-        dcin_q_put(arb, dcin_q_pop(ch), now);
-        occ |= DCIN_BIT(DCIN_B_IQARB + ipi);
-        if (!ch->n) occ &= ~DCIN_BIT(DCIN_B_IQCH + ipi);
-      }
-      unsigned want[DCIN_NUM_IQ_DIRS] = {0}; /* per direction: the IPs whose head requests it */
-      unsigned dirs = 0;                     /* directions somebody requests */
-      for (unsigned b = (unsigned)(occ >> DCIN_B_IQARB) & 0x3f; b; b &= b - 1) {
-        int ipi = __builtin_ctz(b);
-        const dcin_q *arb = &nd->iq_arb[ipi];
-        if (!dcin_q_vis(arb, now)) continue;
-        const dcin_flit *fl = &s->flits[dcin_q_front(arb)];
-        int dir = d->first_lane[fl->src_node * c->nodes + fl->dst_node];
-        want[dir] |= 1u << ipi;
-        dirs |= 1u << dir;
-      }
-      for (; dirs; dirs &= dirs - 1) {
-        int dir = __builtin_ctz(dirs);
-        dcin_q *out = &nd->iq_out[dir];
-        if (!dcin_q_can_put(out, now)) continue;
-        int ipi = dcin_rr_pick(want[dir], nd->iq_rr[dir]);
-        dcin_q *arb = &nd->iq_arb[ipi];
-        dcin_q_put(out, dcin_q_pop(arb), now);
-        occ |= DCIN_BIT(DCIN_B_IQOUT + dir);
-        if (!arb->n) occ &= ~DCIN_BIT(DCIN_B_IQARB + ipi);
-        nd->iq_rr[dir] = (uint8_t)(ipi + 1 == DCIN_NUM_IPS ? 0 : ipi + 1);
-      }
-      nd->occ = occ;
-      if (!(occ & DCIN_M_IQ)) d->iqm[net][w] &= ~(1ull << (node & 63));
     }
 }

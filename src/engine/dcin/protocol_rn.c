@@ -15,7 +15,7 @@ void dcin_pool_fault(dcin_sim *s) {
 
 void dcin_enqueue(dcin_sim *s, dcin_die *d, int node, int ip, uint32_t f) {
   if (f == DCIN_NIL) return;
-  dcin_ip *x = dcin_ipp(d, node, ip);
+  dcin_ip *x = dcin_ipp(d, node, ip); P_INC(enq);
   dcin_flit *fl = &s->flits[f];
   if (fl->net == DCIN_NET_RSP)
     dcin_list_push(s, &x->rsp_q[fl->kind - DCIN_K_RSP_DBID], f);

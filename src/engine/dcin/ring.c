@@ -45,16 +45,29 @@ int dcin_ring_build(dcin_sim *s, dcin_die *d, cs_err *err) {
   const dcin_cfg *c = d->cfg;
   d->nrings = c->rows + c->cols;
   int nodes4 = c->nodes * 4;
-  d->first_lane = malloc((size_t)c->nodes * c->nodes);
+  d->route = malloc((size_t)c->nodes * c->nodes);
   d->ekey = malloc(sizeof *d->ekey * 2 * (size_t)c->nodes);
   d->scoord = malloc(sizeof *d->scoord * (size_t)c->nodes);
-  if (!d->first_lane || !d->ekey || !d->scoord) return cs_err_set(err, CS_ENOMEM, "routing tables");
+  if (!d->route || !d->ekey || !d->scoord) return cs_err_set(err, CS_ENOMEM, "routing tables");
   for (int a = 0; a < c->nodes; a++) {
-    for (int b = 0; b < c->nodes; b++)
-      d->first_lane[a * c->nodes + b] = (uint8_t)dcin_first_lane(c, a, b);
     for (int dim = 0; dim < 2; dim++) d->ekey[a * 2 + dim] = (int16_t)dcin_eject_key(c, a, dim);
     d->scoord[a] = (int16_t)(c->yx ? a % c->cols : a / c->cols);
   }
+  /* a flit reaches the ring bridge where it leaves its first-dimension ring (the node there with
+   * its target's first-dimension coordinate) or, when its first lane is of the second dimension,
+   * at its source; there it goes to the EQ if that node is its target, else up or down */
+  for (int a = 0; a < c->nodes; a++)
+    for (int b = 0; b < c->nodes; b++) {
+      int dir = dcin_first_lane(c, a, b), t = a;
+      if (dir != DCIN_IQ_EQ && dcin_lane_dim(c, dir) == 0)
+        t = c->yx ? (b / c->cols) * c->cols + a % c->cols : (a / c->cols) * c->cols + b % c->cols;
+      int o = b == t ? DCIN_RB_EQ : d->scoord[b] > d->scoord[t] ? DCIN_RB_P : DCIN_RB_N;
+      d->route[a * c->nodes + b] = (uint8_t)(dir | o << DCIN_ROUTE_RB_SHIFT);
+    }
+  d->lane_p = c->yx ? DCIN_TR : DCIN_TD;
+  d->lane_n = c->yx ? DCIN_TL : DCIN_TU;
+  d->eq_fifo_p = (uint8_t)dcin_etag_fifo(c, d->lane_p);
+  d->eq_fifo_n = (uint8_t)dcin_etag_fifo(c, d->lane_n);
   /* first-dimension lanes inject from the IQ, second-dimension ones from the ring bridge */
   for (int lane = 0; lane < DCIN_NUM_LANES; lane++)
     d->cp_src[lane] = dcin_lane_dim(c, lane) == 0
@@ -103,7 +116,8 @@ int dcin_ring_build(dcin_sim *s, dcin_die *d, cs_err *err) {
     g->lane = calloc((size_t)len, 1);
     g->node = calloc((size_t)len, sizeof(int16_t));
     g->ej = malloc((size_t)len * sizeof(int16_t));
-    if (!g->kind || !g->lane || !g->node || !g->ej) {
+    g->ejs = calloc((size_t)len, sizeof *g->ejs);
+    if (!g->kind || !g->lane || !g->node || !g->ej || !g->ejs) {
       free(nodes);
       return cs_err_set(err, CS_ENOMEM, "rings");
     }
@@ -119,6 +133,18 @@ int dcin_ring_build(dcin_sim *s, dcin_die *d, cs_err *err) {
     g->n_cp_in = 0;
     for (int i = len - 1; i >= 0; i--)
       if (g->kind[i] == DCIN_SL_CP_IN) g->cp_in_pos[g->n_cp_in++] = (uint16_t)i;
+    for (int i = 0; i < len; i++) {
+      if (g->kind[i] != DCIN_SL_CP_IN) continue;
+      int lane = g->lane[i], neg = lane & 1, dim = dcin_lane_dim(c, lane);
+      g->ejs[i] = (dcin_ejsite){
+          .qoff = (uint16_t)(dim == 0 ? offsetof(dcin_node, rb_in) + (size_t)neg * sizeof(dcin_q)
+                                      : offsetof(dcin_node, eq_in) + (size_t)neg * sizeof(dcin_q)),
+          .bit = (uint8_t)((dim == 0 ? DCIN_B_RBIN : DCIN_B_EQIN) + neg),
+          .fifo = (uint8_t)dcin_etag_fifo(c, lane),
+          .lane = (uint8_t)lane,
+          .node = g->node[i],
+          .t2cap = (int16_t)c->etag_cap[lane][DCIN_T2]};
+    }
     for (int i = 0; i < len; i++)
       g->ej[i] = g->kind[i] != DCIN_SL_CP_IN ? -1
                  : g->dim == 1               ? g->node[i]
@@ -158,10 +184,9 @@ int dcin_ring_build(dcin_sim *s, dcin_die *d, cs_err *err) {
     for (int net = 0; net < DCIN_NUM_NETS; net++) {
       dcin_ring *x = &d->rings[net][r];
       x->len = g->len, x->kind = g->kind, x->lane = g->lane, x->node = g->node;
-      x->ej = g->ej, x->dim = g->dim, x->cp_in_pos = g->cp_in_pos, x->n_cp_in = g->n_cp_in;
+      x->ej = g->ej, x->ejs = g->ejs, x->dim = g->dim, x->cp_in_pos = g->cp_in_pos, x->n_cp_in = g->n_cp_in;
       x->ndist = g->ndist, x->eidx = g->eidx, x->necoord = g->necoord;
       x->flits = &s->flits;
-      x->slot_of = UINT64_MAX;
       x->slot = malloc(sizeof(uint32_t) * (size_t)len);
       x->dkey = malloc(sizeof(uint16_t) * 3 * (size_t)len); /* dkey, dnext, dhead */
       if (!x->slot || !x->dkey) {
@@ -207,10 +232,31 @@ DCIN_INLINE void eject_due(dcin_sim *s, dcin_die *d, int net, dcin_ring *g, int 
   if (p >= g->len) p -= g->len;
   uint32_t f = g->slot[i];
   g->dkey[i] = DCIN_NO_KEY;
-  if (g->ej[p] == s->flits[f].ecoord && dcin_eject_try(s, d, net, g->node[p], g->lane[p], f)) {
-    g->slot[i] = DCIN_NIL;
-    g->count--;
-    return;
+  dcin_flit *fl = &s->flits[f];
+  if (g->ej[p] == fl->ecoord) {
+    const dcin_ejsite *e = &g->ejs[p];
+    /* nearly every attempt: a flit that has not failed on this ring (E-Tag T2, no T0
+     * registration) outside validation runs; it needs the FIFO's pre register and a T2 entry */
+    if (fl->etag == DCIN_T2 && !fl->in_t0_table && !d->slow) {
+      dcin_node *nd = &d->nodes[net][e->node];
+      dcin_q *q = (dcin_q *)((char *)nd + e->qoff);
+      int16_t *ue = &nd->ue[e->fifo][DCIN_T2];
+      uint64_t now = s->cyc;
+      if (dcin_q_pre_free_ej(q, now) && *ue < e->t2cap) {
+        ++*ue;
+        fl->used_entry = DCIN_T2;
+        fl->lane = e->lane;
+        dcin_node_put(d, net, e->node, nd, q, e->bit, f, now);
+        g->slot[i] = DCIN_NIL;
+        g->count--;
+        return;
+      }
+      dcin_etag_fail(s, d, net, e->node, e->fifo, e->lane, f);
+    } else if (dcin_eject_slow(s, d, net, e->node, e->lane, f)) {
+      g->slot[i] = DCIN_NIL;
+      g->count--;
+      return;
+    }
   }
   dcin_ring_key(g, i, p, 1); /* still riding: filed under its next eject CP_IN */
 }
@@ -367,6 +413,7 @@ void dcin_rings_move(dcin_sim *s, dcin_die *d, int net) {
   for (int r = 0; r < nrings; r++) {
     dcin_ring *g = &rings[r];
     if (!g->count) continue;
+    P_INC(ring_cyc);
     int off = g->off, len = g->len;
     if (g->slot[len - 1 - off] == DCIN_NIL || g->slot[off ? len - off : 0] == DCIN_NIL) {
       eject_all_due(s, d, net, g);

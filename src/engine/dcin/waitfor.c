@@ -200,7 +200,7 @@ static uint32_t w_next(const dcin_sim *s, const wmap *m, uint32_t f, char *why, 
       to = &nd->iq_arb[l->idx];
       break;
     case Q_IQARB:
-      to = &nd->iq_out[d->first_lane[fl->src_node * c->nodes + fl->dst_node]];
+      to = &nd->iq_out[dcin_first_lane(c, fl->src_node, fl->dst_node)];
       break;
     case Q_IQOUT:
       if (l->idx == DCIN_IQ_EQ)
