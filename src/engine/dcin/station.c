@@ -45,10 +45,10 @@ DCIN_INLINE uint64_t iq(const dcin_sim *s, dcin_node *nd, uint64_t occ, uint64_t
 /* Ring bridge: {RB in neg, RB in pos, IQ second-dim neg, IQ second-dim pos} onto {EQ, second-dim
  * pos, second-dim neg}; a flit leaving an RB input returns its E-Tag entry. */
 DCIN_INLINE uint64_t rb(dcin_sim *s, dcin_die *d, int node, dcin_node *nd, uint64_t occ,
-                        uint64_t now) {
-  dcin_q *in[4] = {&nd->rb_in[1], &nd->rb_in[0], &nd->iq_out[d->lane_n], &nd->iq_out[d->lane_p]};
-  const int bit[4] = {DCIN_B_RBIN + 1, DCIN_B_RBIN, DCIN_B_IQOUT + d->lane_n,
-                      DCIN_B_IQOUT + d->lane_p};
+                        uint64_t now, const bool yx) {
+  const int lane_p = yx ? DCIN_TR : DCIN_TD, lane_n = yx ? DCIN_TL : DCIN_TU;
+  dcin_q *in[4] = {&nd->rb_in[1], &nd->rb_in[0], &nd->iq_out[lane_n], &nd->iq_out[lane_p]};
+  const int bit[4] = {DCIN_B_RBIN + 1, DCIN_B_RBIN, DCIN_B_IQOUT + lane_n, DCIN_B_IQOUT + lane_p};
   unsigned want[DCIN_NUM_RB_OUT] = {0}; /* per output: the inputs whose head requests it */
   DCIN_UNROLL(4)
   for (int i = 0; i < 4; i++) {
@@ -69,7 +69,8 @@ DCIN_INLINE uint64_t rb(dcin_sim *s, dcin_die *d, int node, dcin_node *nd, uint6
     if (!in[i]->n) occ &= ~DCIN_BIT(bit[i]);
     dcin_flit *fl = &s->flits[f];
     if (i < 2) {
-      dcin_etag_release(d, nd, dcin_etag_fifo(d->cfg, fl->lane), fl->used_entry);
+      /* the RB input FIFOs: E-Tag rows 0 / 1 of the positive / negative first-dimension lane */
+      dcin_etag_release(d, nd, fl->lane & 1, fl->used_entry);
       fl->used_entry = DCIN_T_NONE;
     }
     fl->etag = DCIN_T2;
@@ -84,6 +85,7 @@ DCIN_INLINE uint64_t rb(dcin_sim *s, dcin_die *d, int node, dcin_node *nd, uint6
  * then per IP channel a round robin over the ports whose head goes there. */
 DCIN_INLINE uint64_t eq(dcin_sim *s, dcin_die *d, int net, int node, dcin_node *nd, uint64_t occ,
                         uint64_t now) {
+  /* the EQ input FIFOs: E-Tag rows 2 / 3 of the positive / negative second-dimension lane */
   dcin_q *src[DCIN_NUM_EQ_PORTS] = {&nd->eq_in[0], &nd->eq_in[1], &nd->iq_out[DCIN_IQ_EQ],
                                     &nd->rb_out[DCIN_RB_EQ]};
   static const int bit[DCIN_NUM_EQ_PORTS] = {DCIN_B_EQIN, DCIN_B_EQIN + 1,
@@ -101,7 +103,7 @@ DCIN_INLINE uint64_t eq(dcin_sim *s, dcin_die *d, int net, int node, dcin_node *
     if (!src[i]->n) occ &= ~DCIN_BIT(bit[i]);
     if (i < 2) {
       dcin_flit *fl = &s->flits[f];
-      dcin_etag_release(d, nd, i == 0 ? d->eq_fifo_p : d->eq_fifo_n, fl->used_entry);
+      dcin_etag_release(d, nd, 2 + i, fl->used_entry);
       fl->used_entry = DCIN_T_NONE;
       fl->etag = DCIN_T2;
     }
@@ -144,9 +146,8 @@ DCIN_INLINE uint64_t eq(dcin_sim *s, dcin_die *d, int net, int node, dcin_node *
  * queue counts a wait cycle, and a head that has waited past the trigger reserves the passing
  * slot.  Slot ids equal frame indices while a ring holds flits (dcin_ring_rebase).  Returns true
  * when the head left. */
-DCIN_INLINE bool cp_lane(dcin_sim *s, dcin_die *d, int net, int node, dcin_node *nd, int lane,
-                         int pdim, uint64_t now) {
-  dcin_q *q = (dcin_q *)((char *)nd + d->cp_src[lane]);
+DCIN_INLINE bool cp_lane(dcin_sim *s, dcin_die *d, int net, int node, dcin_node *nd, dcin_q *q,
+                         int lane, int pdim, uint64_t now) {
   unsigned n = dcin_q_vis(q, now);
   if (!n) return false;
   const dcin_cfg *c = d->cfg;
@@ -208,27 +209,40 @@ DCIN_INLINE bool cp_lane(dcin_sim *s, dcin_die *d, int net, int node, dcin_node 
 /* The lanes in the reference's order, TL TR (horizontal) then TU TD (vertical), each only when its
  * source queue holds a flit. */
 DCIN_INLINE uint64_t cp(dcin_sim *s, dcin_die *d, int net, int node, dcin_node *nd, uint64_t occ,
-                        uint64_t now) {
+                        uint64_t now, const bool yx) {
   static const int lanes[4] = {DCIN_TL, DCIN_TR, DCIN_TU, DCIN_TD};
   DCIN_UNROLL(4)
   for (int k = 0; k < 4; k++) {
-    int lane = lanes[k], b = d->cp_bit[lane];
-    if ((occ & DCIN_BIT(b)) && cp_lane(s, d, net, node, nd, lane, k >> 1, now)) {
-      const dcin_q *q = (const dcin_q *)((const char *)nd + d->cp_src[lane]);
-      if (!q->n) occ &= ~DCIN_BIT(b);
-    }
+    int lane = lanes[k];
+    /* first-dimension lanes inject from their IQ queue, second-dimension ones from the ring
+     * bridge's output of their direction */
+    bool first = (lane == DCIN_TR || lane == DCIN_TL) != yx;
+    int b = first ? DCIN_B_IQOUT + lane : DCIN_B_RBOUT + ((lane & 1) ? DCIN_RB_N : DCIN_RB_P);
+    dcin_q *q = first ? &nd->iq_out[lane] : &nd->rb_out[(lane & 1) ? DCIN_RB_N : DCIN_RB_P];
+    if ((occ & DCIN_BIT(b)) && cp_lane(s, d, net, node, nd, q, lane, k >> 1, now) && !q->n)
+      occ &= ~DCIN_BIT(b);
   }
   return occ;
 }
 
 void dcin_cp_inject(dcin_sim *s, dcin_die *d, int net, int node) {
   dcin_node *nd = &d->nodes[net][node];
-  nd->occ = cp(s, d, net, node, nd, nd->occ, s->cyc);
+  nd->occ = d->cfg->yx ? cp(s, d, net, node, nd, nd->occ, s->cyc, true)
+                       : cp(s, d, net, node, nd, nd->occ, s->cyc, false);
 }
 
-void dcin_stations_step(dcin_sim *s, dcin_die *d, int net) {
+/* The pass, with XY or YX routing as a constant (lanes, queues and mask bits fold). */
+DCIN_INLINE void stations(dcin_sim *s, dcin_die *d, int net, const bool yx) {
   uint64_t now = s->cyc;
-  uint64_t m_rb = d->m_rb, m_eq = d->m_eq, m_cp = d->m_cp;
+  const int lane_p = yx ? DCIN_TR : DCIN_TD, lane_n = yx ? DCIN_TL : DCIN_TU;
+  const int first_p = yx ? DCIN_TD : DCIN_TR, first_n = yx ? DCIN_TU : DCIN_TL;
+  const uint64_t m_rb = DCIN_BIT(DCIN_B_RBIN) | DCIN_BIT(DCIN_B_RBIN + 1) |
+                        DCIN_BIT(DCIN_B_IQOUT + lane_p) | DCIN_BIT(DCIN_B_IQOUT + lane_n);
+  const uint64_t m_eq = DCIN_BIT(DCIN_B_EQIN) | DCIN_BIT(DCIN_B_EQIN + 1) |
+                        DCIN_BIT(DCIN_B_IQOUT + DCIN_IQ_EQ) | DCIN_BIT(DCIN_B_RBOUT + DCIN_RB_EQ) |
+                        0xfull << DCIN_B_EQARB;
+  const uint64_t m_cp = DCIN_BIT(DCIN_B_IQOUT + first_p) | DCIN_BIT(DCIN_B_IQOUT + first_n) |
+                        DCIN_BIT(DCIN_B_RBOUT + DCIN_RB_P) | DCIN_BIT(DCIN_B_RBOUT + DCIN_RB_N);
   dcin_node *nodes = d->nodes[net];
   for (int w = 0; w < d->mwords; w++)
     for (uint64_t m = d->busym[net][w]; m; m &= m - 1) { /* nodes holding flits, in order */
@@ -236,13 +250,20 @@ void dcin_stations_step(dcin_sim *s, dcin_die *d, int net) {
       dcin_node *nd = &nodes[node];
       uint64_t occ = nd->occ; /* a local: the queues' stamps could alias it */
       if (occ & DCIN_M_IQ) occ = iq(s, nd, occ, now);
-      if (occ & m_rb) occ = rb(s, d, node, nd, occ, now);
+      if (occ & m_rb) occ = rb(s, d, node, nd, occ, now, yx);
       if (occ & m_eq) occ = eq(s, d, net, node, nd, occ, now);
-      if (occ & m_cp) occ = cp(s, d, net, node, nd, occ, now);
+      if (occ & m_cp) occ = cp(s, d, net, node, nd, occ, now, yx);
       nd->occ = occ;
       if (!occ) {
         d->busym[net][w] &= ~(1ull << (node & 63));
         d->nact[net]--;
       }
     }
+}
+
+void dcin_stations_step(dcin_sim *s, dcin_die *d, int net) {
+  if (d->cfg->yx)
+    stations(s, d, net, true);
+  else
+    stations(s, d, net, false);
 }
