@@ -982,5 +982,9 @@ static inline void dcin_ip_unpark(dcin_die *d, int node, int ipi, const dcin_ip 
   if (ip->busy > ip->h2l_n) dcin_ipset_add(d->ip_inj, node, ipi);
 }
 static inline bool dcin_ip_is_d2d(int ip) { return ip == DCIN_IP_D2D_RN || ip == DCIN_IP_D2D_SN; }
+/* Requesters (send REQ, receive RSP) as opposed to targets (receive REQ, send RSP). */
+static inline bool dcin_ip_is_rn(int ip) {
+  return ip == DCIN_IP_D2D_RN || ip == DCIN_IP_GDMA0 || ip == DCIN_IP_GDMA1;
+}
 
 #endif

@@ -26,7 +26,7 @@ bool dcin_rx_bucket(dcin_ip *ip, uint64_t now) {
 _Static_assert(DCIN_NUM_RSP_PRIO == 4, "inject_to_l2h tests the four RSP queues by name");
 _Static_assert(DCIN_NET_REQ == 0, "a refused REQ parks its IP before the other networks' turn");
 
-static void inject_to_l2h(dcin_sim *s, dcin_die *d, int node, int ipi, dcin_ip *ip, int net) {
+DCIN_INLINE void inject_to_l2h(dcin_sim *s, dcin_die *d, int node, int ipi, dcin_ip *ip, int net) {
   dcin_q *l2h = &ip->l2h[net];
   if (net == DCIN_NET_RSP ? !(ip->rsp_q[0].n | ip->rsp_q[1].n | ip->rsp_q[2].n | ip->rsp_q[3].n)
                           : !ip->inj[net].n)
@@ -66,10 +66,11 @@ static void inject_to_l2h(dcin_sim *s, dcin_die *d, int node, int ipi, dcin_ip *
     f = dcin_list_pop(s, q);
     dcin_sn_tx_data(s, d, node, ipi, f);
   }
-  dcin_q_put(l2h, f, now); P_INC(l2h_put);
+  dcin_q_put(l2h, f, now);
+  P_INC(l2h_put);
 }
 
-static void l2h_to_iq(dcin_sim *s, dcin_die *d, int node, int ipi, dcin_ip *ip, int net) {
+DCIN_INLINE void l2h_to_iq(dcin_sim *s, dcin_die *d, int node, int ipi, dcin_ip *ip, int net) {
   dcin_q *l2h = &ip->l2h[net];
   uint64_t now = s->cyc;
   if (!dcin_q_vis(l2h, now)) return;
@@ -77,15 +78,33 @@ static void l2h_to_iq(dcin_sim *s, dcin_die *d, int node, int ipi, dcin_ip *ip, 
   dcin_q *ch = &nd->iq_ch[ipi];
   if (!dcin_q_can_put(ch, now)) return;
   uint32_t f = dcin_q_pop(l2h);
-  dcin_node_put(d, net, node, nd, ch, DCIN_B_IQCH + ipi, f, now); P_INC(l2h_iq);
+  dcin_node_put(d, net, node, nd, ch, DCIN_B_IQCH + ipi, f, now);
+  P_INC(l2h_iq);
   dcin_ip_inj_del(d, node, ipi, ip);
   dcin_flit *fl = &s->flits[f];
   fl->route = d->route[fl->src_node * d->cfg->nodes + fl->dst_node];
-  dcin_txn *t = &s->txns[fl->txn];
-  if (net == DCIN_NET_REQ && t->t_req_noc == DCIN_NO_CYCLE) t->t_req_noc = s->cyc;
-  if (net == DCIN_NET_DATA && fl->flit_id == 0 && (t->is_read || t->t_data_noc == DCIN_NO_CYCLE))
-    t->t_data_noc = s->cyc;
+  if (net == DCIN_NET_REQ) {
+    dcin_txn *t = &s->txns[fl->txn];
+    if (t->t_req_noc == DCIN_NO_CYCLE) t->t_req_noc = now;
+  } else if (net == DCIN_NET_DATA && fl->flit_id == 0) {
+    dcin_txn *t = &s->txns[fl->txn];
+    if (t->is_read || t->t_data_noc == DCIN_NO_CYCLE) t->t_data_noc = now;
+  }
   s->st.flits_injected++;
+}
+
+/* Requesters (GDMAs, D2D_RN) send REQ and DATA, targets (DDRs, D2D_SN) RSP and DATA: the visit
+ * of each kind, with its two networks as constants. */
+DCIN_INLINE void inject_ip(dcin_sim *s, dcin_die *d, int node, int ipi, dcin_ip *ip, bool ip_work,
+                           bool net_cycle, const int net0) {
+  if (ip_work) {
+    inject_to_l2h(s, d, node, ipi, ip, net0);
+    inject_to_l2h(s, d, node, ipi, ip, DCIN_NET_DATA);
+  }
+  if (net_cycle) {
+    l2h_to_iq(s, d, node, ipi, ip, net0);
+    l2h_to_iq(s, d, node, ipi, ip, DCIN_NET_DATA);
+  }
 }
 
 void dcin_ip_inject(dcin_sim *s, dcin_die *d, bool ip_cycle, bool net_cycle) {
@@ -93,14 +112,12 @@ void dcin_ip_inject(dcin_sim *s, dcin_die *d, bool ip_cycle, bool net_cycle) {
     for (uint64_t m = d->ip_inj[w]; m; m &= m - 1) { /* IPs with items to inject, in order */
       int b = w * 64 + __builtin_ctzll(m);
       int node = b / DCIN_IP_BITS, ipi = b % DCIN_IP_BITS;
-      dcin_ip *ip = dcin_ipp(d, node, ipi); P_INC(ipi_visit);
-      if (ip_cycle || dcin_ip_is_d2d(ipi)) {
-        DCIN_UNROLL(3)
-        for (int net = 0; net < DCIN_NUM_NETS; net++) inject_to_l2h(s, d, node, ipi, ip, net);
-      }
-      if (net_cycle) {
-        DCIN_UNROLL(3)
-        for (int net = 0; net < DCIN_NUM_NETS; net++) l2h_to_iq(s, d, node, ipi, ip, net);
-      }
+      dcin_ip *ip = dcin_ipp(d, node, ipi);
+      P_INC(ipi_visit);
+      bool ip_work = ip_cycle || dcin_ip_is_d2d(ipi);
+      if (dcin_ip_is_rn(ipi))
+        inject_ip(s, d, node, ipi, ip, ip_work, net_cycle, DCIN_NET_REQ);
+      else
+        inject_ip(s, d, node, ipi, ip, ip_work, net_cycle, DCIN_NET_RSP);
     }
 }

@@ -52,8 +52,7 @@ DCIN_INLINE uint64_t rb(dcin_sim *s, dcin_die *d, int node, dcin_node *nd, uint6
   unsigned want[DCIN_NUM_RB_OUT] = {0}; /* per output: the inputs whose head requests it */
   DCIN_UNROLL(4)
   for (int i = 0; i < 4; i++) {
-    if (!(occ & DCIN_BIT(bit[i])) ||
-        !(i < 2 ? dcin_q_vis_ej(in[i], now) : dcin_q_vis(in[i], now)))
+    if (!(occ & DCIN_BIT(bit[i])) || !(i < 2 ? dcin_q_vis_ej(in[i], now) : dcin_q_vis(in[i], now)))
       continue;
     want[s->flits[dcin_q_front(in[i])].route >> DCIN_ROUTE_RB_SHIFT] |= 1u << i;
   }
@@ -96,8 +95,7 @@ DCIN_INLINE uint64_t eq(dcin_sim *s, dcin_die *d, int net, int node, dcin_node *
   for (int i = 0; i < DCIN_NUM_EQ_PORTS; i++) {
     dcin_q *a = &nd->eq_arb[port_of[i]];
     if (!(occ & DCIN_BIT(bit[i])) ||
-        !(i < 2 ? dcin_q_vis_ej(src[i], now) : dcin_q_vis(src[i], now)) ||
-        !dcin_q_can_put(a, now))
+        !(i < 2 ? dcin_q_vis_ej(src[i], now) : dcin_q_vis(src[i], now)) || !dcin_q_can_put(a, now))
       continue;
     uint32_t f = i < 2 ? dcin_q_pop_ej(src[i], now) : dcin_q_pop(src[i]);
     if (!src[i]->n) occ &= ~DCIN_BIT(bit[i]);
