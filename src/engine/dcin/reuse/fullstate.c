@@ -13,7 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dcin_int.h"
+#include "../model/rings/ring.h"
+#include "reuse.h"
 
 typedef struct fs_walk {
   const dcin_sim *s;

@@ -3,7 +3,7 @@
  * Invariant: a flit moves at most one stage per cycle, always into a queue that took no flit this
  * cycle and was not full at its start, and nd->occ marks every queue of the node holding a flit.
  */
-#include "dcin_int.h"
+#include "transport.h"
 
 static bool bucket_take(dcin_ip *ip, double *tok, uint64_t *last, uint64_t now) {
   if (ip->rate <= 0) return true;
@@ -21,6 +21,41 @@ static bool bucket_take(dcin_ip *ip, double *tok, uint64_t *last, uint64_t now) 
 
 bool dcin_rx_bucket(dcin_ip *ip, uint64_t now) {
   return bucket_take(ip, &ip->rx_tok, &ip->rx_last, now);
+}
+
+void dcin_enqueue(dcin_sim *s, dcin_die *d, int node, int ip, uint32_t f) {
+  if (f == DCIN_NIL) return;
+  dcin_ip *x = dcin_ipp(d, node, ip); P_INC(enq);
+  dcin_flit *fl = &s->flits[f];
+  if (fl->net == DCIN_NET_RSP)
+    dcin_list_push(s, &x->rsp_q[fl->kind - DCIN_K_RSP_DBID], f);
+  else
+    dcin_list_push(s, &x->inj[fl->net], f);
+  dcin_ip_inj_add(d, node, ip, x);
+}
+
+bool dcin_rn_reserve(dcin_sim *s, dcin_ip *ip, dcin_txn *t) {
+  (void)s;
+  if (t->is_read) {
+    bool trk = ip->rd_trk > 0, buf = ip->rdb >= t->burst;
+    if (!trk || !buf) {
+      if (!trk && !t->rn_rd_block) t->rn_rd_block = 1;
+      if (!buf && !t->rn_rdb_block) t->rn_rdb_block = 1;
+      return false;
+    }
+    ip->rd_trk--;
+    ip->rdb -= t->burst;
+  } else {
+    bool trk = ip->wr_trk > 0, buf = ip->wdb >= t->burst;
+    if (!trk || !buf) {
+      if (!trk && !t->rn_wr_block) t->rn_wr_block = 1;
+      if (!buf && !t->rn_wdb_block) t->rn_wdb_block = 1;
+      return false;
+    }
+    ip->wr_trk--;
+    ip->wdb -= t->burst;
+  }
+  return true;
 }
 
 _Static_assert(DCIN_NUM_RSP_PRIO == 4, "inject_to_l2h tests the four RSP queues by name");
@@ -64,7 +99,10 @@ DCIN_INLINE void inject_to_l2h(dcin_sim *s, dcin_die *d, int node, int ipi, dcin
     if (!q->n || s->flits[q->head].depart > now) return;
     if (!bucket_take(ip, &ip->tx_tok, &ip->tx_last, now)) return;
     f = dcin_list_pop(s, q);
-    dcin_sn_tx_data(s, d, node, ipi, f);
+    /* the last read-data flit of a target: its RO tracker frees (dcin_protocol_txdone) */
+    const dcin_flit *fl = &s->flits[f];
+    if (fl->last && !dcin_ip_is_rn(ipi) && s->txns[fl->txn].is_read)
+      d->txdone[d->ntxdone++] = (dcin_arrival){(int16_t)node, (uint8_t)ipi, fl->txn};
   }
   dcin_q_put(l2h, f, now);
   P_INC(l2h_put);

@@ -7,7 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dcin_int.h"
+#include "die.h"
+#include "rings/ring.h"
 
 /* arena entries of a queue of depth cap (dcin_arena_take) */
 static size_t room(int cap) { return dcin_q_room((unsigned)cap); }
@@ -20,13 +21,11 @@ static size_t node_queue_slots(const dcin_cfg *c) {
   return n;
 }
 
-size_t dcin_die_arena_slots(const dcin_cfg *c);
 size_t dcin_die_arena_slots(const dcin_cfg *c) {
   size_t per_ip = (size_t)DCIN_NUM_NETS * (room(c->l2h) + room(c->h2l_h) + room(c->h2l_l));
   return (size_t)c->nodes * (DCIN_NUM_NETS * node_queue_slots(c) + DCIN_NUM_IPS * per_ip);
 }
 
-int dcin_die_init(dcin_sim *s, dcin_die *d, int id, cs_err *err);
 int dcin_die_init(dcin_sim *s, dcin_die *d, int id, cs_err *err) {
   dcin_cfg *c = &s->cfg;
   d->id = id;
@@ -71,7 +70,10 @@ int dcin_die_init(dcin_sim *s, dcin_die *d, int id, cs_err *err) {
   d->cap_rel = (uint32_t)c->nodes * DCIN_NUM_NETS * 4 * 2;
   d->rel[0] = malloc(sizeof *d->rel[0] * d->cap_rel * 2);
   d->rel[1] = d->rel[0] ? d->rel[0] + d->cap_rel : NULL;
-  if (!d->ip_inj || !d->rel[0])
+  /* per step at most one arrival per IP and network, one burst leaving per IP */
+  d->arr = malloc(sizeof *d->arr * (size_t)c->nodes * DCIN_NUM_IPS * (DCIN_NUM_NETS + 1));
+  d->txdone = d->arr ? d->arr + (size_t)c->nodes * DCIN_NUM_IPS * DCIN_NUM_NETS : NULL;
+  if (!d->ip_inj || !d->rel[0] || !d->arr)
     return cs_err_set(err, CS_ENOMEM, "die %d", id);
   if (!d->ips) return cs_err_set(err, CS_ENOMEM, "die %d IP interfaces", id);
   for (int n = 0; n < c->nodes; n++)
@@ -113,7 +115,6 @@ int dcin_die_init(dcin_sim *s, dcin_die *d, int id, cs_err *err) {
   return 0;
 }
 
-void dcin_die_free(dcin_die *d);
 void dcin_die_free(dcin_die *d) {
   if (d->rings[0]) {
     for (int r = 0; r < d->nrings; r++) {
@@ -138,6 +139,7 @@ void dcin_die_free(dcin_die *d) {
   free(d->ip_inj);
   free(d->busym[0]);
   free(d->rel[0]);
+  free(d->arr);
   free(d->cp_in);
   free(d->cp_out);
   free(d->ring_of);
@@ -148,24 +150,4 @@ void dcin_die_free(dcin_die *d) {
   free(d->t0_read);
   free(d->itag_slot);
   free(d->cp_site[0]);
-}
-
-void dcin_die_step(dcin_sim *s, dcin_die *d, bool ip_cycle, bool net_cycle);
-void dcin_die_step(dcin_sim *s, dcin_die *d, bool ip_cycle, bool net_cycle) {
-  if (!net_cycle && d->cfg->crossring_compat) return; /* the reference steps dies on NoC cycles */
-  P_INC(die_step);
-  d->slow = d->cfg->crossring_compat || s->trace; /* the general eject path only */
-  if (ip_cycle) dcin_sn_release_due(s, d);
-  dcin_ip_inject(s, d, ip_cycle, net_cycle);
-  if (net_cycle) {
-    for (int net = 0; net < DCIN_NUM_NETS; net++) {
-      dcin_rings_move(s, d, net);
-      /* IQ, ring bridge, EQ and CP injection touch only the node's own queues and the slots at
-       * its own CP_OUTs (ejects, which come first, only fill its eject FIFOs), so one pass per
-       * node gives the same result as one pass per stage */
-      if (d->nact[net]) dcin_stations_step(s, d, net);
-    }
-  }
-  dcin_ip_eject(s, d, ip_cycle, net_cycle);
-  dcin_commit(s, d);
 }

@@ -3,7 +3,7 @@
  * end-of-cycle commit of the E-Tag entry releases.  Invariant: a flit handed to an IP has left
  * every queue of the network.
  */
-#include "dcin_int.h"
+#include "transport.h"
 
 /* Requesters (GDMAs, D2D_RN) receive RSP and DATA, targets (DDRs, D2D_SN) REQ and DATA: the
  * visit of each kind, with its two networks as constants. */
@@ -43,7 +43,7 @@ DCIN_INLINE void eject_ip(dcin_sim *s, dcin_die *d, int node, int ipi, dcin_ip *
     s->st.flits_ejected++;
     P_INC(ipe_rx);
     DCIN_TRACE(s, f, "IP_RX", node, -1);
-    dcin_ip_receive(s, d, node, ipi, f);
+    d->arr[d->narr++] = (dcin_arrival){(int16_t)node, (uint8_t)ipi, f};
   }
 }
 

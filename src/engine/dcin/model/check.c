@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dcin_int.h"
+#include "model.h"
 
 typedef struct seen {
   uint8_t *mark;

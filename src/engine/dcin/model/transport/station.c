@@ -5,7 +5,7 @@
  * start of the cycle (dcin_q_vis) and puts only into queues that took nothing this cycle, so the
  * order of the nodes matters only where the reference's does (I-Tags of one ring).
  */
-#include "dcin_int.h"
+#include "transport.h"
 
 /* IQ: channel buffers -> arbiter inputs, then per direction a round robin over the IPs whose
  * arbiter head goes that way. */

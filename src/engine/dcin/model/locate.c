@@ -5,7 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "dcin_int.h"
+#include "model.h"
+#include "rings/ring.h"
 
 static const char *const net_name[DCIN_NUM_NETS] = {"REQ", "RSP", "DATA"};
 static const char *const lane_name[DCIN_NUM_LANES] = {"TR", "TL", "TD", "TU"};

@@ -9,7 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dcin_int.h"
+#include "model.h"
+#include "rings/ring.h"
 
 enum { W_NONE, W_RING, W_Q, W_LIST };
 /* queue kinds of a node / IP */

@@ -44,7 +44,7 @@
 #include <string.h>
 
 #include "commsweep/bigmem.h"
-#include "dcin_int.h"
+#include "reuse.h"
 
 typedef struct reuse_ev {
   uint32_t rel;  /* completion cycle - step start */
