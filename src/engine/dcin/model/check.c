@@ -135,6 +135,11 @@ int dcin_check(const dcin_sim *s, cs_err *err) {
         for (size_t k = 0; k < sizeof qs / sizeof qs[0]; k++)
           for (int i = 0; i < qs[k].n; i++)
             if (qs[k].q[i].n) occ |= DCIN_BIT(qs[k].bit + i);
+        for (int i = 0; i < DCIN_NUM_IPS; i++) { /* and its IPs' l2h and h2l_h on this network */
+          const dcin_ip *ip = &d->ips[node * DCIN_NUM_IPS + i];
+          if (ip->l2h[net].n) occ |= DCIN_BIT(DCIN_B_L2H + i);
+          if (ip->h2l_h[net].n) occ |= DCIN_BIT(DCIN_B_H2LH + i);
+        }
         if (!rc && occ != nd->occ)
           rc = cs_err_set(err, CS_EINTERNAL, "die %d net %d node %d: occ %llx, queues %llx", di,
                           net, node, (unsigned long long)nd->occ, (unsigned long long)occ);
@@ -171,21 +176,17 @@ int dcin_check(const dcin_sim *s, cs_err *err) {
     for (int node = 0; node < c->nodes && !rc; node++) {
       for (int i = 0; i < DCIN_NUM_IPS && !rc; i++) {
         const dcin_ip *ip = &d->ips[node * DCIN_NUM_IPS + i];
-        uint32_t e = 0, h = 0;
+        uint32_t h = 0, l = 0;
         for (int net = 0; net < DCIN_NUM_NETS; net++) {
-          const dcin_q *q = &d->nodes[net][node].eq_ch[i];
-          e += q->n;
-          if (!rc && ip->eqch_net[net] != q->n)
-            rc = cs_err_set(err, CS_EINTERNAL, "die %d node %d ip %d net %d: eq_ch count %u", di,
-                            node, i, net, ip->eqch_net[net]);
           h += ip->h2l_h[net].n + ip->h2l_l[net].n;
+          l += ip->h2l_l[net].n;
         }
-        if (e != ip->eqch || h != ip->h2l_n)
-          rc = cs_err_set(err, CS_EINTERNAL, "die %d node %d ip %d: eq_ch %u/%u h2l %u/%u", di,
-                          node, i, e, ip->eqch, h, ip->h2l_n);
+        if (!rc && (h != ip->h2l_n || l != ip->rx_n))
+          rc = cs_err_set(err, CS_EINTERNAL, "die %d node %d ip %d: h2l %u/%u, h2l_l %u/%u", di,
+                          node, i, h, ip->h2l_n, l, ip->rx_n);
         unsigned b = (unsigned)(node * DCIN_IP_BITS + i);
         bool inj = d->ip_inj[b >> 6] >> (b & 63) & 1, ej = d->ip_ej[b >> 6] >> (b & 63) & 1;
-        if (!rc && ((inj && ip->busy == ip->h2l_n) || ej != (ip->eqch + ip->h2l_n > 0)))
+        if (!rc && ((inj && ip->busy == ip->h2l_n) || ej != (ip->rx_n > 0)))
           rc = cs_err_set(err, CS_EINTERNAL, "die %d node %d ip %d: work sets inject %d eject %d",
                           di, node, i, inj, ej);
         if (!rc && !inj && ip->busy > ip->h2l_n && !parked_rightly(s, ip, i))

@@ -150,4 +150,5 @@ void dcin_die_free(dcin_die *d) {
   free(d->t0_read);
   free(d->itag_slot);
   free(d->cp_site[0]);
+  free(d->cp_key);
 }

@@ -20,18 +20,8 @@ static uint64_t gcd_u(uint64_t a, uint64_t b) {
   return a;
 }
 
-#ifdef DCIN_PROF
-dcin_prof dcin_P;
-#endif
 void dcin_sim_destroy(dcin_sim *s) {
   if (!s) return;
-#ifdef DCIN_PROF
-  if (getenv("DCIN_PROF")) {
-#define X(n) fprintf(stderr, "%-12s %12llu\n", #n, (unsigned long long)dcin_P.n);
-PROF_LIST
-#undef X
-  }
-#endif
   for (int i = 0; i < s->ndies; i++) dcin_die_free(&s->dies[i]);
   free(s->axi);
   free(s->flits);
@@ -305,25 +295,25 @@ uint64_t dcin_next_event(const dcin_sim *s) {
 }
 
 /* One die in one sim cycle, in the reference's order: timed share-tracker releases (IP cycles),
- * the inject side of the IPs, per network the rings then the stations (NoC cycles), the eject side
- * of the IPs, the protocol's answers to what they took, and the E-Tag returns. */
+ * the inject side of the IPs (IP clock), per network the rings then the stations with their IPs'
+ * NoC-clock stages (NoC cycles), the IPs taking their flits (IP clock), the protocol's answers to
+ * what they took, and the E-Tag returns. */
 static void die_step(dcin_sim *s, dcin_die *d, bool ip_cycle, bool net_cycle) {
   if (!net_cycle && d->cfg->crossring_compat) return; /* the reference steps dies on NoC cycles */
-  P_INC(die_step);
   d->slow = d->cfg->crossring_compat || s->trace; /* the general eject path only */
   if (ip_cycle) dcin_sn_release_due(s, d);
-  dcin_ip_inject(s, d, ip_cycle, net_cycle);
+  dcin_ip_inject(s, d, ip_cycle);
   dcin_protocol_txdone(s, d);
   if (net_cycle) {
     for (int net = 0; net < DCIN_NUM_NETS; net++) {
       dcin_rings_move(s, d, net);
-      /* IQ, ring bridge, EQ and CP injection touch only the node's own queues and the slots at
-       * its own CP_OUTs (ejects, which come first, only fill its eject FIFOs), so one pass per
-       * node gives the same result as one pass per stage */
+      /* the stages of a station touch only the node's own queues, its IPs' l2h and h2l and the
+       * slots at its own CP_OUTs (ejects, which come first, only fill its eject FIFOs), so one
+       * pass per node gives the same result as one pass per stage */
       if (d->nact[net]) dcin_stations_step(s, d, net);
     }
   }
-  dcin_ip_eject(s, d, ip_cycle, net_cycle);
+  dcin_ip_eject(s, d, ip_cycle);
   dcin_protocol_arrivals(s, d);
   dcin_commit(s, d);
 }

@@ -341,10 +341,13 @@ typedef struct dcin_ring {
   int16_t *itag; /* by slot id: I-Tag reserver (node * 4 + lane) or -1 (in die itag_slot) */
 } dcin_ring;
 
-/* The CP_OUT slice of a (node, lane) on one network: its ring and frame position. */
+/* The CP_OUT slice of a (node, lane) on one network: its ring and frame position, and per target
+ * node the slices from there to the CP_IN where a flit for it leaves the ring (DCIN_NO_KEY: none
+ * on this ring), i.e. its eject bucket relative to the ring's off (dcin_ring_key). */
 typedef struct dcin_cp_site {
   dcin_ring *g;
   int idx;
+  const uint16_t *key; /* [target node] */
 } dcin_cp_site;
 
 /* Bits of dcin_node.occ, one per queue of the station: set while the queue holds a flit (the one
@@ -357,10 +360,14 @@ enum {
   DCIN_B_RBOUT = 26, /* + DCIN_RB_*: rb_out[o] */
   DCIN_B_EQIN = 32,  /* + 0/1: eq_in[pos/neg] */
   DCIN_B_EQARB = 36, /* + port: eq_arb[port] */
-  DCIN_B_EQCH = 40   /* + ip: eq_ch[ip] */
+  DCIN_B_EQCH = 40,  /* + ip: eq_ch[ip] */
+  /* the node's IP interfaces on this network, whose NoC-clock stages the station pass runs */
+  DCIN_B_L2H = 48,  /* + ip: dcin_ip.l2h[net] */
+  DCIN_B_H2LH = 56  /* + ip: dcin_ip.h2l_h[net] */
 };
 #define DCIN_BIT(b) (1ull << (b))
 #define DCIN_M_IQ (0x3full << DCIN_B_IQCH | 0x3full << DCIN_B_IQARB)
+#define DCIN_M_OUT (0x3full << DCIN_B_EQCH | 0x3full << DCIN_B_H2LH)
 
 /* Per (die, network, node) queues of the node's cross station. */
 typedef struct dcin_node {
@@ -398,10 +405,9 @@ typedef struct dcin_ip {
   double tx_tok, rx_tok;
   uint64_t tx_last, rx_last;
   double rate, cap;
-  uint32_t busy;                    /* items queued here */
-  uint16_t h2l_n;                   /* flits in h2l_h / h2l_l (pre registers included) */
-  uint16_t eqch;                    /* flits for this IP in the node's EQ channel buffers */
-  uint16_t eqch_net[DCIN_NUM_NETS]; /* the same per network (pre registers included) */
+  uint32_t busy;  /* items queued here: inject lists, l2h, h2l_h and h2l_l */
+  uint16_t h2l_n; /* flits in h2l_h / h2l_l (pre registers included) */
+  uint16_t rx_n;  /* flits in h2l_l, which the IP takes at its clock */
 } dcin_ip;
 
 typedef struct dcin_die {
@@ -415,6 +421,7 @@ typedef struct dcin_die {
   uint16_t *cp_in, *cp_out;      /* [node * 4 + lane] */
   int16_t *ring_of;              /* [node * 4 + lane] ring index */
   dcin_cp_site *cp_site[DCIN_NUM_NETS]; /* [node * 4 + lane] CP_OUT (CP injection) */
+  uint16_t *cp_key;              /* [(node * 4 + lane) * nodes + target]: dcin_cp_site.key */
   int16_t *ekey;                 /* [node * 2 + dim] dcin_eject_key */
   int16_t *scoord;               /* [node] second-dimension coordinate (row in XY, column in YX) */
   size_t cp_src[DCIN_NUM_LANES]; /* offset in dcin_node of the queue each lane injects from */
@@ -429,7 +436,7 @@ typedef struct dcin_die {
    * IPs in node order, then IP order, as the nested loops did), ipwords words each: */
   uint64_t *ip_inj; /* the IP holds items on its inject side (busy > h2l_n) and is not parked
                      * (dcin_ip_parkable) */
-  uint64_t *ip_ej;  /* flits for the IP in the EQ channel buffers or its h2l (eqch + h2l_n > 0) */
+  uint64_t *ip_ej;  /* the IP has flits to take in its h2l_l (rx_n > 0) */
   int ipwords;
   uint32_t nact[DCIN_NUM_NETS];   /* per network: nodes with a non-zero occ (skip idle networks) */
   uint64_t *busym[DCIN_NUM_NETS]; /* per network: bitset of the nodes with a non-zero occ */
@@ -479,18 +486,6 @@ typedef struct dcin_stats {
 } dcin_stats;
 
 typedef struct dcin_reuse dcin_reuse; /* reuse.c */
-#define PROF_LIST X(iq_visit) X(iq_mv1) X(iq_mv2) X(rb_call) X(rb_mv) X(eq_call) X(eq_mv1) X(eq_mv2) X(cp_call) X(cp_lane) X(cp_inj) X(cp_block) X(ipi_visit) X(l2h_put) X(l2h_iq) X(ipe_visit) X(ipe_h2lh) X(ipe_h2ll) X(ipe_rx) X(ring_cyc) X(ej_try) X(ej_ok) X(enq) X(flit_new) X(die_step) X(node_visit)
-typedef struct { 
-#define X(n) uint64_t n;
-PROF_LIST
-#undef X
-} dcin_prof;
-#ifdef DCIN_PROF
-extern dcin_prof dcin_P;
-#define P_INC(n) (dcin_P.n++)
-#else
-#define P_INC(n) ((void)0)
-#endif
 
 /* A token bucket as its future sees it: full when the level reaches the size by now (the next
  * refill caps it whatever its stamp), else its exact level and stamp matter (reuse.c, fullstate.c). */

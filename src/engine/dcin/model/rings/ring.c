@@ -208,12 +208,25 @@ int dcin_ring_build(dcin_sim *s, dcin_die *d, cs_err *err) {
   /* per network: each ring's slice of the I-Tag table, and each (node, lane)'s CP_OUT */
   d->cp_site[0] = malloc(sizeof(dcin_cp_site) * DCIN_NUM_NETS * (size_t)nodes4);
   if (!d->cp_site[0]) return cs_err_set(err, CS_ENOMEM, "tag tables");
+  /* per CP_OUT and target node: the slices to the CP_IN where it leaves (dcin_ring_key from 0) */
+  d->cp_key = malloc(sizeof *d->cp_key * (size_t)nodes4 * c->nodes);
+  if (!d->cp_key) return cs_err_set(err, CS_ENOMEM, "eject keys");
+  for (int k = 0; k < nodes4; k++) {
+    const dcin_ring *g = &d->rings[0][d->ring_of[k]];
+    for (int t = 0; t < c->nodes; t++) {
+      int e = d->ekey[t * 2 + g->dim];
+      int row = e >= 0 && e < g->necoord ? g->eidx[e] : -1;
+      d->cp_key[(size_t)k * c->nodes + t] =
+          row < 0 ? DCIN_NO_KEY : g->ndist[(size_t)row * g->len + d->cp_out[k]];
+    }
+  }
   for (int net = 0; net < DCIN_NUM_NETS; net++) {
     d->cp_site[net] = d->cp_site[0] + (size_t)net * nodes4;
     for (int r = 0; r < d->nrings; r++)
       d->rings[net][r].itag = &d->itag_slot[((size_t)net * d->nrings + r) * d->itag_stride];
     for (int k = 0; k < nodes4; k++)
-      d->cp_site[net][k] = (dcin_cp_site){&d->rings[net][d->ring_of[k]], d->cp_out[k]};
+      d->cp_site[net][k] = (dcin_cp_site){&d->rings[net][d->ring_of[k]], d->cp_out[k],
+                                          &d->cp_key[(size_t)k * c->nodes]};
   }
   return 0;
 }

@@ -146,7 +146,6 @@ bool dcin_eject_slow(dcin_sim *s, dcin_die *d, int net, int node, int lane, uint
  * (E-Tag T2, no T0 registration) outside validation runs: that case is eject_to_node and
  * etag_try reduced to the one T2 entry check. */
 bool dcin_eject_try(dcin_sim *s, dcin_die *d, int net, int node, int lane, uint32_t f) {
-  P_INC(ej_try);
   const dcin_cfg *c = d->cfg;
   dcin_flit *fl = &s->flits[f];
   if (fl->etag != DCIN_T2 || fl->in_t0_table || c->crossring_compat || s->trace)
@@ -328,7 +327,6 @@ void dcin_rings_move(dcin_sim *s, dcin_die *d, int net) {
   for (int r = 0; r < nrings; r++) {
     dcin_ring *g = &rings[r];
     if (!g->count) continue;
-    P_INC(ring_cyc);
     int off = g->off, len = g->len;
     if (g->slot[len - 1 - off] == DCIN_NIL || g->slot[off ? len - off : 0] == DCIN_NIL) {
       eject_all_due(s, d, net, g);

@@ -1,7 +1,8 @@
-/* Inject path of an IP: IP inject FIFO -> l2h (IP clock) -> IQ channel buffer (NoC clock), where
- * the flit enters its node's station (station.c) with its route.
- * Invariant: a flit moves at most one stage per cycle, always into a queue that took no flit this
- * cycle and was not full at its start, and nd->occ marks every queue of the node holding a flit.
+/* Inject path of an IP at its clock: IP inject FIFO -> l2h, with the RN's tracker reservation for
+ * a request and the token bucket for data (the NoC-clock move l2h -> IQ channel buffer is the
+ * station pass's, station.c).  Invariant: at most one flit per network enters an l2h per IP cycle,
+ * always into one that took no flit this cycle and was not full at its start, and the l2h's bit in
+ * its node's occ is set while it holds a flit.
  */
 #include "transport.h"
 
@@ -25,7 +26,7 @@ bool dcin_rx_bucket(dcin_ip *ip, uint64_t now) {
 
 void dcin_enqueue(dcin_sim *s, dcin_die *d, int node, int ip, uint32_t f) {
   if (f == DCIN_NIL) return;
-  dcin_ip *x = dcin_ipp(d, node, ip); P_INC(enq);
+  dcin_ip *x = dcin_ipp(d, node, ip);
   dcin_flit *fl = &s->flits[f];
   if (fl->net == DCIN_NET_RSP)
     dcin_list_push(s, &x->rsp_q[fl->kind - DCIN_K_RSP_DBID], f);
@@ -105,57 +106,31 @@ DCIN_INLINE void inject_to_l2h(dcin_sim *s, dcin_die *d, int node, int ipi, dcin
       d->txdone[d->ntxdone++] = (dcin_arrival){(int16_t)node, (uint8_t)ipi, fl->txn};
   }
   dcin_q_put(l2h, f, now);
-  P_INC(l2h_put);
-}
-
-DCIN_INLINE void l2h_to_iq(dcin_sim *s, dcin_die *d, int node, int ipi, dcin_ip *ip, int net) {
-  dcin_q *l2h = &ip->l2h[net];
-  uint64_t now = s->cyc;
-  if (!dcin_q_vis(l2h, now)) return;
   dcin_node *nd = &d->nodes[net][node];
-  dcin_q *ch = &nd->iq_ch[ipi];
-  if (!dcin_q_can_put(ch, now)) return;
-  uint32_t f = dcin_q_pop(l2h);
-  dcin_node_put(d, net, node, nd, ch, DCIN_B_IQCH + ipi, f, now);
-  P_INC(l2h_iq);
-  dcin_ip_inj_del(d, node, ipi, ip);
-  dcin_flit *fl = &s->flits[f];
-  fl->route = d->route[fl->src_node * d->cfg->nodes + fl->dst_node];
-  if (net == DCIN_NET_REQ) {
-    dcin_txn *t = &s->txns[fl->txn];
-    if (t->t_req_noc == DCIN_NO_CYCLE) t->t_req_noc = now;
-  } else if (net == DCIN_NET_DATA && fl->flit_id == 0) {
-    dcin_txn *t = &s->txns[fl->txn];
-    if (t->is_read || t->t_data_noc == DCIN_NO_CYCLE) t->t_data_noc = now;
+  if (!nd->occ) {
+    d->busym[net][node >> 6] |= 1ull << (node & 63);
+    d->nact[net]++;
   }
-  s->st.flits_injected++;
+  nd->occ |= DCIN_BIT(DCIN_B_L2H + ipi);
 }
 
-/* Requesters (GDMAs, D2D_RN) send REQ and DATA, targets (DDRs, D2D_SN) RSP and DATA: the visit
- * of each kind, with its two networks as constants. */
-DCIN_INLINE void inject_ip(dcin_sim *s, dcin_die *d, int node, int ipi, dcin_ip *ip, bool ip_work,
-                           bool net_cycle, const int net0) {
-  if (ip_work) {
-    inject_to_l2h(s, d, node, ipi, ip, net0);
-    inject_to_l2h(s, d, node, ipi, ip, DCIN_NET_DATA);
-  }
-  if (net_cycle) {
-    l2h_to_iq(s, d, node, ipi, ip, net0);
-    l2h_to_iq(s, d, node, ipi, ip, DCIN_NET_DATA);
-  }
-}
-
-void dcin_ip_inject(dcin_sim *s, dcin_die *d, bool ip_cycle, bool net_cycle) {
+/* Every IP with work on its inject side, in order: on IP cycles all of them, on the others the D2D
+ * interfaces (bits 0 and 1 of each node's byte), which run at the sim clock.  Requesters (GDMAs,
+ * D2D_RN) send REQ and DATA, targets (DDRs, D2D_SN) RSP and DATA. */
+void dcin_ip_inject(dcin_sim *s, dcin_die *d, bool ip_cycle) {
+  _Static_assert(DCIN_IP_D2D_RN == 0 && DCIN_IP_D2D_SN == 1 && DCIN_IP_BITS == 8,
+                 "the D2D interfaces are the low two bits of each node's byte");
+  const uint64_t only = ip_cycle ? ~0ull : 0x0303030303030303ull;
   for (int w = 0; w < d->ipwords; w++)
-    for (uint64_t m = d->ip_inj[w]; m; m &= m - 1) { /* IPs with items to inject, in order */
+    for (uint64_t m = d->ip_inj[w] & only; m; m &= m - 1) { /* IPs with items, in order */
       int b = w * 64 + __builtin_ctzll(m);
       int node = b / DCIN_IP_BITS, ipi = b % DCIN_IP_BITS;
       dcin_ip *ip = dcin_ipp(d, node, ipi);
-      P_INC(ipi_visit);
-      bool ip_work = ip_cycle || dcin_ip_is_d2d(ipi);
-      if (dcin_ip_is_rn(ipi))
-        inject_ip(s, d, node, ipi, ip, ip_work, net_cycle, DCIN_NET_REQ);
+      int net0 = dcin_ip_is_rn(ipi) ? DCIN_NET_REQ : DCIN_NET_RSP;
+      if (net0 == DCIN_NET_REQ)
+        inject_to_l2h(s, d, node, ipi, ip, DCIN_NET_REQ);
       else
-        inject_ip(s, d, node, ipi, ip, ip_work, net_cycle, DCIN_NET_RSP);
+        inject_to_l2h(s, d, node, ipi, ip, DCIN_NET_RSP);
+      inject_to_l2h(s, d, node, ipi, ip, DCIN_NET_DATA);
     }
 }
