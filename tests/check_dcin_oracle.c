@@ -21,6 +21,7 @@
 #include "commsweep/drive.h"
 #include "commsweep/expand.h"
 #include "engine/dcin/dcin_int.h"
+#include "test_dcin.h"
 
 static uint64_t fnv(uint64_t h, const void *v, size_t n) {
   const unsigned char *p = v;
@@ -132,15 +133,13 @@ static inj *cyc_requests(const cyc_scenario *sc, const dcin_sim *s, const char *
     FILE *f = fopen(path, "r");
     if (!f) return free(in), NULL;
     char line[160];
-    while (fgets(line, sizeof line, f)) {
-      int t, sd, sn, gi, dd, dn, di, burst;
-      char rw;
-      if (line[0] == '#' || sscanf(line, "%d,%d,%d,gdma_%d,%d,%d,ddr_%d,%c,%d", &t, &sd, &sn, &gi,
-                                   &dd, &dn, &di, &rw, &burst) != 9)
-        continue;
-      ADD((uint64_t)t * 2, sd, sn, DCIN_IP_GDMA0 + gi, dd, dn, DCIN_IP_DDR0 + di, rw == 'R',
-          burst);
-    }
+    int t;
+    dcin_place pl;
+    while (fgets(line, sizeof line, f))
+      if (cs_test_dcin_csv_line(line, &t, &pl)) {
+        ADD((uint64_t)t * 2, pl.src_die, pl.src_node, pl.src_ip, pl.dst_die, pl.dst_node,
+            pl.dst_ip, pl.is_read, pl.burst);
+      }
     fclose(f);
   } else {
     free(in);
