@@ -92,6 +92,7 @@ DCIN_HOT void dcin_flit_free(dcin_sim *s, uint32_t f) {
 }
 
 void dcin_list_push(dcin_sim *s, dcin_list *l, uint32_t f) {
+  DCIN_COUNT(s, moved_list);
   s->flits[f].next = DCIN_NIL;
   if (l->tail == DCIN_NIL || l->n == 0)
     l->head = f;
@@ -102,6 +103,7 @@ void dcin_list_push(dcin_sim *s, dcin_list *l, uint32_t f) {
 }
 
 void dcin_list_push_front(dcin_sim *s, dcin_list *l, uint32_t f) {
+  DCIN_COUNT(s, moved_list);
   s->flits[f].next = l->n ? l->head : DCIN_NIL;
   l->head = f;
   if (l->n == 0) l->tail = f;

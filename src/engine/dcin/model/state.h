@@ -483,7 +483,17 @@ typedef struct dcin_stats {
   uint64_t retries_rd, retries_wr;
   uint64_t itag_h, itag_v, etag_t1, etag_t0;
   uint64_t full_ring_cycles; /* ring-cycles in which a completely full ring rotated as a whole */
+  /* Counted only in builds with DCIN_COUNT_MOVES (scripts/bench_dcin compare --instructions),
+   * zero otherwise: the entries of flits into lists (inject FIFOs, RSP queues, D2D link
+   * channels), onto rings (CP injection), into eject FIFOs and into ring-bridge outputs.  With
+   * flits_injected and flits_ejected they give every flit movement (docs/dcin-model.md). */
+  uint64_t moved_list, moved_ring, moved_eject, moved_rb;
 } dcin_stats;
+#ifdef DCIN_COUNT_MOVES
+#define DCIN_COUNT(s, field) ((s)->st.field++)
+#else
+#define DCIN_COUNT(s, field) ((void)(s))
+#endif
 
 typedef struct dcin_reuse dcin_reuse; /* reuse.c */
 

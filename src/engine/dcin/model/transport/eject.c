@@ -93,6 +93,7 @@ DCIN_INLINE bool eject_to_node(dcin_sim *s, dcin_die *d, int net, int node, int 
   int fifo = dim * 2 + neg; /* dcin_etag_fifo */
   if (!etag_try(s, d, net, node, fifo, lane, f)) return false;
   enter_eject_fifo(d, net, node, nd, q, dim, f, s->cyc);
+  DCIN_COUNT(s, moved_eject);
   DCIN_TRACE(s, f, dim == 0 ? "RB" : "EQ", node, lane);
   if (c->crossring_compat) { /* the reference also frees the entry as the flit enters the FIFO */
     dcin_etag_release(d, nd, fifo, s->flits[f].used_entry);
@@ -161,6 +162,7 @@ bool dcin_eject_try(dcin_sim *s, dcin_die *d, int net, int node, int lane, uint3
   ++*ue;
   fl->used_entry = DCIN_T2;
   enter_eject_fifo(d, net, node, nd, q, dim, f, s->cyc);
+  DCIN_COUNT(s, moved_eject);
   fl->lane = (uint8_t)lane;
   return true;
 }
@@ -187,6 +189,7 @@ DCIN_INLINE void eject_due(dcin_sim *s, dcin_die *d, int net, dcin_ring *g, int 
         fl->used_entry = DCIN_T2;
         fl->lane = e->lane;
         dcin_node_put(d, net, e->node, nd, q, e->bit, f, now);
+        DCIN_COUNT(s, moved_eject);
         g->slot[i] = DCIN_NIL;
         g->count--;
         return;

@@ -104,8 +104,9 @@ DCIN_INLINE int rb_bit(int i, const bool yx) {
 
 /* The flit at the head of ring-bridge input i leaves it for output o: an RB input returns its
  * E-Tag entry. */
-DCIN_INLINE uint64_t rb_move(dcin_flit *flits, dcin_die *d, dcin_node *nd, uint64_t occ,
-                             uint64_t now, int i, int o, uint8_t *rr, const bool yx) {
+DCIN_INLINE uint64_t rb_move(dcin_sim *s, dcin_flit *flits, dcin_die *d, dcin_node *nd,
+                             uint64_t occ, uint64_t now, int i, int o, uint8_t *rr, const bool yx) {
+  DCIN_COUNT(s, moved_rb);
   dcin_q *in = rb_in(nd, i, yx);
   uint32_t f = i < 2 ? dcin_q_pop_ej(in, now) : dcin_q_pop(in);
   if (!in->n) occ &= ~DCIN_BIT(rb_bit(i, yx));
@@ -123,8 +124,8 @@ DCIN_INLINE uint64_t rb_move(dcin_flit *flits, dcin_die *d, dcin_node *nd, uint6
 
 /* Ring bridge: the four inputs onto {EQ, second-dim pos, second-dim neg}, a round robin per
  * output over the inputs whose head requests it. */
-DCIN_INLINE uint64_t rb(dcin_flit *flits, dcin_die *d, int node, dcin_node *nd, uint64_t occ,
-                        uint64_t now, const bool yx, const bool slow) {
+DCIN_INLINE uint64_t rb(dcin_sim *s, dcin_flit *flits, dcin_die *d, int node, dcin_node *nd,
+                        uint64_t occ, uint64_t now, const bool yx, const bool slow) {
   unsigned cand = 0; /* inputs whose head is visible, by arbiter order */
   DCIN_UNROLL(4)
   for (int i = 0; i < 4; i++) {
@@ -139,7 +140,7 @@ DCIN_INLINE uint64_t rb(dcin_flit *flits, dcin_die *d, int node, dcin_node *nd, 
     int i = __builtin_ctz(cand);
     int o = flits[dcin_q_front(rb_in(nd, i, yx))].route >> DCIN_ROUTE_RB_SHIFT;
     if (!dcin_q_can_put(&nd->rb_out[o], now)) return occ;
-    return rb_move(flits, d, nd, occ, now, i, o, rr, yx);
+    return rb_move(s, flits, d, nd, occ, now, i, o, rr, yx);
   }
   unsigned want[DCIN_NUM_RB_OUT] = {0}; /* per output: the inputs whose head requests it */
   for (unsigned b = cand; b; b &= b - 1) {
@@ -152,16 +153,16 @@ DCIN_INLINE uint64_t rb(dcin_flit *flits, dcin_die *d, int node, dcin_node *nd, 
     int i = dcin_rr_pick(want[o], rr[o]);
     switch (i) { /* the input as a constant */
       case 0:
-        occ = rb_move(flits, d, nd, occ, now, 0, o, rr, yx);
+        occ = rb_move(s, flits, d, nd, occ, now, 0, o, rr, yx);
         break;
       case 1:
-        occ = rb_move(flits, d, nd, occ, now, 1, o, rr, yx);
+        occ = rb_move(s, flits, d, nd, occ, now, 1, o, rr, yx);
         break;
       case 2:
-        occ = rb_move(flits, d, nd, occ, now, 2, o, rr, yx);
+        occ = rb_move(s, flits, d, nd, occ, now, 2, o, rr, yx);
         break;
       default:
-        occ = rb_move(flits, d, nd, occ, now, 3, o, rr, yx);
+        occ = rb_move(s, flits, d, nd, occ, now, 3, o, rr, yx);
     }
   }
   return occ;
@@ -315,6 +316,7 @@ DCIN_INLINE bool cp_lane(dcin_sim *s, dcin_flit *flits, dcin_die *d, int node, d
     fl->ecoord = d->ekey[fl->dst_node * 2 + g->dim];
     g->slot[sl] = f;
     g->count++;
+    DCIN_COUNT(s, moved_ring);
     /* filed under the off value at which it stands on its exit CP_IN (dcin_ring_key) */
     uint16_t k = site->key[fl->dst_node];
     if (k != DCIN_NO_KEY) {
@@ -389,7 +391,7 @@ DCIN_INLINE void stations(dcin_sim *s, dcin_die *d, int net, const bool yx, cons
       uint64_t occ = nd->occ; /* a local: the queues' stamps could alias it */
       if (occ & 0x3full << DCIN_B_L2H) occ = l2h_in(s, flits, d, net, node, nd, occ, now);
       if (occ & DCIN_M_IQ) occ = iq(flits, nd, occ, now);
-      if (occ & m_rb) occ = rb(flits, d, node, nd, occ, now, yx, slow);
+      if (occ & m_rb) occ = rb(s, flits, d, node, nd, occ, now, yx, slow);
       if (occ & m_eq) occ = eq(s, flits, d, node, nd, occ, now, slow);
       if (occ & m_cp) occ = cp(s, flits, d, net, node, nd, occ, now, yx, slow);
       if (occ & DCIN_M_OUT) occ = eq_out(d, net, node, nd, occ, now);
