@@ -15,9 +15,15 @@ Writes into DIR (default: FILE's name without .h5, plus "-analysis"):
   allreduce_algorithms.png  (when the file holds allreduce by more than one algorithm) bus
                           bandwidth against message size, one panel per network, one line per
                           algorithm (ring, dimring, dimring_rsag), best outstanding setting each
+  layouts.png             (when the file holds more than one network) bus bandwidth against the
+                          GDMA trackers (mst_rd_outstanding), one panel per primitive and message
+                          size, one line per design (engine and network), the best burst length
+                          and other settings at each point: which layout for which collective
 
-The network of a job is the "topology" of its engine's options when the engine has one (a
-router network such as "torus:4x4x4"), else the adapter's die topology.
+The network of a job is its /jobs network column ("2die_spread (5x4)", "torus:4x4 (dor_dateline)",
+as its engine names it); in a file of schema version 5, which has none, the "topology" of its
+engine's options when the engine has one, else the adapter's die topology.  --topology T keeps
+the jobs whose network is T or names it as a word (2die_spread, 5x4, torus:4x4).
 
 Needs Debian's python3-h5py, python3-numpy and python3-matplotlib (run with /usr/bin/python3).
 """
@@ -63,15 +69,18 @@ def load(path, topology=None, engine=None):
     with h5py.File(path, "r") as f:
         if f.attrs.get("format") != "commsweep":
             sys.exit(f"{path}: not a commsweep file")
-        jobs, res, job_json = f["jobs"][()], f["results"][()], f["job_json"][()]
+        jobs, res = f["jobs"][()], f["results"][()]
+        job_json = None if "network" in jobs.dtype.names else f["job_json"][()]
     done = res["status"] == 1
     t = {c: (text(jobs[c]) if jobs.dtype[c].kind == "S" else jobs[c]) for c in JOB_COLS}
     t.update({c: res[c] for c in RES_COLS})
     t["row"] = np.arange(len(jobs))
-    t["network"] = np.array([network_of(j) for j in text(job_json)])
+    t["network"] = (text(jobs["network"]) if job_json is None
+                    else np.array([network_of(j) for j in text(job_json)]))
     keep = done.copy()
     if topology:
-        keep &= (t["topology"] == topology) | (t["network"] == topology)
+        words = [n.replace("(", " ").replace(")", " ").split() for n in t["network"]]
+        keep &= np.array([topology == n or topology in w for n, w in zip(t["network"], words)])
     if engine:
         keep &= t["engine"] == engine
     t = {c: v[keep] for c, v in t.items()}
@@ -155,6 +164,46 @@ def plot_allreduce_algorithms(t, path):
     return True
 
 
+def plot_layouts(t, path):
+    """Bus bandwidth against GDMA trackers per design; False when the file has one network."""
+    designs = sorted(set(zip(t["engine"], t["network"])))
+    if len(designs) < 2:
+        return False
+    prims = primitives_in(t)
+    sizes = [int(m) for m in sorted(set(t["msg_size_bytes"]))[-4:]]
+    fig, axes = plt.subplots(len(prims), len(sizes), figsize=(4.2 * len(sizes), 3.6 * len(prims)),
+                             squeeze=False, sharex=True)
+    marks = "osD^v<>px"
+    for row, prim in enumerate(prims):
+        for col, size in enumerate(sizes):
+            ax = axes[row][col]
+            sel = (t["primitive"] == prim) & (t["msg_size_bytes"] == size)
+            for k, (eng, net) in enumerate(designs):
+                s = sel & (t["engine"] == eng) & (t["network"] == net)
+                x = sorted(set(t["mst_rd_outstanding"][s]))
+                if not x:
+                    continue
+                best = [t["bus_bw_gb_per_s"][s & (t["mst_rd_outstanding"] == v)].max() for v in x]
+                ax.plot(x, best, marker=marks[k % len(marks)], color=f"C{k}",
+                        linestyle="--" if eng == "math" else "-", label=f"{eng} {net}")
+            ax.set_xscale("log", base=2)
+            ax.set_title(f"{prim}, {size // 1024} KiB" if size < 1 << 20 else
+                         f"{prim}, {size >> 20} MiB", fontsize=10)
+            ax.grid(True, which="both", alpha=0.3)
+            if row == len(prims) - 1:
+                ax.set_xlabel("GDMA trackers (mst_rd/wr_outstanding)")
+            if col == 0:
+                ax.set_ylabel("bus bandwidth (GB/s)")
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=min(len(designs), 5), fontsize=9)
+    fig.suptitle("which layout for which collective: bus bandwidth per design "
+                 "(best burst length at each point)")
+    fig.tight_layout(rect=(0, 0.06, 1, 0.97))
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return True
+
+
 def pareto(x, y):
     """Indices of the points not dominated (smaller-or-equal x and strictly smaller y)."""
     order = np.lexsort((y, x))
@@ -211,6 +260,8 @@ def main():
     extra = ""
     if plot_allreduce_algorithms(t, os.path.join(out, "allreduce_algorithms.png")):
         extra = ", allreduce_algorithms.png"
+    if plot_layouts(t, os.path.join(out, "layouts.png")):
+        extra += ", layouts.png"
     print(f"{a.file}: {len(t['row'])} finished jobs ({unfinished} not done in the file) -> "
           f"{out}/summary.csv, busbw_vs_size.png, pareto_outstanding.png{extra}")
     return 0

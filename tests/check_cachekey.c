@@ -158,7 +158,7 @@ MUT(m_count, j->spec.num_participants = 3)
 MUT(m_member, j->spec.participants[2] = 30)
 MUT(m_engine, j->engine.name[0] = 'd')
 MUT(m_guard, j->engine.deadlock_guard_ticks = 5)
-MUT(m_math, cs_test_math(j)->hop_latency_ns = 9)
+MUT(m_math, cs_test_math(j)->dbid_cycles = 9)
 MUT(m_math_defaults, j->engine.has_options = false)
 static const mutator mutators[] = {m_count, m_member, m_engine, m_guard, m_math, m_math_defaults};
 #define N_MUTATORS ((int)(sizeof mutators / sizeof mutators[0]))
@@ -218,7 +218,7 @@ START_TEST(math_parameters_should_not_split_keys_of_other_engines) {
   const int parts[] = {0, 1};
   cs_test_job(&a, "dcin", CS_PRIM_ALLREDUCE, 4096, parts, 2);
   b = a;
-  cs_test_math(&b)->base_latency_ns = 99;
+  cs_test_math(&b)->req_cycles = 99;
   char ka[CS_KEY_HEX], kb[CS_KEY_HEX];
   ck_assert_int_eq(cs_cachekey(&a, ka, NULL), CS_OK);
   ck_assert_int_eq(cs_cachekey(&b, kb, NULL), CS_OK);

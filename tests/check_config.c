@@ -174,9 +174,9 @@ START_TEST(engine_load_should_reject_each_duplicate_field) {
   cJSON_Delete(j);
   /* one level down, in the math parameters */
   j = load_example("engine_math.json");
-  cJSON_AddNumberToObject(cJSON_GetObjectItemCaseSensitive(j, "math"), "hop_latency_ns", 9.0);
+  cJSON_AddNumberToObject(cJSON_GetObjectItemCaseSensitive(j, "math"), "dbid_cycles", 9.0);
   ck_assert_int_eq(cs_engine_options_from_json(j, "file 'e.json'", &eng, &err), CS_EINVAL);
-  ck_assert_msg(strstr(err.msg, "field 'hop_latency_ns' appears twice") != NULL, "%s", err.msg);
+  ck_assert_msg(strstr(err.msg, "field 'dbid_cycles' appears twice") != NULL, "%s", err.msg);
   cJSON_Delete(j);
 }
 END_TEST
@@ -223,6 +223,68 @@ START_TEST(parse_file_should_reject_repeated_keys_and_non_finite_numbers_anywher
   ck_assert_msg(strstr(err.msg, "field 'a[1]'") && strstr(err.msg, "finite"), "%s", err.msg);
   unlink(path);
   ck_assert_ptr_null(j);
+}
+END_TEST
+
+/* cJSON refuses 1,000 levels with a bare "malformed JSON at byte 1000"; the message names the
+ * limit and how deep the file goes (valid JSON 100,000 levels deep). */
+START_TEST(parse_file_should_name_the_nesting_limit) {
+  size_t deep = 100000;
+  char *text = malloc(2 * deep + 1), path[64];
+  for (size_t i = 0; i < deep; i++) text[i] = '[', text[2 * deep - 1 - i] = ']';
+  text[2 * deep] = '\0';
+  cs_test_write_temp(text, path, sizeof path);
+  free(text);
+  cJSON *j = NULL;
+  cs_err err;
+  ck_assert_int_eq(cs_config_parse_file(path, &j, &err), CS_EPARSE);
+  ck_assert_msg(strstr(err.msg, "JSON nested 100000 levels deep") &&
+                    strstr(err.msg, "at most 1000 levels are read") && strstr(err.msg, path),
+                "%s", err.msg);
+  unlink(path);
+  /* 1000 levels are fine */
+  text = malloc(2001);
+  for (int i = 0; i < 1000; i++) text[i] = '[', text[1999 - i] = ']';
+  text[2000] = '\0';
+  ck_assert_int_eq(cs_json_parse_text(text, 2000, &j, &err), CS_OK);
+  cJSON_Delete(j);
+  free(text);
+}
+END_TEST
+
+/* 2^53 + 1 reads as 2^53 and 1e-400 as 0: refused as written, with the field's path (2^53 itself
+ * and a small normal number are accepted). */
+START_TEST(parse_file_should_refuse_literals_a_double_cannot_hold) {
+  static const struct { const char *text, *want; } cases[] = {
+      {"{\"spec\": {\"msg_size_bytes\": 9007199254740993}}",
+       "field 'spec.msg_size_bytes': 9007199254740993 is above 2^53 = 9007199254740992"},
+      {"{\"a\": [1, -18446744073709551616]}", "field 'a[1]': -18446744073709551616 is above 2^53"},
+      {"{\"x\": {\"y\": 1e-400}}", "field 'x.y': 1e-400 underflows"},
+      {"{\"x\": 0.00000000000000000000000000000000000000000000000000000000000000000000000000000"
+       "0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000"
+       "0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000"
+       "0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000"
+       "00000000000000000000000000000000000000000000000000000000000000000001}",
+       NULL}, /* too long to quote: left to strict reading */
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    cJSON *j = NULL;
+    cs_err err;
+    int rc = cs_json_parse_text(cases[i].text, strlen(cases[i].text), &j, &err);
+    if (!cases[i].want) {
+      cJSON_Delete(j);
+      continue;
+    }
+    ck_assert_int_eq(rc, CS_EINVAL);
+    ck_assert_msg(strstr(err.msg, cases[i].want), "%s", err.msg);
+    ck_assert_ptr_null(j);
+  }
+  const char *fine = "{\"a\": 9007199254740992, \"b\": -9007199254740992, \"c\": 1e-300, "
+                     "\"d\": 0.0, \"e\": 0e-999, \"f\": 2.5e10}";
+  cJSON *j = NULL;
+  cs_err err;
+  ck_assert_int_eq(cs_json_parse_text(fine, strlen(fine), &j, &err), CS_OK);
+  cJSON_Delete(j);
 }
 END_TEST
 
@@ -310,14 +372,14 @@ START_TEST(engine_options_should_load_strictly_from_the_engine_table) {
   ck_assert(eng.has_options);
   cs_math_params mp;
   memcpy(&mp, eng.params.bytes, sizeof mp);
-  ck_assert_double_eq(mp.hop_latency_ns, 5.5);
+  ck_assert_double_eq(mp.req_cycles, 12.7);
   /* an options object is complete or an error naming the missing field */
-  j = cJSON_Parse("{\"name\":\"math\",\"math\":{\"base_latency_ns\":1}}");
+  j = cJSON_Parse("{\"name\":\"math\",\"math\":{\"req_cycles\":1}}");
   ck_assert_int_eq(cs_engine_options_from_json(j, "e", &eng, &err), CS_EINVAL);
-  ck_assert_ptr_nonnull(strstr(err.msg, "hop_latency_ns"));
+  ck_assert_ptr_nonnull(strstr(err.msg, "dbid_cycles"));
   cJSON_Delete(j);
   /* another engine's options are checked too, so a typo there is not silently ignored */
-  j = cJSON_Parse("{\"name\":\"dcin\",\"math\":{\"base_latency_ns\":1}}");
+  j = cJSON_Parse("{\"name\":\"dcin\",\"math\":{\"req_cycles\":1}}");
   ck_assert_int_eq(cs_engine_options_from_json(j, "e", &eng, &err), CS_EINVAL);
   ck_assert_ptr_nonnull(strstr(err.msg, "'math'"));
   cJSON_Delete(j);
@@ -422,6 +484,8 @@ int main(void) {
   tcase_add_test(tc, adapter_load_should_reject_duplicate_keys);
   tcase_add_loop_test(tc, adapter_load_should_reject_each_duplicate_field, 0, n_keys);
   tcase_add_test(tc, parse_file_should_reject_empty_truncated_and_missing_files);
+  tcase_add_test(tc, parse_file_should_name_the_nesting_limit);
+  tcase_add_test(tc, parse_file_should_refuse_literals_a_double_cannot_hold);
   tcase_add_test(tc, parse_file_should_reject_repeated_keys_and_non_finite_numbers_anywhere);
   suite_add_tcase(s, tc);
   tc = tcase_create("spec_engine");

@@ -310,11 +310,12 @@ START_TEST(deadlock_guard_should_stop_an_engine_whose_clock_does_not_move) {
 }
 END_TEST
 
-/* A legal math base latency of 1e9 ns (one die, hop and D2D latency 0 so that the numbers are
- * round): RTT = 1e9 ns, B = min(128, 128 x 512 / RTT, 2 x 64 x 512 / RTT) = 65536 / 1e9 B/ns,
- * so the 4096 B p2p write ends at RTT + 4096 / B = 1e9 + 6.25e7 ns (docs/math-engine.md),
- * 1062500000 ticks at 1 GHz, give or take a tick of rounding; the default guard is 1e6 ticks. */
-START_TEST(math_engine_with_a_base_latency_of_1e9_ns_should_complete) {
+/* A legal math request latency of 1e9 ns (req_cycles 2e9 at the NoC's 2 GHz; the other
+ * constants the defaults): GDMA 0 -> DDR 19 on one 5x4 die is 7 hops and a turn, H = 64.26
+ * cycles, so a 4-flit write ends (2e9 + 3 H + 15.2 + 14.2 + 2 x 3) / 2 = 1e9 + 114.09 ns after it issues
+ * (docs/math-engine.md).  The 4096 B are 4 transactions a channel, issued 4 ns apart: the job
+ * ends at 1e9 + 126.09 ns, tick 1000000127 at 1 GHz; the default guard is 1e6 ticks. */
+START_TEST(math_engine_with_a_request_latency_of_1e9_ns_should_complete) {
   const int parts[] = {0, 19};
   cs_job j;
   cs_test_job(&j, "math", CS_PRIM_P2P, 4096, parts, 2);
@@ -322,11 +323,13 @@ START_TEST(math_engine_with_a_base_latency_of_1e9_ns_should_complete) {
   snprintf(j.adapter.dcin_layout, sizeof j.adapter.dcin_layout, "1die");
   j.adapter.num_dies = 1;
   j.adapter.num_initiators = j.adapter.num_targets = 20;
-  cs_test_math_params(&j, (cs_math_params){1e9, 0.0, 0.0, 128.0, 192.0});
+  cs_math_params slow = cs_math_default_params();
+  slow.req_cycles = 2e9;
+  cs_test_math_params(&j, slow);
   cs_job_output out;
   cs_err err;
   ck_assert_msg(cs_job_run(&j, false, &out, &err) == CS_OK, "%s", err.msg);
-  ck_assert_double_eq_tol(out.result.total_time_us, 1062500.0, 0.002);
+  ck_assert_double_eq_tol(out.result.total_time_us, 1000000.127, 1e-6);
   cs_job_output_free(&out);
 }
 END_TEST
@@ -464,7 +467,7 @@ int main(void) {
   tcase_add_test(tc, deadlock_guard_should_wait_for_an_engine_that_simulates_nothing);
   tcase_add_test(tc, deadlock_guard_should_stop_an_idle_engine_at_the_idle_limit);
   tcase_add_test(tc, deadlock_guard_should_stop_an_engine_whose_clock_does_not_move);
-  tcase_add_test(tc, math_engine_with_a_base_latency_of_1e9_ns_should_complete);
+  tcase_add_test(tc, math_engine_with_a_request_latency_of_1e9_ns_should_complete);
   tcase_add_test(tc, driven_records_should_backfill_per_table_cr09);
   tcase_add_test(tc, streamed_drive_should_give_each_step_the_records_of_a_whole_drive);
   tcase_add_test(tc, streamed_drive_should_stop_at_a_failing_sink);

@@ -106,7 +106,7 @@ static void plan_file(cs_sweep *sw, bool results_only, cs_sweep_plan *plan) {
   cs_err err;
   cs_store *st = NULL;
   ck_assert_int_eq(cs_store_open(path, CS_STORE_WRITE, &st, &err), 0);
-  ck_assert_int_eq(cs_sweep_plan_make(sw, st, &(cs_sweep_plan_options){results_only, true, false, false}, plan, &err), 0);
+  ck_assert_int_eq(cs_sweep_plan_make(sw, st, &(cs_sweep_plan_options){results_only, true, false, false, NULL, 0}, plan, &err), 0);
   ck_assert_int_eq(cs_store_close(st, &err), 0);
 }
 
@@ -268,7 +268,7 @@ START_TEST(sweep_file_errors_name_repeated_fields) {
                     "{\"field\":\"spec.chip_spec_summary.chip\",\"values\":[\"b\"]}]",
                     NULL, "matrix[1]: field 'spec.chip_spec_summary.chip' overlaps "
                           "'spec.chip_spec_summary' of matrix[0]");
-  expect_file_error("[{\"fields\":[\"engine.math.hop_latency_ns\",\"engine.math\"],"
+  expect_file_error("[{\"fields\":[\"engine.math.dbid_cycles\",\"engine.math\"],"
                     "\"values\":[[1,{}]]}]",
                     NULL, "matrix[0]: fields[1] 'engine.math' overlaps fields[0]");
   /* a prefix that is not a whole component is another field */
@@ -594,7 +594,7 @@ static void plan_detail(cs_sweep *sw, bool results_only, bool steps_only, cs_swe
   cs_err err;
   cs_store *st = NULL;
   ck_assert_int_eq(cs_store_open(path, CS_STORE_WRITE, &st, &err), 0);
-  cs_sweep_plan_options o = {results_only, true, false, steps_only};
+  cs_sweep_plan_options o = {results_only, true, false, steps_only, NULL, 0};
   ck_assert_int_eq(cs_sweep_plan_make(sw, st, &o, plan, &err), 0);
   ck_assert_int_eq(cs_store_close(st, &err), 0);
 }

@@ -29,7 +29,6 @@ START_TEST(shipped_dies_should_load_with_model_defaults) {
   ck_assert(d.etag_t1_enabled);
   ck_assert_int_eq(d.tl_etag_t2, 8);
   ck_assert_int_eq(d.td_etag_t2, 12);
-  ck_assert_double_eq(d.math.hop_latency_ns, 5.5);
 }
 END_TEST
 

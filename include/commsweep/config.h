@@ -42,6 +42,12 @@ int cs_config_load_file(const char *path, cs_from_json_fn fn, void *out, cs_err 
 /* Reads a whole file and parses it; the caller frees with cJSON_Delete.  A repeated key or a
  * number out of a double's range anywhere in it is an error (cs_json_strict) naming the file. */
 int cs_config_parse_file(const char *path, struct cJSON **out, cs_err *err);
+/* Parses len bytes of JSON text (NUL-terminated at len) as cs_config_parse_file does, without
+ * naming a source (callers prefix it): CS_EPARSE for malformed text, naming the line and byte,
+ * or for nesting deeper than cJSON reads (naming the limit); CS_EINVAL for a number literal a
+ * double cannot hold as written (an integer above 2^53, a nonzero literal that underflows:
+ * quoted, with its field's path) and for what cs_json_strict refuses.  *out is NULL on failure. */
+int cs_json_parse_text(const char *text, size_t len, struct cJSON **out, cs_err *err);
 
 /* Field tables (NULL-key terminated). */
 const cs_field_doc *cs_config_adapter_fields(void);

@@ -64,6 +64,9 @@ typedef struct cs_engine_ops {
   const cs_field *options; /* rows into cs_engine_options.params; NULL-key terminated, or NULL */
   size_t options_size;     /* bytes of the engine's options struct, <= CS_ENGINE_PARAMS_MAX */
   const char *options_doc; /* one line: what an absent options object means, for --help */
+  /* Optional: writes into params (options_size bytes) the options an absent object means, for
+   * tools that start from them (commsweep calibrate).  NULL: none to state. */
+  void (*options_default)(void *params);
 
   /* ---- what the engine asks of a job --------------------------------------------------------- */
   /* Engine-specific checks of the adapter configuration and spec (the generic ones are
@@ -76,10 +79,18 @@ typedef struct cs_engine_ops {
    * non-zero group can share work when one process runs them (shared_new below: e.g. steps one
    * records and the others replay), so the scheduler keeps a group on one rank. */
   uint64_t (*share_group)(const cs_job *job);
-  /* Names the network the job runs on, for error messages ("torus:4x4 (dor_dateline)"); NULL:
-   * the adapter's topology, die count and layout. */
+  /* Names the network the job runs on, so that two networks the engine tells apart have two
+   * names: its topology and what else changes it (routing, fault set): "torus:4x4
+   * (dor_dateline)", "fattree2d:8x8 (vtftr) faults 1,1".  Error messages and the /jobs network
+   * column (cs_engine_network) show it.  NULL: the adapter's layout and die topology. */
   void (*network)(const cs_job *job, char *buf, size_t cap);
   const cs_engine_column *result_columns; /* NULL-name terminated, or NULL */
+  /* Optional: what a design costs on this engine beyond the adapter's columns (buffers, VCs),
+   * for Pareto objectives (docs/pareto.md): design(job, out) writes column i into out[i] for a
+   * job of this engine (its options, or the engine's defaults when it gave none); at most
+   * CS_ENGINE_EXTRA_MAX columns, NULL-name terminated, or NULL. */
+  const cs_engine_column *design_columns;
+  void (*design)(const cs_job *job, double *out);
   /* Per-transaction columns: describe() writes column i into
    * rec->engine_extra[cs_engine_record_slot(ops) + i]; NULL-name terminated, or NULL. */
   const cs_engine_column *record_columns;
@@ -188,6 +199,9 @@ size_t cs_engine_record_columns(const cs_engine_ops *only, size_t offset, cs_col
  * COMMSWEEP_TEST_MODEL_VERSION_<name> is set (tests use it to show that a bump reruns exactly
  * that engine's rows). */
 const char *cs_engine_model_version(const cs_engine_ops *ops);
+/* The network of the job (cs_engine_ops.network, or "<dcin_layout> (<topology>)" for an engine
+ * without that op: "2die_spread (5x4)") into buf; "" for an unknown engine. */
+void cs_engine_network(const cs_job *job, char *buf, size_t cap);
 /* Writes "dcin, math" (the registered names) into buf, for messages. */
 void cs_engine_names(char *buf, size_t cap);
 
@@ -199,6 +213,7 @@ void cs_engine_names(char *buf, size_t cap);
  * table and otherwise ignored, so one base can serve an engine.name axis. */
 int cs_engine_options_from_json(const struct cJSON *obj, const char *source,
                                 cs_engine_options *out, cs_err *err);
+/* From a file: an engine object, or a calibration file whose "engine" member is one. */
 int cs_engine_options_load(const char *path, cs_engine_options *out, cs_err *err);
 /* The options as JSON.  For the cache key (key_only) the options that never change results are
  * left out and the engine's model_version is added. */

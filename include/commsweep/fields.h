@@ -20,7 +20,8 @@ typedef enum cs_ftype { CS_F_STRING, CS_F_INT, CS_F_U64, CS_F_DOUBLE, CS_F_BOOL 
 
 enum {
   CS_FIELD_OPTIONAL = 1u << 0, /* may be absent: the target keeps the value it holds */
-  CS_FIELD_NO_KEY = 1u << 1    /* does not enter the cache key (never changes results) */
+  CS_FIELD_NO_KEY = 1u << 1,   /* does not enter the cache key (never changes results) */
+  CS_FIELD_FIT = 1u << 2       /* a model constant `commsweep calibrate` fits (numeric) */
 };
 
 typedef struct cs_field {

@@ -40,11 +40,15 @@
 #include "commsweep/err.h"
 #include "commsweep/model.h"
 
-#define CS_STORE_SCHEMA_VERSION 5
+#define CS_STORE_SCHEMA_VERSION 6
+/* The oldest version read (show, export, repair's source): version 5 has no /jobs.network
+ * (it reads as empty); `commsweep repair` converts such a file. */
+#define CS_STORE_SCHEMA_VERSION_READ 5
 #define CS_STORE_KEY_LEN 64     /* hex digits, no NUL in the file (NULLPAD string) */
 #define CS_STORE_JSON_LEN 4096  /* canonical job JSON column; longer text is cut with "..." */
 #define CS_STORE_ERROR_LEN 1024 /* error message column */
 #define CS_STORE_PARTS_LEN 256  /* participants column, "0,1,2,3"; longer lists cut with "..." */
+#define CS_STORE_NETWORK_LEN 64 /* network column (cs_engine_network); longer names cut with "..." */
 
 /* What a row's /txlog slice holds (the row's txlog_detail column), from least to most. */
 typedef enum cs_store_detail {
@@ -93,6 +97,9 @@ typedef enum cs_store_status {
   X(char, p2p_op, [8], STR, NULL, 0, "read | write for p2p, empty otherwise")                     \
   X(char, topology, [CS_NAME_MAX], STR, NULL, 0, "die topology")                                  \
   X(char, dcin_layout, [CS_NAME_MAX], STR, NULL, 0, "multi-die layout")                           \
+  X(char, network, [CS_STORE_NETWORK_LEN], STR, NULL, 0,                                          \
+    "the network the job runs on, named by its engine: a dcin/math layout and die topology, "     \
+    "2die_spread (5x4); a vcnet topology, routing and fault set, torus:4x4 (dor_dateline)")       \
   X(char, engine, [16], STR, NULL, 0, "engine (cs_engine_names)")                                 \
   X(char, participants, [CS_STORE_PARTS_LEN], STR, NULL, 0, "logical GDMA ids, comma separated")
 
@@ -166,6 +173,9 @@ void cs_store_library_init(void);
  * or columns that differ from it) is CS_EINVAL naming what is wrong; so is a path that is not a
  * regular file.  A 0-byte file counts as absent for CS_STORE_STAGE. */
 int cs_store_open(const char *path, cs_store_mode mode, cs_store **out, cs_err *err);
+/* The file's schema version: CS_STORE_SCHEMA_VERSION, or an older one a CS_STORE_READ store
+ * reads (CS_STORE_SCHEMA_VERSION_READ and up); the other modes open the current one only. */
+int cs_store_schema_version(const cs_store *st);
 /* Ends a CS_STORE_STAGE store: flush, close, fsync, rename over the file, fsync the directory.
  * On failure the staged copy is removed and the file is as it was.  Frees st either way; on
  * any other store it is cs_store_close. */
@@ -287,6 +297,19 @@ bool cs_store_spool_exists(const char *path);
  * another chunk length or pipeline is dropped).  *merged and *dropped count the entries. */
 int cs_store_spool_merge(cs_store *st, const char *path, uint64_t *merged, uint64_t *dropped,
                          cs_err *err);
+/* A spooled row that cs_store_spool_merge would write (cs_store_spool_peek): its row and what
+ * the row would say once merged. */
+typedef struct cs_store_spooled {
+  uint64_t row;
+  uint64_t txlog_count, steplog_count;
+  int8_t status;        /* cs_store_status */
+  uint8_t txlog_detail; /* cs_store_detail */
+} cs_store_spooled;
+/* Reads the spools of `path` as cs_store_spool_merge would merge them into st (a serial store of
+ * that file, read-only is enough) and writes nothing: *out (n entries, malloc'ed; NULL when
+ * none) lists the entries the merge would write, *dropped counts those it would drop. */
+int cs_store_spool_peek(cs_store *st, const char *path, cs_store_spooled **out, size_t *n,
+                        uint64_t *dropped, cs_err *err);
 /* Removes the spool files of `path`. */
 void cs_store_spool_remove(const char *path);
 
@@ -328,6 +351,10 @@ void cs_store_lock_path(const char *path, char *buf, size_t cap);
  * taken over; any other held lock is CS_EBUSY naming its holder.  break_lock removes an
  * existing lock first, unless its holder is a live process of this host (CS_EBUSY). */
 int cs_store_lock(const char *path, const char *sweep_name, bool break_lock, cs_err *err);
+/* True when the lock file of path cannot be created because its directory is read-only (a
+ * read-only file system, or no write permission): a sweep that writes nothing needs no lock
+ * file then (the host-wide lock of the file's inode keeps writers of this host out). */
+bool cs_store_lock_cannot_write(const char *path);
 /* Removes the locks of path that this process holds (never another's). */
 void cs_store_unlock(const char *path);
 /* The lock of the file's device and inode alone (a file replaced by a rename has a new inode:

@@ -18,6 +18,7 @@
 #define COMMSWEEP_SWEEP_H
 
 #include <mpi.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -25,6 +26,7 @@
 #include "commsweep/cachekey.h"
 #include "commsweep/err.h"
 #include "commsweep/model.h"
+#include "commsweep/pareto.h"
 #include "commsweep/store.h"
 
 #define CS_SWEEP_MAX_JOBS 1000000u
@@ -54,10 +56,15 @@ typedef struct cs_sweep {
   size_t num_jobs;
   cs_sweep_job *jobs; /* matrix order: the first axis varies slowest */
   char *base_json;    /* canonical JSON of the base: what the jobs' JSON is deflated against */
+  char *warnings;     /* lines (each ending in a newline) about the file that do not stop the
+                       * sweep, e.g. repeated axis values; owned; NULL: none */
 } cs_sweep;
 
 /* Unpacks the job of j into *out; CS_EINVAL when j was not loaded. */
 int cs_sweep_job_get(const cs_sweep_job *j, cs_job *out, cs_err *err);
+/* Loads a job from its canonical JSON ({"adapter":...,"engine":...,"spec":...}, a /job_json row)
+ * with the strict loaders; CS_EPARSE or the loader's error when it does not load. */
+int cs_sweep_job_from_json(const char *json, cs_job *job, cs_err *err);
 /* The canonical JSON of job j of sw, as a new string to free; NULL when out of memory. */
 char *cs_sweep_job_json(const cs_sweep *sw, const cs_sweep_job *j);
 
@@ -71,6 +78,40 @@ int cs_sweep_parse(const char *text, const char *source, cs_sweep *out, cs_err *
  * sweep (as cs_sweep_load builds it), the other ranks nothing.  Same code on every rank. */
 int cs_sweep_load_mpi(const char *path, MPI_Comm comm, cs_sweep *out, cs_err *err);
 void cs_sweep_free(cs_sweep *sw); /* accepts NULL and a zeroed sweep */
+
+/* ---- the pareto and refine sections (docs/pareto.md) ------------------------------------- */
+
+struct cJSON;
+
+/* The refinement's cheap rung and its limits, as the sweep file's "refine" section (or
+ * --calibration) gives them. */
+typedef struct cs_sweep_refine_spec {
+  struct cJSON *engine;        /* the cheap rung's engine section (owned) */
+  double band[CS_PRIM_COUNT];  /* relative error of the cheap rung's results; < 0: not given */
+  char source[512];            /* where engine and band come from, for messages */
+  uint64_t max_jobs;           /* distinct expensive jobs at most; 0: no limit */
+  unsigned max_rounds;         /* expensive rounds at most */
+  bool widen_band;             /* widen each primitive's band to the largest error observed */
+} cs_sweep_refine_spec;
+
+#define CS_SWEEP_REFINE_ROUNDS 8 /* max_rounds when none is given */
+
+typedef struct cs_sweep_study {
+  bool has_pareto;
+  cs_pareto_spec pareto;
+  bool has_refine; /* the file has a refine section, or a calibration was given */
+  cs_sweep_refine_spec refine;
+} cs_sweep_study;
+
+/* Reads the pareto and refine sections of a sweep file (the whole file is checked as
+ * cs_sweep_load checks it, without expanding the matrix).  calibration (may be NULL) is a
+ * calibration file given on the command line: it replaces the section's engine and band (a
+ * section's "calibration" path is relative to the sweep file).  The calibration file holds
+ * {"engine": {...}, "band": B, "fit": {...}, "description": "..."}; B is a number (every
+ * primitive) or an object by primitive name. */
+int cs_sweep_study_load(const char *path, const char *calibration, cs_sweep_study *out,
+                           cs_err *err);
+void cs_sweep_study_free(cs_sweep_study *s); /* accepts NULL and a zeroed struct */
 
 /* ---- matching the sweep against the store (rank 0) -------------------------------------- */
 
@@ -110,6 +151,8 @@ typedef struct cs_sweep_plan {
   uint64_t pending;         /* rows left pending by an earlier run: rerun */
   uint64_t relog;           /* done rows holding less log than asked (--txlog): rerun */
   uint64_t load_failed;     /* jobs that failed to load or validate: written in the plan step */
+  uint64_t spooled;         /* rows of the sweep judged from the log spools (options.spooled) */
+  double cost;              /* estimated cost of the items (engine.h: about 1 per microsecond) */
   uint64_t new_rows;        /* rows appended */
   uint64_t file_rows;       /* rows before the sweep */
   uint64_t txlog_before;    /* /txlog records before the sweep */
@@ -130,6 +173,10 @@ typedef struct cs_sweep_plan_options {
   bool verify_log;   /* also check each reused row's /txlog slice (reads the whole log) */
   bool retry_failed; /* rerun verified failed rows instead of reusing them */
   bool steps_only;   /* per-step summaries without the records (unless results_only) */
+  /* rows the log spools of an unfinished sweep hold (cs_store_spool_peek), judged as the merge
+   * that starts the next sweep will leave them: a dry run counts what that sweep runs */
+  const cs_store_spooled *spooled;
+  size_t num_spooled;
 } cs_sweep_plan_options;
 
 /* The log detail a sweep asks for: none (results_only), steps (steps_only) or full. */
@@ -198,6 +245,13 @@ typedef struct cs_sweep_options {
   bool retry_failed; /* rerun failed rows (a failed row is otherwise a cached result) */
   double progress_s; /* seconds between progress lines on stderr; <= 0: none */
   FILE *out;         /* summary / dry-run report (rank 0); NULL: stdout */
+  /* NULL: load sweep_path.  Else the expanded sweep to run instead (borrowed; a refinement's
+   * round), sweep_path then only naming it: set on every rank alike, only rank 0's is read. */
+  const cs_sweep *sweep;
+  /* Set to a signal number (by a signal handler) to stop: no more jobs are handed out, each
+   * rank finishes the job in hand, and the sweep ends as usual with every finished row and its
+   * log kept, returning CS_EINTR.  NULL: never. */
+  const volatile sig_atomic_t *stop;
 } cs_sweep_options;
 
 typedef struct cs_sweep_summary {
@@ -210,6 +264,7 @@ typedef struct cs_sweep_summary {
   double merge_s;            /* moving the spooled log into the file (rank 0) */
   uint64_t log_merged, log_dropped; /* spool entries merged, and rejected (torn) */
   int ranks;
+  int stopped_by;            /* the signal that stopped the sweep (CS_EINTR), else 0 */
 } cs_sweep_summary;
 
 /* Collective over comm.  Returns the same code on every rank.  comm == MPI_COMM_NULL runs a
@@ -217,6 +272,24 @@ typedef struct cs_sweep_summary {
  * a fully cached sweep never pays for MPI start-up; the caller finalizes MPI if it is
  * initialized. */
 int cs_sweep_run(const cs_sweep_options *opt, MPI_Comm comm, cs_sweep_summary *sum, cs_err *err);
+
+/* Broadcasts rank 0's code and message (run.c): the same code on every rank, which it returns;
+ * the other ranks sleep while they wait. */
+int cs_sweep_share(MPI_Comm comm, int rc, cs_err *err);
+
+/* The jobs pick[0..n) of an expanded sweep as a sweep of their own (keys, rows and JSON as in the
+ * whole sweep), for cs_sweep_options.sweep.  *out is freed with cs_sweep_free. */
+int cs_sweep_subset(const cs_sweep *sw, const size_t *pick, size_t n, cs_sweep *out, cs_err *err);
+
+/* A multi-fidelity refinement of the sweep file's Pareto fronts into opt->out_path
+ * (docs/pareto.md): round 0 runs the whole matrix on the cheap rung (the calibration's engine),
+ * each later round the points that may still be on the front on the sweep's own engine, each
+ * round an ordinary sweep (cs_sweep_run) of part of the matrix.  calibration: a calibration
+ * file that replaces the refine section's (NULL: the section's).  Collective over comm like
+ * cs_sweep_run (MPI_COMM_NULL: one process); rank 0 prints the rounds and the fronts to
+ * opt->out.  With opt->dry_run only round 0's plan. */
+int cs_sweep_refine(const cs_sweep_options *opt, const char *calibration, MPI_Comm comm,
+                    cs_err *err);
 
 /* The MPI scheduler (collective): rank 0 passes the sweep and the items to run, the other ranks
  * NULL and 0; each worker receives the items of a range with its grant, their jobs packed, and
@@ -230,12 +303,18 @@ typedef struct cs_sweep_sched_stats {
 } cs_sweep_sched_stats;
 /* done: fraction of the total estimated cost done so far (for the ETA): the jobs finished, as
  * each worker last reported them (with each request, i.e. up to the range before the one it
- * runs), plus half of the range each worker runs. */
+ * runs), plus the part of each running range that its time so far covers at that worker's pace
+ * (schedule.c); negative once the sweep was stopped and other ranks are still ending their jobs
+ * in hand. */
 typedef void (*cs_sweep_progress_fn)(void *ctx, uint64_t ran, uint64_t failed, double done,
                                      bool final);
+/* stop (may be NULL) is the rank's own stop flag (cs_sweep_options.stop): once it is set on any
+ * rank, rank 0 hands out no more work and tells every rank, and each rank leaves the schedule
+ * after the job in hand; *stopped_by (every rank) is then the signal number, else 0. */
 int cs_sweep_schedule(MPI_Comm comm, cs_store *st, const cs_sweep *sw, const cs_sweep_item *items,
                       size_t n, bool results_only, double progress_s,
                       cs_sweep_progress_fn progress, void *progress_ctx,
+                      const volatile sig_atomic_t *stop, int *stopped_by,
                       cs_sweep_sched_stats *mine, cs_err *err);
 
 #endif

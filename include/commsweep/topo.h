@@ -12,15 +12,6 @@
 
 #define CS_TOPO_MAX_DIES 8
 
-/* Calibrated inputs of the closed-form engine for one die type (the die file's "math" object;
- * the math engine's options have the same shape, docs/math-engine.md has the formulas). */
-typedef struct cs_math_params {
-  double base_latency_ns;      /* fixed cost of one transaction phase: endpoint + memory */
-  double hop_latency_ns;       /* per NoC hop */
-  double d2d_latency_ns;       /* per die-to-die crossing */
-  double endpoint_bw_gb_per_s; /* peak bandwidth of one GDMA flow */
-  double d2d_bw_gb_per_s;      /* bandwidth of one D2D link, one direction */
-} cs_math_params;
 #define CS_TOPO_MAX_LINKS 32
 
 /* Parameters of one KCIN die (crossring-model.md §5).  Times are in ns as in the files;
@@ -49,8 +40,6 @@ typedef struct cs_die_params {
   int rn_rdb_size, rn_wdb_size;         /* flits */
   int sn_ddr_rdb_size, sn_ddr_wdb_size; /* flits */
   bool routing_yx;                      /* false: XY */
-  /* Closed-form engine defaults for this die (cs_math_params) */
-  cs_math_params math;
 } cs_die_params;
 
 typedef struct cs_d2d_link {
@@ -82,8 +71,6 @@ int cs_topo_layout(const char *name, cs_layout *out, cs_err *err);
 /* Parses die/layout JSON text (the shipped files and tests use this). */
 int cs_topo_die_parse(const char *json, const char *source, cs_die_params *out, cs_err *err);
 int cs_topo_layout_parse(const char *json, const char *source, cs_layout *out, cs_err *err);
-/* The die file's "math" object as a field table (the math engine's options share it). */
-extern const cs_field cs_topo_math_fields[];
 /* C2 and C3 of the adapter: topology, num_dies and dcin_layout name shipped files that agree,
  * and endpoint_id_scheme with num_initiators / num_targets match the scheme on that chip.  For
  * the engines that model the shipped chips. */
@@ -120,5 +107,12 @@ static inline cs_endpoint cs_scheme_locate(const cs_die_params *die, int logical
 
 /* Hops of the XY (or YX) route between two nodes of a die. */
 int cs_topo_hops(const cs_die_params *die, int src_node, int dst_node);
+
+/* The D2D link a cross-die request takes: among the links joining the two dies, sorted by their
+ * node on the source die, the layout's d2d_select rule picks candidates[ddr_channel % n]
+ * (ddr_index) or candidates[(src_node + dst_node) % n] (spread).  Returns the link's index and
+ * sets *from_a when the request leaves by the link's die_a end; -1 when no link joins the dies. */
+int cs_topo_d2d_link(const cs_layout *lay, int src_die, int src_node, int dst_die, int dst_node,
+                     int ddr_channel, bool *from_a);
 
 #endif

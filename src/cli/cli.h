@@ -18,6 +18,25 @@ int cs_cli_deadlock_check(int argc, char **argv);
 int cs_cli_netbench(int argc, char **argv);
 int cs_cli_faults(int argc, char **argv);
 int cs_cli_repair(int argc, char **argv);
+int cs_cli_calibrate(int argc, char **argv);
+/* True when a launcher (mpirun, srun --mpi=pmix, hydra) started this process (cmd_sweep.c). */
+bool cs_cli_launched_by_mpi(void);
+int cs_cli_pareto(int argc, char **argv);
+int cs_cli_report(int argc, char **argv);
+
+/* Where `pareto` and `report` take their fronts from: a file, and the objectives of a sweep
+ * file's "pareto" section or of comma-separated lists (cmd_pareto.c). */
+typedef struct cs_cli_objectives {
+  const char *path, *sweep, *minimize, *maximize, *workload;
+} cs_cli_objectives;
+/* What is missing or contradictory in o, for a usage error; NULL when nothing. */
+const char *cs_cli_objectives_missing(const cs_cli_objectives *o);
+struct cs_pareto_set;
+struct cs_pareto_filter;
+int cs_cli_pareto_load(const cs_cli_objectives *o, const struct cs_pareto_filter *f,
+                       struct cs_pareto_set *set, cs_err *err);
+/* The fronts as one JSON document (`pareto --json`, the report's input). */
+int cs_cli_pareto_json(const char *path, const struct cs_pareto_set *set, FILE *f);
 
 /* An output file written under a temporary name and renamed over `path` when complete
  * (outfile.c).  Non-regular targets (/dev/stdout, FIFOs) are written directly. */

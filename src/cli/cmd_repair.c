@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "commsweep/engine.h"
 #include "commsweep/store.h"
 #include "commsweep/sweep.h"
 
@@ -38,7 +39,21 @@ static void usage(FILE *f) {
 
 typedef struct tally {
   uint64_t kept, pending, corrupt, jobs_lost, jobs_rebuilt, results_lost, json_lost, json_rebuilt;
+  uint64_t networks; /* /jobs rows of an older schema given their network column */
 } tally;
+
+/* A row of a file older than the network column gets it from its job's JSON (a job that did not
+ * load has none, as in a new file). */
+static void name_network(cs_store_job_row *row, tally *t) {
+  cs_job job;
+  cs_err err;
+  char text[CS_STORE_JSON_LEN + 1], network[2 * CS_STORE_NETWORK_LEN];
+  cs_store_get_text(row->job_json, sizeof row->job_json, text, sizeof text);
+  if (row->network[0] || !row->primitive[0] || cs_sweep_job_from_json(text, &job, &err)) return;
+  cs_engine_network(&job, network, sizeof network);
+  cs_store_set_text(row->network, sizeof row->network, network);
+  t->networks++;
+}
 
 typedef enum part { JOB_ROWS, JOB_JSON, RESULT_ROWS } part;
 
@@ -141,6 +156,8 @@ static int rebuild(cs_store *old, cs_store *st, const cs_sweep *sweeps, size_t n
         }
         free(again);
       }
+      if (jok[k] && json_ok[k] && cs_store_schema_version(old) < CS_STORE_SCHEMA_VERSION)
+        name_network(&jobs[k], t);
       bool in_log = r->txlog_offset <= log_len && r->txlog_count <= log_len - r->txlog_offset;
       bool keep = finished && jok[k] && in_log &&
                   cs_store_row_checksum(row, jobs[k].key, r) == r->checksum;
@@ -229,6 +246,7 @@ int cs_cli_repair(int argc, char **argv) {
   if (!rc) rc = cs_store_open(path, CS_STORE_READ, &old, &err);
   if (!rc && !dry) rc = cs_store_open(path, CS_STORE_REBUILD, &st, &err);
   tally t = {0};
+  int version = old ? cs_store_schema_version(old) : CS_STORE_SCHEMA_VERSION;
   if (!rc) rc = rebuild(old, st, sweeps, nsweeps, &t, &err);
   cs_store_close(old, NULL);
   if (st && rc) cs_store_close(st, NULL);
@@ -244,6 +262,10 @@ int cs_cli_repair(int argc, char **argv) {
          " unreadable, %" PRIu64 " rebuilt from the sweep file%s\n",
          path, dry ? "would keep, of" : "repaired,", t.kept + t.corrupt + t.pending, t.kept,
          t.corrupt, t.pending, t.jobs_lost, t.jobs_rebuilt, nsweeps ? "" : " (none given)");
+  if (version < CS_STORE_SCHEMA_VERSION)
+    printf("  %s schema version %d to %d: %" PRIu64 " /jobs rows given their network column\n",
+           dry ? "would convert from" : "converted from", version, CS_STORE_SCHEMA_VERSION,
+           t.networks);
   if (t.results_lost)
     printf("  %" PRIu64 " /results rows could not be read\n", t.results_lost);
   if (t.json_lost)

@@ -27,7 +27,8 @@ static void usage(FILE *f) {
           "  --deadlock-ticks N     ticks without a completion, while the engine simulates,\n"
           "                         before the job fails (include/commsweep/drive.h)\n"
           "  --txlog FILE.jsonl     write the transaction records here (default: the adapter's\n"
-          "                         transaction_log_path, {key} replaced by the cache key)\n"
+          "                         transaction_log_path, {key} replaced by the cache key,\n"
+          "                         relative to the current directory; the path is printed)\n"
           "  --no-txlog             do not write the transaction log\n"
           "  --table                print a readable table instead of JSON\n"
           "  -h, --help             this text\n"
@@ -126,6 +127,17 @@ int cs_cli_run(int argc, char **argv) {
     fprintf(stderr, "commsweep run: --spec and --config are required (see commsweep run --help)\n");
     return 2;
   }
+  if (!engine_path && !cs_engine_find(engine_name)) {
+    /* a path given to --engine would otherwise be cut to the name's 16 characters */
+    char names[256];
+    cs_engine_names(names, sizeof names);
+    bool a_file = strchr(engine_name, '/') || strstr(engine_name, ".json");
+    fprintf(stderr, "commsweep run: --engine '%s': unknown engine (engines: %s)%s%s\n",
+            engine_name, names,
+            a_file ? "; engine options from a file go with --engine-config " : "",
+            a_file ? engine_name : "");
+    return 2;
+  }
   cs_err err;
   cs_err_clear(&err);
   cs_job job;
@@ -182,6 +194,11 @@ int cs_cli_run(int argc, char **argv) {
       cs_job_output_free(&out);
       return 1;
     }
+    /* the adapter's transaction_log_path is a required field, usually relative: say where the
+     * records went */
+    fprintf(stderr, "commsweep run: %llu transaction records written to '%s' (%s; --no-txlog "
+            "writes none)\n", (unsigned long long)out.num_records, log_path,
+            txlog ? "--txlog" : "the adapter's transaction_log_path, --txlog FILE elsewhere");
   }
   if (table) {
     print_table(&job, &out.result);

@@ -1,6 +1,8 @@
 /* `commsweep show FILE.h5`: the results as a table in the style of nccl-tests (one line per
- * job: primitive, participants, size, count, type, time, algbw, busbw, ...), with filters, or
- * as CSV with every column at full precision.  Reads the file serially; needs no MPI. */
+ * job), or as CSV with every column at full precision, for the rows that pass the filters.
+ * Two passes over the file: the first filters every row and notes what the rows to show have in
+ * common (show_columns.c), the second reads those rows again and prints them, so the table's
+ * columns tell every row shown apart and nothing else.  Reads the file serially; needs no MPI. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,27 +11,34 @@
 #include "cli.h"
 #include "commsweep/engine.h"
 #include "commsweep/store.h"
+#include "show.h"
 
 #define BLOCK 2048
+#define RUN_GAP 32 /* rows between two shown rows that the second pass reads along */
 
-typedef struct filters {
-  const char *primitive, *engine, *topology, *sweep, *dtype;
-  int status; /* -1 any */
-  int participants; /* 0 any */
-  uint64_t min_size, max_size;
+typedef struct options {
+  const char *path, *columns;
+  show_filters filters;
   bool csv, verify;
   long limit;
-} filters;
+} options;
 
 static void usage(FILE *f) {
   fprintf(f,
-          "usage: commsweep show FILE.h5 [filters] [--csv] [--verify]\n"
+          "usage: commsweep show FILE.h5 [filters] [--columns LIST] [--csv] [--verify]\n"
           "\n"
-          "Prints one line per job, nccl-tests style: size and count, time, algorithm bandwidth\n"
-          "(size / time) and bus bandwidth (EngineResult bus_bw_gb_per_s, tbl-cr-06).\n"
-          "GB/s = 1e9 bytes per second; time in microseconds.\n"
+          "Prints one line per job, nccl-tests style: the inputs that tell the rows shown apart,\n"
+          "then time, algorithm bandwidth (size / time) and bus bandwidth (EngineResult\n"
+          "bus_bw_gb_per_s, tbl-cr-06).  GB/s = 1e9 bytes per second; time in microseconds.\n"
+          "An input column is shown when its value varies among the rows shown (primitive,\n"
+          "participant count and size always); the others are printed once above the table as\n"
+          "COLUMN=VALUE.  Rows that differ only in an input outside /jobs (an engine option)\n"
+          "get a column for that input, named by its path in the job's JSON.\n"
           "\n"
-          "filters:\n"
+          "filters (a row is shown when it passes all of them; values given twice for one column\n"
+          "are alternatives):\n"
+          "  --where COLUMN=VALUE any /jobs column (commsweep schema lists them), e.g.\n"
+          "                       --where network=\"2die_spread (5x4)\" --where burst_length=8\n"
           "  --primitive P        allreduce | allgather | reducescatter | alltoall | p2p\n"
           "  --participants N     participant count\n"
           "  --size N             message size in bytes (--min-size N, --max-size N for a range)\n"
@@ -38,40 +47,22 @@ static void usage(FILE *f) {
     fprintf(f, "%s%s", e == cs_engine_list() ? "" : " | ", (*e)->name);
   fprintf(f,
           "\n"
-          "  --topology T         die topology\n"
+          "  --topology T         the network names T: its whole name or a word of it, e.g.\n"
+          "                       torus:4x4, 2die_spread, 5x4 (the die topology), dor_dateline\n"
           "  --dtype D            element type\n"
           "  --sweep NAME         rows added by this sweep\n"
           "  --status S           done | failed | pending\n"
           "  --limit N            at most N lines\n"
+          "When no row passes, show says which filter matched nothing and which values exist.\n"
           "output:\n"
+          "  --columns LIST       these input columns, comma separated, or all: primitive,\n"
+          "                       algorithm, engine, network, topology, num_dies, dcin_layout,\n"
+          "                       num_participants, participants, msg_size_bytes, dtype, p2p_op,\n"
+          "                       outstanding, burst_length, bw_bytes, frequencies\n"
           "  --csv                every column of /jobs and /results, full precision\n"
-          "  --verify             check each row's checksums (reads /txlog and /steplog); corrupt rows\n"
-          "                       show status 'corrupt'\n");
-}
-
-static int dtype_bytes(const char *d) {
-  static const struct { const char *name; int bytes; } t[] = {
-      {"fp64", 8}, {"float64", 8}, {"int64", 8}, {"fp32", 4}, {"float32", 4}, {"int32", 4},
-      {"tf32", 4}, {"bf16", 2}, {"fp16", 2}, {"float16", 2}, {"half", 2}, {"int16", 2},
-      {"fp8", 1}, {"int8", 1}, {"uint8", 1}, {NULL, 0}};
-  for (int i = 0; t[i].name; i++)
-    if (!strcmp(t[i].name, d)) return t[i].bytes;
-  return 0;
-}
-
-#define TXT(dst, src) cs_store_get_text((src), sizeof(src), (dst), sizeof(dst))
-
-static bool wanted(const filters *f, const cs_store_job_row *j, int status) {
-  char s[CS_STORE_JSON_LEN];
-  if (f->primitive && (TXT(s, j->primitive), strcmp(s, f->primitive))) return false;
-  if (f->engine && (TXT(s, j->engine), strcmp(s, f->engine))) return false;
-  if (f->topology && (TXT(s, j->topology), strcmp(s, f->topology))) return false;
-  if (f->sweep && (TXT(s, j->sweep), strcmp(s, f->sweep))) return false;
-  if (f->dtype && (TXT(s, j->dtype), strcmp(s, f->dtype))) return false;
-  if (f->participants && j->num_participants != f->participants) return false;
-  if (j->msg_size_bytes < f->min_size || j->msg_size_bytes > f->max_size) return false;
-  if (f->status >= 0 && status != f->status) return false;
-  return true;
+          "  --verify             check the checksums of the rows shown and of their /txlog and\n"
+          "                       /steplog slices (reads them); corrupt rows show status\n"
+          "                       'corrupt'.  Without filters and --limit: the whole file\n");
 }
 
 static double algbw(const cs_store_job_row *j, const cs_store_result_row *r) {
@@ -79,6 +70,8 @@ static double algbw(const cs_store_job_row *j, const cs_store_result_row *r) {
              ? (double)j->msg_size_bytes / (r->result.total_time_us * 1e3)
              : 0;
 }
+
+/* ---- CSV ------------------------------------------------------------------------------------ */
 
 /* The --csv columns, from the store's column lists: the row number, every /jobs column but the
  * slice reservation, the status as text, every /results column but the bookkeeping ones (the
@@ -126,7 +119,7 @@ static void csv_text(const char *s) {
 static void csv_row(const csv_cols *c, uint64_t row, const cs_store_job_row *j,
                     const cs_store_result_row *r, const char *status) {
   char error[CS_STORE_ERROR_LEN + 1];
-  TXT(error, r->error);
+  cs_store_get_text(r->error, sizeof r->error, error, sizeof error);
   printf("%" PRIu64 ",", row);
   cs_cols_csv_values(c->job, j, stdout);
   printf(",%s,", status);
@@ -136,180 +129,239 @@ static void csv_row(const csv_cols *c, uint64_t row, const cs_store_job_row *j,
   putchar('\n');
 }
 
-static void table_header(const char *path, uint64_t rows) {
-  printf("# commsweep results: %s (%" PRIu64 " rows)\n#\n", path, rows);
-  printf("# %6s  %-13s %-8s %4s %-18s %12s %10s %-5s %-6s %-9s %4s %-15s %5s %12s %10s %10s "
-         "%7s %5s %s\n",
-         "row", "primitive", "algo", "N", "participants", "size", "count", "type", "engine",
-         "topology", "dies", "outst rd/wr", "burst", "time", "algbw", "busbw", "strag", "steps",
-         "status");
-  printf("# %6s  %-13s %-8s %4s %-18s %12s %10s %-5s %-6s %-9s %4s %-15s %5s %12s %10s %10s "
-         "%7s %5s %s\n",
-         "", "", "", "", "", "(B)", "(elem)", "", "", "", "", "mst / slv", "", "(us)", "(GB/s)",
-         "(GB/s)", "", "", "");
+/* ---- the table ------------------------------------------------------------------------------ */
+
+static void table_header(const char *path, uint64_t rows, const show_cols *cols) {
+  printf("# commsweep results: %s (%" PRIu64 " rows)\n", path, rows);
+  show_cols_constants(cols, stdout);
+  printf("#\n");
+  static const char *const heads[2][6] = {{"time", "algbw", "busbw", "strag", "steps", "status"},
+                                          {"(us)", "(GB/s)", "(GB/s)", "", "", ""}};
+  for (int line = 0; line < 2; line++) {
+    show_cols_header(cols, line, stdout);
+    printf(" %12s %10s %10s %7s %5s %s\n", heads[line][0], heads[line][1], heads[line][2],
+           heads[line][3], heads[line][4], heads[line][5]);
+  }
 }
 
-static void table_row(uint64_t row, const cs_store_job_row *j, const cs_store_result_row *r,
-                      const char *status) {
-  char prim[20], algo[20], dtype[20], eng[20], topo[40], outst[40], count[24], error[120];
-  char parts[19];
-  TXT(prim, j->primitive), TXT(algo, j->algorithm), TXT(dtype, j->dtype), TXT(eng, j->engine);
-  TXT(topo, j->topology), TXT(error, r->error), TXT(parts, j->participants);
-  if (strnlen(j->participants, sizeof j->participants) >= sizeof parts)
-    memcpy(parts + sizeof parts - 4, "...", 4); /* cut visibly */
-  snprintf(outst, sizeof outst, "%d/%d %d/%d", j->mst_rd_outstanding, j->mst_wr_outstanding,
-           j->slv_rd_outstanding, j->slv_wr_outstanding);
-  int eb = dtype_bytes(dtype);
-  if (eb) snprintf(count, sizeof count, "%" PRIu64, j->msg_size_bytes / (uint64_t)eb);
-  else snprintf(count, sizeof count, "-");
-  printf("  %6" PRIu64 "  %-13s %-8s %4d %-18s %12" PRIu64 " %10s %-5s %-6s %-9s %4d %-15s %5d ",
-         row, prim[0] ? prim : "?", algo, j->num_participants, parts, j->msg_size_bytes, count,
-         dtype, eng, topo, j->num_dies, outst, j->burst_length);
+static void table_row(const show_cols *cols, uint64_t row, const cs_store_job_row *j,
+                      const cs_store_result_row *r, const char *status) {
+  char error[120], json[CS_STORE_JSON_LEN + 1];
+  cs_store_get_text(r->error, sizeof r->error, error, sizeof error);
+  if (show_cols_need_json(cols)) cs_store_get_text(j->job_json, sizeof j->job_json, json, sizeof json);
+  printf("  %6" PRIu64 " ", row);
+  show_cols_row(cols, j, show_cols_need_json(cols) ? json : NULL, stdout);
   if (r->status == CS_STORE_DONE && !strcmp(status, "done"))
-    printf("%12.3f %10.3f %10.3f %7.3f %5u %s\n", r->result.total_time_us, algbw(j, r),
+    printf(" %12.3f %10.3f %10.3f %7.3f %5u %s\n", r->result.total_time_us, algbw(j, r),
            r->result.bus_bw_gb_per_s, r->result.straggler_ratio, r->result.algorithm_steps,
            status);
   else
-    printf("%12s %10s %10s %7s %5s %s%s%s\n", "-", "-", "-", "-", "-", status,
+    printf(" %12s %10s %10s %7s %5s %s%s%s\n", "-", "-", "-", "-", "-", status,
            error[0] ? ": " : "", error);
 }
 
-/* The row's checksum holds (reads its /txlog and /steplog slices). */
-static bool row_ok(cs_store *st, uint64_t row, const cs_store_job_row *j,
-                   const cs_store_result_row *r) {
-  return cs_store_row_verifies(st, row, j->key, r);
-}
+/* ---- options -------------------------------------------------------------------------------- */
 
-static bool takes_value(const char *opt) {
-  static const char *const valued[] = {"--primitive", "--engine",   "--topology", "--sweep",
-                                       "--dtype",     "--participants", "--size", "--min-size",
-                                       "--max-size",  "--limit",    "--status",   NULL};
+static bool filter_option(const char *opt) {
+  static const char *const valued[] = {"--where",    "--primitive", "--engine",   "--topology",
+                                       "--sweep",    "--dtype",     "--participants", "--size",
+                                       "--min-size", "--max-size",  "--status",   NULL};
   for (const char *const *v = valued; *v; v++)
     if (!strcmp(*v, opt)) return true;
   return false;
 }
 
-static int parse(int argc, char **argv, const char **path, filters *f) {
-  memset(f, 0, sizeof *f);
-  f->status = -1;
-  f->max_size = UINT64_MAX;
-  f->limit = -1;
+/* 0 to go on, 1 for --help, 2 for a usage error (printed). */
+static int parse(int argc, char **argv, options *o) {
+  memset(o, 0, sizeof *o);
+  show_filters_init(&o->filters);
+  o->limit = -1;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+    bool valued = filter_option(a) || !strcmp(a, "--limit") || !strcmp(a, "--columns");
     if (!strcmp(a, "-h") || !strcmp(a, "--help")) return 1;
-    if (!strcmp(a, "--csv")) f->csv = true;
-    else if (!strcmp(a, "--verify")) f->verify = true;
-    else if (a[0] == '-' && !takes_value(a)) {
+    if (!strcmp(a, "--csv")) o->csv = true;
+    else if (!strcmp(a, "--verify")) o->verify = true;
+    else if (a[0] == '-' && !valued) {
       fprintf(stderr, "commsweep show: unknown option '%s'\n", a);
       return 2;
     } else if (a[0] == '-' && !v) {
       fprintf(stderr, "commsweep show: option '%s' needs a value\n", a);
       return 2;
-    } else if (!strcmp(a, "--primitive")) f->primitive = argv[++i];
-    else if (!strcmp(a, "--engine")) f->engine = argv[++i];
-    else if (!strcmp(a, "--topology")) f->topology = argv[++i];
-    else if (!strcmp(a, "--sweep")) f->sweep = argv[++i];
-    else if (!strcmp(a, "--dtype")) f->dtype = argv[++i];
-    else if (!strcmp(a, "--participants")) f->participants = atoi(argv[++i]);
-    else if (!strcmp(a, "--size")) f->min_size = f->max_size = strtoull(argv[++i], NULL, 10);
-    else if (!strcmp(a, "--min-size")) f->min_size = strtoull(argv[++i], NULL, 10);
-    else if (!strcmp(a, "--max-size")) f->max_size = strtoull(argv[++i], NULL, 10);
-    else if (!strcmp(a, "--limit")) f->limit = atol(argv[++i]);
-    else if (!strcmp(a, "--status")) {
-      const char *s = argv[++i];
-      f->status = !strcmp(s, "pending") ? 0 : !strcmp(s, "done") ? 1 : !strcmp(s, "failed") ? 2 : -2;
-      if (f->status == -2) {
-        fprintf(stderr, "commsweep show: --status wants done, failed or pending\n");
+    } else if (!strcmp(a, "--limit")) {
+      char *end;
+      o->limit = strtol(argv[++i], &end, 10);
+      if (*end || o->limit < 0) {
+        fprintf(stderr, "commsweep show: --limit wants a count, got '%s'\n", argv[i]);
         return 2;
       }
+    } else if (!strcmp(a, "--columns")) {
+      o->columns = argv[++i];
     } else if (a[0] == '-') {
-      fprintf(stderr, "commsweep show: unknown option '%s'\n", a);
-      return 2;
-    } else if (!*path) *path = a;
-    else {
+      if (show_filter_add(&o->filters, a, argv[++i])) return 2;
+    } else if (!o->path) {
+      o->path = a;
+    } else {
       fprintf(stderr, "commsweep show: unexpected argument '%s'\n", a);
       return 2;
     }
   }
-  if (!*path) {
+  if (!o->path) {
     fprintf(stderr, "commsweep show: which file?\n");
     return 2;
   }
   return 0;
 }
 
-int cs_cli_show(int argc, char **argv) {
-  const char *path = NULL;
-  filters f;
-  int urc = parse(argc, argv, &path, &f);
-  if (urc) {
-    usage(urc == 1 ? stdout : stderr);
-    return urc == 1 ? 0 : 2;
+/* ---- the two passes ------------------------------------------------------------------------- */
+
+typedef struct shown {
+  uint64_t *rows; /* the rows to print, in order */
+  size_t n, cap;
+} shown;
+
+static bool keep_row(shown *s, uint64_t row) {
+  if (s->n == s->cap) {
+    size_t cap = s->cap ? 2 * s->cap : 1024;
+    uint64_t *grown = realloc(s->rows, cap * sizeof *grown);
+    if (!grown) return false;
+    s->rows = grown;
+    s->cap = cap;
   }
-  cs_err err;
-  cs_store *st = NULL;
-  if (cs_store_open(path, CS_STORE_READ, &st, &err)) {
-    fprintf(stderr, "commsweep show: %s\n", err.msg);
-    return 1;
-  }
+  s->rows[s->n++] = row;
+  return true;
+}
+
+typedef struct buffers {
+  cs_store_job_row *jobs;
+  cs_store_result_row *res;
+} buffers;
+
+/* Pass 1: every row through the filters; the rows to show (up to --limit) into s, and into cols
+ * for the table.  counts: rows per status. */
+static int select_rows(cs_store *st, options *o, show_cols *cols, buffers *b, shown *s,
+                       uint64_t counts[3], cs_err *err) {
+  static const char *const no_json[] = {"job_json", NULL}, *const no_error[] = {"error", NULL};
   uint64_t rows = cs_store_num_rows(st);
-  cs_store_job_row *jobs = malloc(BLOCK * sizeof *jobs);
-  cs_store_result_row *res = malloc(BLOCK * sizeof *res);
-  uint8_t *ok = malloc(BLOCK);
-  csv_cols *cols = f.csv ? malloc(sizeof *cols) : NULL;
-  int rc = jobs && res && ok && (cols || !f.csv) ? 0 : 1;
-  if (rc) fprintf(stderr, "commsweep show: out of memory\n");
-  if (!rc) {
-    if (f.csv) csv_columns(cols);
-    if (f.csv) csv_header(cols);
-    else table_header(path, rows);
-  }
-  uint64_t counts[4] = {0, 0, 0, 0};
-  long shown = 0;
-  for (uint64_t first = 0; !rc && first < rows; first += BLOCK) {
+  for (uint64_t first = 0; first < rows; first += BLOCK) {
     uint64_t n = rows - first < BLOCK ? rows - first : BLOCK;
-    /* The tables only: /job_json is never printed, /errors only for the failed rows shown
-     * (read for those alone); --verify reads whole rows, whose checksum covers the errors. */
-    static const char *const no_json[] = {"job_json", NULL}, *const no_error[] = {"error", NULL};
-    if (cs_store_read_rows_without(st, true, no_json, first, n, jobs, &err) ||
-        cs_store_read_rows_without(st, false, f.verify ? NULL : no_error, first, n, res, &err)) {
+    if (cs_store_read_rows_without(st, true, no_json, first, n, b->jobs, err) ||
+        cs_store_read_rows_without(st, false, no_error, first, n, b->res, err))
+      return err->code;
+    for (uint64_t k = 0; k < n; k++) {
+      int status = b->res[k].status;
+      counts[status >= 0 && status <= 2 ? status : 0]++;
+      if (!show_filters_match(&o->filters, &b->jobs[k], status)) continue;
+      if (o->limit >= 0 && s->n >= (size_t)o->limit) continue;
+      if (!keep_row(s, first + k) || (!o->csv && !show_cols_add(cols, first + k, &b->jobs[k])))
+        return cs_err_set(err, CS_ENOMEM, "out of memory");
+    }
+  }
+  return CS_OK;
+}
+
+/* Pass 2: the rows of s, read again in runs of nearby rows, printed; verified with --verify
+ * (*corrupt counts those that fail; counts[] loses them). */
+static int print_rows(cs_store *st, const options *o, const show_cols *cols, const csv_cols *csv,
+                      buffers *b, const shown *s, uint64_t counts[3], uint64_t *corrupt,
+                      cs_err *err) {
+  static const char *const no_json[] = {"job_json", NULL}, *const no_error[] = {"error", NULL};
+  bool json = !o->csv && show_cols_need_json(cols);
+  for (size_t i = 0, end; i < s->n; i = end) {
+    uint64_t first = s->rows[i];
+    for (end = i + 1; end < s->n && s->rows[end] - s->rows[end - 1] <= RUN_GAP &&
+                      s->rows[end] - first < BLOCK;
+         end++) {
+    }
+    uint64_t n = s->rows[end - 1] - first + 1;
+    /* the text of /errors only for the failed rows shown; --verify reads whole rows, whose
+     * checksum covers the error */
+    if (cs_store_read_rows_without(st, true, json ? NULL : no_json, first, n, b->jobs, err) ||
+        cs_store_read_rows_without(st, false, o->verify ? NULL : no_error, first, n, b->res, err))
+      return err->code;
+    for (size_t k = i; k < end; k++) {
+      uint64_t row = s->rows[k];
+      cs_store_job_row *j = &b->jobs[row - first];
+      cs_store_result_row *r = &b->res[row - first];
+      const char *sname = cs_store_status_name(r->status);
+      if (o->verify && r->status != CS_STORE_PENDING && !cs_store_row_verifies(st, row, j->key, r)) {
+        sname = "corrupt";
+        counts[r->status >= 0 && r->status <= 2 ? r->status : 0]--;
+        (*corrupt)++;
+      }
+      if (!o->verify) r->error[0] = '\0'; /* not read: only a failed row has one */
+      if (!o->verify && r->status == CS_STORE_FAILED &&
+          cs_store_read_results(st, row, 1, r, err))
+        return err->code;
+      if (o->csv) csv_row(csv, row, j, r, sname);
+      else table_row(cols, row, j, r, sname);
+    }
+  }
+  return CS_OK;
+}
+
+static void summary(cs_store *st, const options *o, uint64_t rows, const uint64_t counts[3],
+                    uint64_t corrupt, size_t nshown) {
+  printf("#\n# %" PRIu64 " rows: %" PRIu64 " done, %" PRIu64 " failed, %" PRIu64 " pending", rows,
+         counts[1], counts[2], counts[0]);
+  if (o->verify) printf(", %" PRIu64 " corrupt", corrupt);
+  printf("; %zu shown; %" PRIu64 " txlog records\n", nshown, cs_store_txlog_len(st));
+  if (o->verify && nshown < rows)
+    printf("# verified: the %zu rows shown (their checksums and log slices); --verify without "
+           "filters and --limit checks every row\n", nshown);
+  if (cs_store_schema_version(st) < CS_STORE_SCHEMA_VERSION)
+    printf("# note: a file of schema version %d has no network column; `commsweep repair %s` "
+           "converts it\n", cs_store_schema_version(st), o->path);
+  char holder[512];
+  if (cs_store_lock_holder(o->path, holder, sizeof holder))
+    printf("# note: a sweep is writing this file (%s)\n", holder);
+}
+
+int cs_cli_show(int argc, char **argv) {
+  options *o = malloc(sizeof *o);
+  show_cols *cols = malloc(sizeof *cols);
+  csv_cols *csv = malloc(sizeof *csv);
+  buffers b = {malloc(BLOCK * sizeof *b.jobs), malloc(BLOCK * sizeof *b.res)};
+  shown s = {NULL, 0, 0};
+  cs_store *st = NULL;
+  cs_err err;
+  cs_err_clear(&err);
+  int rc = o && cols && csv && b.jobs && b.res ? 0 : 1;
+  if (rc) fprintf(stderr, "commsweep show: out of memory\n");
+  int urc = rc ? 0 : parse(argc, argv, o);
+  if (!rc && !urc) urc = show_cols_init(cols, o->columns) ? 2 : 0;
+  else if (cols) memset(cols, 0, sizeof *cols);
+  if (urc == 1) usage(stdout);
+  else if (urc) fprintf(stderr, "(commsweep show --help lists the options)\n");
+  rc = urc == 1 ? 0 : urc ? 2 : rc;
+  if (!rc && !urc && cs_store_open(o->path, CS_STORE_READ, &st, &err)) {
+    fprintf(stderr, "commsweep show: %s\n", err.msg);
+    rc = 1;
+  }
+  uint64_t counts[3] = {0, 0, 0}, corrupt = 0, rows = st ? cs_store_num_rows(st) : 0;
+  if (st && (select_rows(st, o, cols, &b, &s, counts, &err) ||
+             (!o->csv && show_cols_resolve(cols, st, &err)))) {
+    fprintf(stderr, "commsweep show: %s\n", err.msg);
+    rc = 1;
+  }
+  if (st && !rc) {
+    if (o->csv) csv_columns(csv), csv_header(csv);
+    else table_header(o->path, rows, cols);
+    if (print_rows(st, o, cols, csv, &b, &s, counts, &corrupt, &err)) {
       fprintf(stderr, "commsweep show: %s\n", err.msg);
       rc = 1;
-      break;
-    }
-    for (uint64_t k = 0; f.verify && k < n; k++) ok[k] = row_ok(st, first + k, &jobs[k], &res[k]);
-    for (uint64_t k = 0; k < n; k++) {
-      int s = res[k].status;
-      const char *sname = cs_store_status_name(s);
-      if (f.verify && s != CS_STORE_PENDING && !ok[k]) sname = "corrupt";
-      counts[s >= 0 && s <= 2 && strcmp(sname, "corrupt") ? s : 3]++;
-      if (!wanted(&f, &jobs[k], s)) continue;
-      if (f.limit >= 0 && shown >= f.limit) continue;
-      shown++;
-      if (!f.verify) res[k].error[0] = '\0'; /* not read: only a failed row has one */
-      if (!f.verify && s != CS_STORE_PENDING && s != CS_STORE_DONE &&
-          cs_store_read_results(st, first + k, 1, &res[k], &err)) {
-        fprintf(stderr, "commsweep show: %s\n", err.msg);
-        rc = 1;
-        break;
-      }
-      if (f.csv) csv_row(cols, first + k, &jobs[k], &res[k], sname);
-      else table_row(first + k, &jobs[k], &res[k], sname);
     }
   }
-  if (!rc && !f.csv) {
-    char holder[512];
-    printf("#\n# %" PRIu64 " rows: %" PRIu64 " done, %" PRIu64 " failed, %" PRIu64 " pending",
-           rows, counts[1], counts[2], counts[0]);
-    if (f.verify) printf(", %" PRIu64 " corrupt", counts[3]);
-    printf("; %ld shown; %" PRIu64 " txlog records\n", shown, cs_store_txlog_len(st));
-    if (cs_store_lock_holder(path, holder, sizeof holder))
-      printf("# note: a sweep is writing this file (%s)\n", holder);
-  }
-  free(jobs);
-  free(res);
-  free(ok);
-  free(cols);
+  if (st && !rc && !o->csv) summary(st, o, rows, counts, corrupt, s.n);
+  if (st && !rc && s.n == 0 && o->limit != 0)
+    show_filters_explain(&o->filters, rows, o->csv ? stderr : stdout);
   cs_store_close(st, NULL);
+  if (cols) show_cols_free(cols);
+  free(s.rows);
+  free(b.jobs);
+  free(b.res);
+  free(csv);
+  free(cols);
+  free(o);
   return rc;
 }

@@ -41,14 +41,32 @@ static void usage(FILE *f) {
           "                        a cached result, like a done one)\n"
           "      --break-lock      remove FILE.h5.lock left by a sweep that is known to be dead\n"
           "                        (refused while its holder runs on this host)\n"
+          "      --refine          refine the sweep file's Pareto fronts instead of running the\n"
+          "                        whole matrix: the matrix on the cheap engine of its refine\n"
+          "                        section, then rounds of the points that may be on the front\n"
+          "                        on the sweep's own engine (docs/pareto.md)\n"
+          "      --calibration F   with --refine: the cheap engine and its error band from the\n"
+          "                        calibration file F instead of the refine section's\n"
           "  -h, --help            this text\n"
           "\n"
+          "SIGINT or SIGTERM (Ctrl-C, a Slurm time limit, mpirun forwarding one) stops the sweep:\n"
+          "no more jobs are handed out, each rank finishes the job in hand, every finished row\n"
+          "and its log are kept, and the sweep says how far it got; rerun the same command to\n"
+          "finish.  A second signal ends the process at once (docs/sweep-files.md, \"Stopping\").\n"
+          "\n"
           "exit status: 0 every job has a row (done or failed), 1 sweep file or file error,\n"
-          "2 usage error\n");
+          "2 usage error, 3 interrupted by a signal (rows kept; rerun to finish)\n");
 }
 
-static int parse(int argc, char **argv, cs_sweep_options *o, bool *help) {
+/* --refine and --calibration */
+typedef struct refine_args {
+  bool refine;
+  const char *calibration;
+} refine_args;
+
+static int parse(int argc, char **argv, cs_sweep_options *o, refine_args *ra, bool *help) {
   memset(o, 0, sizeof *o);
+  memset(ra, 0, sizeof *ra);
   o->progress_s = 1.0;
   *help = false;
   for (int i = 1; i < argc; i++) {
@@ -72,6 +90,8 @@ static int parse(int argc, char **argv, cs_sweep_options *o, bool *help) {
     else if (!strcmp(a, "--break-lock")) o->break_lock = true;
     else if (!strcmp(a, "--verify-log")) o->verify_log = true;
     else if (!strcmp(a, "--retry-failed")) o->retry_failed = true;
+    else if (!strcmp(a, "--refine")) ra->refine = true;
+    else if (!strcmp(a, "--calibration") && i + 1 < argc) ra->calibration = argv[++i];
     else if ((!strcmp(a, "-p") || !strcmp(a, "--progress")) && i + 1 < argc) {
       char *end;
       o->progress_s = strtod(argv[++i], &end);
@@ -94,14 +114,21 @@ static int parse(int argc, char **argv, cs_sweep_options *o, bool *help) {
     fprintf(stderr, "commsweep sweep: need a sweep file and --out FILE.h5\n");
     return 2;
   }
+  if (ra->calibration && !ra->refine) {
+    fprintf(stderr, "commsweep sweep: --calibration goes with --refine\n");
+    return 2;
+  }
   return 0;
 }
 
-/* SIGTERM/SIGINT (a Slurm time limit, mpirun forwarding Ctrl-C): release the writer lock if
- * this process holds it, then die of the signal as usual.  Rows already written stay; the
- * next run of the sweep finishes the rest.  The lock path is the process's only signal-time
- * state, set once before the sweep starts; the handler uses async-signal-safe calls only. */
+/* SIGTERM/SIGINT (a Slurm time limit, mpirun forwarding Ctrl-C): the first one asks the sweep
+ * to stop (cs_sweep_options.stop), which ends it cleanly with exit status 3; a second one
+ * releases the writer lock if this process holds it, then kills the process with the signal as
+ * usual.  Rows already written stay either way; the next run of the sweep finishes the rest.
+ * The stop flag and the lock path are the process's only signal-time state, set once before the
+ * sweep starts; the handler uses async-signal-safe calls only. */
 static char lock_path_for_signal[8192];
+static volatile sig_atomic_t stop_signal;
 
 static void release_lock_and_die(int sig) {
   char want[32], got[32];
@@ -123,11 +150,16 @@ static void release_lock_and_die(int sig) {
   raise(sig);
 }
 
-static void release_lock_on_signal(const char *out_path) {
+static void stop_or_die(int sig) {
+  if (stop_signal) release_lock_and_die(sig);
+  stop_signal = sig;
+}
+
+static void stop_on_signal(const char *out_path) {
   cs_store_lock_path(out_path, lock_path_for_signal, sizeof lock_path_for_signal);
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
-  sa.sa_handler = release_lock_and_die;
+  sa.sa_handler = stop_or_die;
   sigemptyset(&sa.sa_mask);
   sigaction(SIGTERM, &sa, NULL);
   sigaction(SIGINT, &sa, NULL);
@@ -135,7 +167,7 @@ static void release_lock_on_signal(const char *out_path) {
 
 /* True when a launcher (mpirun, srun --mpi=pmix, hydra) started this process.  Otherwise the
  * sweep runs as one process and starts MPI only if some job must run. */
-static bool launched_by_mpi(void) {
+bool cs_cli_launched_by_mpi(void) {
   static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE",
                                      NULL};
   for (const char *const *v = vars; *v; v++)
@@ -145,8 +177,9 @@ static bool launched_by_mpi(void) {
 
 int cs_cli_sweep(int argc, char **argv) {
   cs_sweep_options opt;
+  refine_args ra;
   bool help;
-  int urc = parse(argc, argv, &opt, &help);
+  int urc = parse(argc, argv, &opt, &ra, &help);
   if (help || urc) {
     /* Usage is decided before MPI starts, identically on every rank; print it once. */
     const char *r = getenv("OMPI_COMM_WORLD_RANK");
@@ -158,19 +191,25 @@ int cs_cli_sweep(int argc, char **argv) {
   }
   int inited = 0, rank = 0;
   MPI_Initialized(&inited);
-  bool launched = inited || launched_by_mpi();
+  bool launched = inited || cs_cli_launched_by_mpi();
   cs_store_library_init(); /* before MPI: see store.h */
   if (launched && !inited) MPI_Init(&argc, &argv);
   if (launched) MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  if (rank == 0 && !opt.dry_run) release_lock_on_signal(opt.out_path);
+  if (!opt.dry_run) {
+    stop_on_signal(opt.out_path);
+    opt.stop = &stop_signal;
+  }
   cs_sweep_summary sum;
   cs_err err;
   cs_err_clear(&err);
-  int rc = cs_sweep_run(&opt, launched ? MPI_COMM_WORLD : MPI_COMM_NULL, &sum, &err);
-  if (rc && rank == 0) fprintf(stderr, "commsweep sweep: %s\n", err.msg);
+  MPI_Comm comm = launched ? MPI_COMM_WORLD : MPI_COMM_NULL;
+  int rc = ra.refine ? cs_sweep_refine(&opt, ra.calibration, comm, &err)
+                     : cs_sweep_run(&opt, comm, &sum, &err);
+  /* an interrupted sweep said so already, as soon as it stopped */
+  if (rc && rc != CS_EINTR && rank == 0) fprintf(stderr, "commsweep sweep: %s\n", err.msg);
   int now_inited = 0, finalized = 0;
   MPI_Initialized(&now_inited);
   MPI_Finalized(&finalized);
   if (!inited && now_inited && !finalized) MPI_Finalize();
-  return rc ? 1 : 0;
+  return rc == CS_EINTR ? 3 : rc ? 1 : 0;
 }

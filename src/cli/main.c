@@ -1,5 +1,5 @@
 /* The commsweep command: dispatch to subcommands.  Exit codes: 0 success, 1 a job or file
- * error (message on stderr), 2 a usage error. */
+ * error (message on stderr), 2 a usage error, 3 a sweep stopped by a signal (cmd_sweep.c). */
 #include <stdio.h>
 #include <string.h>
 
@@ -23,7 +23,10 @@ static const command commands[] = {
     {"deadlock-check", cs_cli_deadlock_check, "channel dependency graph of a routing function: acyclic or a cycle"},
     {"netbench", cs_cli_netbench, "synthetic traffic on the router network: latency and throughput"},
     {"faults", cs_cli_faults, "2-D fat tree leaf faults: reachability, VC use, deadlock, probability"},
+    {"calibrate", cs_cli_calibrate, "fit the math engine's constants to dcin rows of a file; held-out error, bands"},
     {"repair", cs_cli_repair, "rebuild a damaged HDF5 file, keeping every row that verifies"},
+    {"pareto", cs_cli_pareto, "Pareto fronts per workload and engine of an HDF5 file"},
+    {"report", cs_cli_report, "an HTML page of an HDF5 file: fronts, engine against engine, bandwidth"},
     {NULL, NULL, NULL}};
 
 static void usage(FILE *f) {

@@ -223,22 +223,10 @@ int cs_config_parse_file(const char *path, cJSON **out, cs_err *err) {
     free(text);
     return cs_err_set(err, CS_EPARSE, "file '%s': empty, expected a JSON object", path);
   }
-  const char *end = NULL;
-  cJSON *json = cJSON_ParseWithOpts(text, &end, 1);
-  if (!json) {
-    size_t at = end ? (size_t)(end - text) : 0;
-    int line = 1;
-    for (size_t i = 0; i < at && i < len; i++) line += text[i] == '\n';
-    cs_err_set(err, CS_EPARSE, "file '%s': malformed JSON at line %d (byte %zu)%s", path, line, at,
-               at >= len ? ": unexpected end of file (truncated?)" : "");
-    free(text);
-    return CS_EPARSE;
-  }
+  cJSON *json = NULL;
+  int rc = cs_json_parse_text(text, len, &json, err);
   free(text);
-  if (cs_json_strict(json, "", err)) {
-    cJSON_Delete(json);
-    return cs_err_prefix(err, "file '%s'", path);
-  }
+  if (rc) return cs_err_prefix(err, "file '%s'", path);
   *out = json;
   return CS_OK;
 }

@@ -31,6 +31,14 @@ void cs_engine_names(char *buf, size_t cap) {
     used += (size_t)snprintf(buf + used, cap - used, "%s%s", i ? ", " : "", registry[i]->name);
 }
 
+void cs_engine_network(const cs_job *job, char *buf, size_t cap) {
+  const cs_engine_ops *ops = cs_engine_find(job->engine.name);
+  if (!cap) return;
+  buf[0] = '\0';
+  if (ops && ops->network) ops->network(job, buf, cap);
+  else if (ops) snprintf(buf, cap, "%s (%s)", job->adapter.dcin_layout, job->adapter.topology);
+}
+
 const char *cs_engine_model_version(const cs_engine_ops *ops) {
   char var[64];
   snprintf(var, sizeof var, "COMMSWEEP_TEST_MODEL_VERSION_%s", ops->name);
@@ -156,7 +164,14 @@ int cs_engine_options_from_json(const cJSON *obj, const char *source, cs_engine_
   return CS_OK;
 }
 
+/* An engine file, or a calibration file (commsweep calibrate): its "engine" object. */
 static int options_fn(const cJSON *j, const char *s, void *o, cs_err *e) {
+  const cJSON *inner = cJSON_GetObjectItemCaseSensitive(j, "engine");
+  if (cJSON_IsObject(inner) && !cJSON_GetObjectItemCaseSensitive(j, "name")) {
+    char source[CS_ERR_MSG_MAX / 2];
+    snprintf(source, sizeof source, "%s: field 'engine'", s);
+    return cs_engine_options_from_json(inner, source, o, e);
+  }
   return cs_engine_options_from_json(j, s, o, e);
 }
 

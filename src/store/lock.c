@@ -200,6 +200,16 @@ void cs_store_unlock_inode(const char *path) {
     unlink(ipath);
 }
 
+bool cs_store_lock_cannot_write(const char *path) {
+  char lpath[2 * PATH_MAX];
+  cs_store_lock_path(path, lpath, sizeof lpath);
+  char *slash = strrchr(lpath, '/');
+  if (slash == lpath) slash++; /* "/x.h5.lock": the root directory */
+  if (slash) *slash = '\0';
+  const char *dir = slash ? lpath : ".";
+  return access(dir, W_OK) != 0 && (errno == EROFS || errno == EACCES);
+}
+
 int cs_store_lock(const char *path, const char *sweep_name, bool break_lock, cs_err *err) {
   char lpath[2 * PATH_MAX], holder[512];
   cs_store_lock_path(path, lpath, sizeof lpath);

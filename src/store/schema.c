@@ -110,9 +110,9 @@ size_t cs_store_step_columns(cs_col *out, size_t cap) {
 _Static_assert(sizeof(cs_store_result_row) == 1384, "result row layout changed");
 _Static_assert(sizeof(cs_store_txn_row) == 208, "txlog row layout changed");
 _Static_assert(sizeof(cs_store_step_row) == 152, "steplog row layout changed");
-_Static_assert(sizeof(cs_store_job_row) == 4696, "job row layout changed");
+_Static_assert(sizeof(cs_store_job_row) == 4760, "job row layout changed");
 /* the text that lives in /job_json and /errors comes last: the bytes before it are the table row */
-_Static_assert(offsetof(cs_store_job_row, job_json) == 596, "job row layout changed");
+_Static_assert(offsetof(cs_store_job_row, job_json) == 660, "job row layout changed");
 _Static_assert(offsetof(cs_store_result_row, error) == 360, "result row layout changed");
 
 static hid_t status_type(void) {

@@ -685,69 +685,145 @@ static bool chunks_well_formed(const unsigned char *z, uint64_t zchunks, uint64_
   return zchunks == 0;
 }
 
-/* Reads entry e, checks it against the file and writes it: 1 written, 0 rejected (torn, not
- * this file's, or made for another /txlog layout), or an error code. */
-static int merge_entry(cs_store *st, int fd, const entry *e, merge_bufs *b, chunk_writer *w,
-                       cs_err *err) {
+/* What check_entry found in an entry that holds: its head and row, and where its records go. */
+typedef struct checked {
   spool_head head;
   cs_store_result_row res;
-  if (!read_at(fd, &head, sizeof head, e->at) ||
-      !read_at(fd, &res, sizeof res, e->at + (off_t)sizeof head))
+  uint64_t c0, nfirst, nlast; /* first whole chunk; records before and after the whole ones */
+} checked;
+
+/* Reads entry e and checks it against the file (its checksums, its row's key and reservations,
+ * the /txlog layout its whole chunks were made for): 1 when the merge would write it, 0 when it
+ * is rejected (torn, not this file's, or made for another /txlog layout), or an error code. */
+static int check_entry(cs_store *st, int fd, const entry *e, merge_bufs *b, const chunk_writer *w,
+                       checked *out, cs_err *err) {
+  spool_head *h = &out->head;
+  cs_store_result_row *res = &out->res;
+  if (!read_at(fd, h, sizeof *h, e->at) || !read_at(fd, res, sizeof *res, e->at + (off_t)sizeof *h))
     return 0;
-  uint64_t n = head.n, ns = head.nsteps, row = head.row, nch = head.nchunks;
-  if (row >= st->rows || n != res.txlog_count || res.txlog_offset > st->txlog_len ||
-      n > st->txlog_len - res.txlog_offset || ns != res.steplog_count ||
-      res.steplog_offset > st->steplog_len || ns > st->steplog_len - res.steplog_offset)
+  uint64_t n = h->n, ns = h->nsteps, row = h->row, nch = h->nchunks;
+  if (row >= st->rows || n != res->txlog_count || res->txlog_offset > st->txlog_len ||
+      n > st->txlog_len - res->txlog_offset || ns != res->steplog_count ||
+      res->steplog_offset > st->steplog_len || ns > st->steplog_len - res->steplog_offset)
     return 0;
-  uint64_t c0 = 0, nch_expected = 0, nfirst = n;
+  uint64_t nch_expected = 0;
+  out->c0 = 0;
+  out->nfirst = n;
   if (nch) { /* whole chunks: only into chunks of the length they were made for (any deflate
               * level reads back; the level only sets how small they are) */
-    if (!w->direct || head.chunk_len != w->len) return 0;
-    whole_chunks(res.txlog_offset, n, w->len, &c0, &nch_expected, &nfirst);
+    if (!w->direct || h->chunk_len != w->len) return 0;
+    whole_chunks(res->txlog_offset, n, w->len, &out->c0, &nch_expected, &out->nfirst);
   }
-  if (nch != nch_expected || head.nfirst != nfirst) return 0;
-  uint64_t nlast = n - nfirst - nch * w->len;
-  off_t at = e->at + (off_t)(sizeof head + sizeof res);
-  int got = unpack_rows(fd, at, head.zfirst, nfirst, sizeof(cs_store_txn_row), b, &b->recs);
-  at += (off_t)head.zfirst;
+  if (nch != nch_expected || h->nfirst != out->nfirst) return 0;
+  uint64_t nfirst = out->nfirst, nlast = out->nlast = n - nfirst - nch * w->len;
+  off_t at = e->at + (off_t)(sizeof *h + sizeof *res);
+  int got = unpack_rows(fd, at, h->zfirst, nfirst, sizeof(cs_store_txn_row), b, &b->recs);
+  at += (off_t)h->zfirst;
   if (!got && nch) {
-    if (!cs_store_buf_grow(&b->chunks, head.zchunks)) got = CS_ENOMEM;
-    else if (!read_at(fd, b->chunks.p, head.zchunks, at) ||
-             !chunks_well_formed(b->chunks.p, head.zchunks, nch))
+    if (!cs_store_buf_grow(&b->chunks, h->zchunks)) got = CS_ENOMEM;
+    else if (!read_at(fd, b->chunks.p, h->zchunks, at) ||
+             !chunks_well_formed(b->chunks.p, h->zchunks, nch))
       got = CS_ECORRUPT;
-  } else if (!got && head.zchunks) {
+  } else if (!got && h->zchunks) {
     got = CS_ECORRUPT;
   }
-  at += (off_t)head.zchunks;
-  if (!got) got = unpack_rows(fd, at, head.zlast, nlast, sizeof(cs_store_txn_row), b, &b->last);
-  at += (off_t)head.zlast;
-  if (!got) got = unpack_rows(fd, at, head.zsteps, ns, sizeof(cs_store_step_row), b, &b->steps);
+  at += (off_t)h->zchunks;
+  if (!got) got = unpack_rows(fd, at, h->zlast, nlast, sizeof(cs_store_txn_row), b, &b->last);
+  at += (off_t)h->zlast;
+  if (!got) got = unpack_rows(fd, at, h->zsteps, ns, sizeof(cs_store_step_row), b, &b->steps);
   if (got == CS_ENOMEM) return cs_err_set(err, CS_ENOMEM, "merging the log spools: out of memory");
   if (got) return 0;
   const cs_store_txn_row *recs = b->recs.p, *last = b->last.p;
   const cs_store_step_row *steps = b->steps.p;
   bool records_ok = nch ? parts_checksum(row, recs, nfirst, b->chunks.p, nch, last, nlast) ==
-                              head.parts_sum
-                        : cs_store_txlog_checksum(row, recs, n) == res.txlog_checksum;
+                              h->parts_sum
+                        : cs_store_txlog_checksum(row, recs, n) == res->txlog_checksum;
   const cs_store_index_row *idx = NULL;
-  if (!records_ok || cs_store_steplog_checksum(row, steps, ns) != res.steplog_checksum ||
-      cs_store_row_checksum(row, head.key, &res) != res.checksum || !(idx = index_of(st, b, row)) ||
-      memcmp(idx->key, head.key, CS_STORE_KEY_LEN) != 0 ||
-      (n && (idx->txlog_reserved_offset != res.txlog_offset || idx->txlog_reserved_count != n)) ||
-      (ns && (idx->steplog_reserved_offset != res.steplog_offset ||
+  if (!records_ok || cs_store_steplog_checksum(row, steps, ns) != res->steplog_checksum ||
+      cs_store_row_checksum(row, h->key, res) != res->checksum || !(idx = index_of(st, b, row)) ||
+      memcmp(idx->key, h->key, CS_STORE_KEY_LEN) != 0 ||
+      (n && (idx->txlog_reserved_offset != res->txlog_offset || idx->txlog_reserved_count != n)) ||
+      (ns && (idx->steplog_reserved_offset != res->steplog_offset ||
               idx->steplog_reserved_count != ns)))
     return 0;
+  return 1;
+}
+
+/* Checks entry e and writes it: 1 written, 0 rejected, or an error code. */
+static int merge_entry(cs_store *st, int fd, const entry *e, merge_bufs *b, chunk_writer *w,
+                       cs_err *err) {
+  checked c;
+  int ok = check_entry(st, fd, e, b, w, &c, err);
+  if (ok <= 0) return ok;
+  uint64_t n = c.head.n;
+  const cs_store_txn_row *recs = b->recs.p, *last = b->last.p;
   int rc = CS_OK;
   if (w->direct) {
-    rc = chunk_put(st, w, res.txlog_offset, recs, nfirst, err);
-    if (!rc && nch) rc = chunks_write(st, w, c0, b->chunks.p, nch, err);
-    if (!rc) rc = chunk_put(st, w, res.txlog_offset + n - nlast, last, nlast, err);
+    rc = chunk_put(st, w, c.res.txlog_offset, recs, c.nfirst, err);
+    if (!rc && c.head.nchunks) rc = chunks_write(st, w, c.c0, b->chunks.p, c.head.nchunks, err);
+    if (!rc) rc = chunk_put(st, w, c.res.txlog_offset + n - c.nlast, last, c.nlast, err);
   }
   /* the records are verified above: the row keeps the checksums it came with */
   if (!rc)
-    rc = cs_store_put_row(st, row, head.key, &res, recs, n, steps, ns,
-                          CS_PUT_SUMS_GIVEN | (w->direct ? CS_PUT_RECORDS_WRITTEN : 0), err);
+    rc = cs_store_put_row(st, c.head.row, c.head.key, &c.res, recs, n, b->steps.p,
+                          c.head.nsteps, CS_PUT_SUMS_GIVEN | (w->direct ? CS_PUT_RECORDS_WRITTEN : 0),
+                          err);
   return rc ? rc : 1;
+}
+
+static void bufs_free(merge_bufs *b) {
+  free(b->z.p);
+  free(b->plane.p);
+  free(b->recs.p);
+  free(b->steps.p);
+  free(b->chunks.p);
+  free(b->last.p);
+  free(b->index);
+  cs_store_decompress_end(b->lz4);
+}
+
+static void ctx_free(merge_ctx *c) {
+  for (size_t i = 0; i < c->nfds; i++) close(c->fds[i]);
+  free(c->fds);
+  free(c->entries);
+}
+
+int cs_store_spool_peek(cs_store *st, const char *path, cs_store_spooled **out, size_t *n,
+                        uint64_t *dropped, cs_err *err) {
+  *out = NULL;
+  *n = 0;
+  *dropped = 0;
+  if (st->parallel || st->txlog < 0 || st->steplog < 0)
+    return cs_err_set(err, CS_EINTERNAL, "reading the log spools with a parallel store");
+  merge_ctx c = {.err = err};
+  each_spool(path, scan_one, &c);
+  int rc = c.rc;
+  *dropped = c.torn;
+  cs_store_spooled *rows = !rc && c.n ? malloc(c.n * sizeof *rows) : NULL;
+  if (!rc && c.n && !rows) rc = cs_err_set(err, CS_ENOMEM, "reading the log spools: out of memory");
+  merge_bufs buf;
+  memset(&buf, 0, sizeof buf);
+  chunk_writer w;
+  chunk_writer_init(st, &w);
+  for (size_t i = 0; i < c.n && !rc; i++) {
+    checked k;
+    int got = check_entry(st, c.fds[c.entries[i].file], &c.entries[i], &buf, &w, &k, err);
+    if (got < 0) rc = got;
+    else if (!got) (*dropped)++;
+    else
+      rows[(*n)++] = (cs_store_spooled){k.head.row, k.res.txlog_count, k.res.steplog_count,
+                                        k.res.status, k.res.txlog_detail};
+  }
+  chunk_writer_free(&w);
+  bufs_free(&buf);
+  ctx_free(&c);
+  if (rc) {
+    free(rows);
+    *n = 0;
+    return cs_err_prefix(err, "reading the log spools of '%s'", path);
+  }
+  *out = rows;
+  return CS_OK;
 }
 
 int cs_store_spool_merge(cs_store *st, const char *path, uint64_t *merged, uint64_t *dropped,
@@ -778,17 +854,8 @@ int cs_store_spool_merge(cs_store *st, const char *path, uint64_t *merged, uint6
   if (!rc) rc = cs_store_flush_rows(st, &lost, err);
   cs_err ignore;
   cs_store_batch_rows(st, 0, &ignore);
-  free(buf.z.p);
-  free(buf.plane.p);
-  free(buf.recs.p);
-  free(buf.steps.p);
-  free(buf.chunks.p);
-  free(buf.last.p);
-  free(buf.index);
-  cs_store_decompress_end(buf.lz4);
-  for (size_t i = 0; i < c.nfds; i++) close(c.fds[i]);
-  free(c.fds);
-  free(c.entries);
+  bufs_free(&buf);
+  ctx_free(&c);
   if (rc) return cs_err_prefix(err, "merging the log spools of '%s'", path);
   return CS_OK;
 }

@@ -23,7 +23,7 @@
 /* The tables hold only narrow columns, so that a filter over every row (show, the cache lookup)
  * reads few bytes; the wide text of each row is in /job_json and /errors.  Chunks of a few
  * hundred KiB: few chunks to visit at a million rows, each inflated (or read) whole. */
-#define JOBS_CHUNK 512     /* rows of 580 B; deflated, written only in structural steps */
+#define JOBS_CHUNK 512     /* rows of 660 B; deflated, written only in structural steps */
 #define JOB_JSON_CHUNK 64  /* strings of 4 KiB; deflated, written with /jobs */
 #define RESULTS_CHUNK 1024 /* rows of 336 B */
 #define ERRORS_CHUNK 256   /* strings of 1 KiB, written in place like /results */
@@ -204,11 +204,33 @@ static int check_format(cs_store *st, cs_err *err) {
     return cs_err_set(err, CS_EINVAL, "not a commsweep store (attribute 'format' is missing)");
   if (rc) return rc;
   if (cs_store_attr_read_int(st->file, "schema_version", &version, err)) return err->code;
-  if (version != CS_STORE_SCHEMA_VERSION)
-    return cs_err_set(err, CS_EINVAL, "schema version %lld, this commsweep reads version %d",
+  bool readable = version >= CS_STORE_SCHEMA_VERSION_READ && version < CS_STORE_SCHEMA_VERSION;
+  if (readable && st->writable)
+    return cs_err_set(err, CS_EINVAL,
+                      "schema version %lld, which this commsweep reads but does not write (it "
+                      "writes version %d, with /jobs.network): `commsweep repair` converts the "
+                      "file, keeping every row",
                       version, CS_STORE_SCHEMA_VERSION);
+  if (version != CS_STORE_SCHEMA_VERSION && !readable)
+    return cs_err_set(err, CS_EINVAL, "schema version %lld, this commsweep reads versions %d to %d",
+                      version, CS_STORE_SCHEMA_VERSION_READ, CS_STORE_SCHEMA_VERSION);
+  st->version = (int)version;
+  if (version < CS_STORE_SCHEMA_VERSION) { /* /jobs without the network column */
+    cs_col cols[CS_STORE_MAX_COLUMNS];
+    size_t n = 0;
+    cs_store_job_columns(cols, CS_STORE_MAX_COLUMNS);
+    for (cs_col *c = cols; c->name; c++)
+      if (strcmp(c->name, "network")) cols[n++] = *c;
+    cols[n] = (cs_col){NULL, 0, 0, 0, NULL, NULL, 0};
+    H5Tclose(st->t_job);
+    if ((st->t_job = cs_store_type_create(cols, JOB_ROW_BYTES)) < 0)
+      return cs_store_h5_error(err, CS_EIO, "building the /jobs type of schema version %lld",
+                               version);
+  }
   return CS_OK;
 }
+
+int cs_store_schema_version(const cs_store *st) { return st->version; }
 
 static const char *class_name(H5T_class_t c) {
   switch (c) {
@@ -224,13 +246,13 @@ static const char *class_name(H5T_class_t c) {
 /* The dataset's columns are exactly the expected ones (name, class, size; order free, since
  * HDF5 converts by name): a renamed, missing, extra or retyped column would otherwise read as
  * zeros and every row as corrupt. */
-static int check_columns(hid_t dset, const char *name, hid_t want, cs_err *err) {
+static int check_columns(hid_t dset, const char *name, hid_t want, int version, cs_err *err) {
   hid_t have = H5Dget_type(dset);
   if (have < 0) return cs_store_h5_error(err, CS_EINVAL, "reading the type of /%s", name);
   int rc = CS_OK;
   if (H5Tget_class(have) != H5T_COMPOUND) {
     rc = cs_err_set(err, CS_EINVAL, "/%s is not a table (compound type); schema version %d",
-                    name, CS_STORE_SCHEMA_VERSION);
+                    name, version);
     H5Tclose(have);
     return rc;
   }
@@ -240,14 +262,14 @@ static int check_columns(hid_t dset, const char *name, hid_t want, cs_err *err) 
     int at = H5Tget_member_index(have, col);
     if (at < 0) {
       rc = cs_err_set(err, CS_EINVAL, "column /%s.%s is missing (schema version %d)", name, col,
-                      CS_STORE_SCHEMA_VERSION);
+                      version);
     } else {
       hid_t wt = H5Tget_member_type(want, (unsigned)i), ht = H5Tget_member_type(have, (unsigned)at);
       H5T_class_t wc = H5Tget_class(wt), hc = H5Tget_class(ht);
       size_t ws = H5Tget_size(wt), hs = H5Tget_size(ht);
       if (wc != hc || ws != hs)
         rc = cs_err_set(err, CS_EINVAL, "column /%s.%s is %s of %zu bytes, schema version %d has %s "
-                        "of %zu bytes", name, col, class_name(hc), hs, CS_STORE_SCHEMA_VERSION,
+                        "of %zu bytes", name, col, class_name(hc), hs, version,
                         class_name(wc), ws);
       H5Tclose(wt);
       H5Tclose(ht);
@@ -258,7 +280,7 @@ static int check_columns(hid_t dset, const char *name, hid_t want, cs_err *err) 
     char *col = H5Tget_member_name(have, (unsigned)i);
     if (H5Tget_member_index(want, col) < 0)
       rc = cs_err_set(err, CS_EINVAL, "column /%s.%s is not in schema version %d", name, col,
-                      CS_STORE_SCHEMA_VERSION);
+                      version);
     H5free_memory(col);
   }
   H5Tclose(have);
@@ -320,10 +342,10 @@ static int open_tables(cs_store *st, bool serial, cs_err *err) {
       st->txlog_chunk_len = 0;
     H5Dclose(txlog);
   }
-  if ((serial && check_columns(st->jobs, "jobs", st->t_job, err)) ||
-      check_columns(st->results, "results", st->t_result, err) ||
-      (serial && check_columns(st->txlog, "txlog", st->t_txn, err)) ||
-      (serial && check_columns(st->steplog, "steplog", st->t_step, err)))
+  if ((serial && check_columns(st->jobs, "jobs", st->t_job, st->version, err)) ||
+      check_columns(st->results, "results", st->t_result, st->version, err) ||
+      (serial && check_columns(st->txlog, "txlog", st->t_txn, st->version, err)) ||
+      (serial && check_columns(st->steplog, "steplog", st->t_step, st->version, err)))
     return err->code;
   st->steplog_len = serial ? extent_of(st->steplog) : UINT64_MAX; /* checked by the merge */
   st->rows = extent_of(st->results);
@@ -459,6 +481,7 @@ int cs_store_open(const char *path, cs_store_mode mode, cs_store **out, cs_err *
     st->file = H5Fcreate(target, H5F_ACC_EXCL, H5P_DEFAULT, fapl);
     rc = st->file < 0 ? cs_store_h5_error(err, CS_EIO, "cannot create '%s'", target)
                       : create_layout(st, err);
+    st->version = CS_STORE_SCHEMA_VERSION;
   } else {
     st->file = H5Fopen(target, st->writable ? H5F_ACC_RDWR : H5F_ACC_RDONLY, fapl);
     if (st->file < 0) rc = cs_store_h5_error(err, CS_EIO, "cannot open it as HDF5");
@@ -679,6 +702,8 @@ int cs_store_read_rows_without(cs_store *st, bool jobs, const char *const *skip,
   if (check_range(jobs ? "/jobs rows" : "/results rows", first, n, st->rows, err)) return err->code;
   row_io table = jobs ? jobs_io(st) : results_io(st);
   if (move_rows(st, &table, first, n, out, false, err)) return err->code;
+  for (uint64_t k = 0; jobs && st->version < CS_STORE_SCHEMA_VERSION && k < n; k++)
+    memset(((cs_store_job_row *)out)[k].network, 0, CS_STORE_NETWORK_LEN); /* not in the file */
   if (jobs && !skips(skip, "job_json")) return cs_store_read_job_json(st, first, n, out, err);
   if (!jobs && !skips(skip, "error")) return read_errors(st, first, n, out, err);
   return CS_OK;

@@ -106,6 +106,7 @@ struct cs_store {
   uint64_t steplog_len;
   hid_t dxpl;                 /* independent MPI-IO in a parallel store, else H5P_DEFAULT */
   bool parallel, writable;
+  int version;                /* the file's schema version (check_format) */
   bool staged;                /* CS_STORE_STAGE: a private copy, renamed over final_path */
   uint64_t rows, txlog_len;
   char stage_path[4096], final_path[4096];

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "commsweep/engine.h"
 #include "commsweep/store.h"
 #include "commsweep/sweep.h"
 
@@ -17,6 +18,9 @@ int cs_sweep_job_row(const cs_sweep *sw, const cs_sweep_job *j, uint64_t reserve
   cs_err err;
   if (!j->load_code && !cs_sweep_job_get(j, &job, &err)) {
     cs_store_job_from(&job, row);
+    char network[CS_STORE_NETWORK_LEN * 2];
+    cs_engine_network(&job, network, sizeof network);
+    cs_store_set_text(row->network, sizeof row->network, network);
     row->expected_transactions = j->num_txns;
     row->num_steps = (int32_t)j->num_steps;
   }

@@ -186,18 +186,18 @@ static int round_trip(const cs_sweep_def *def, MPI_Comm comm, int rank, int size
   return CS_OK;
 }
 
-int cs_sweep_load_mpi(const char *path, MPI_Comm comm, cs_sweep *out, cs_err *err) {
+/* The load from a parsed document (owned; NULL when rc says why there is none), collectively. */
+static int load_doc_mpi(cJSON *doc, int rc, const char *path, MPI_Comm comm, cs_sweep *out,
+                        cs_err *err) {
   int rank, size;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
   memset(out, 0, sizeof *out);
-  cJSON *doc = NULL;
   cs_sweep_def def;
   memset(&def, 0, sizeof def);
   /* Every step ends in a collective check, so a rank that fails (a file it cannot read, no
    * memory) never leaves the others waiting. */
-  int rc = cs_config_parse_file(path, &doc, err) ? cs_err_prefix(err, "sweep file")
-                                                  : cs_sweep_def_parse(doc, path, &def, err);
+  if (!rc) rc = cs_sweep_def_parse(doc, path, &def, err);
   size_t n = rc ? 0 : def.num_jobs;
   /* rank 0 holds the whole sweep and expands its own block in place, round by round with the
    * others */
@@ -223,4 +223,16 @@ int cs_sweep_load_mpi(const char *path, MPI_Comm comm, cs_sweep *out, cs_err *er
   if (def.doc) cs_sweep_def_free(&def);
   if (rc || rank != 0) cs_sweep_free(out);
   return rc;
+}
+
+int cs_sweep_load_mpi(const char *path, MPI_Comm comm, cs_sweep *out, cs_err *err) {
+  cJSON *doc = NULL;
+  /* a rank that cannot read the file still joins the collective checks of the load */
+  int rc = cs_config_parse_file(path, &doc, err) ? cs_err_prefix(err, "sweep file") : CS_OK;
+  return load_doc_mpi(doc, rc, path, comm, out, err);
+}
+
+int cs_sweep_load_doc_mpi(cJSON *doc, const char *source, MPI_Comm comm, cs_sweep *out,
+                          cs_err *err) {
+  return load_doc_mpi(doc, CS_OK, source, comm, out, err);
 }

@@ -78,12 +78,32 @@ static uint64_t share_group(const cs_engine_ops *ops, const cs_job *job) {
   return g ? g : 1;
 }
 
-static int load_job(cJSON *sec[3], const char *source, cs_job *job, cs_sweep_job *j,
-                    cs_err *err) {
+/* The strict loaders over the three sections. */
+static int load_sections(const cJSON *const sec[3], const char *source, cs_job *job, cs_err *err) {
   if (cs_config_spec_from_json(sec[CS_SEC_SPEC], source, &job->spec, err) ||
       cs_config_adapter_from_json(sec[CS_SEC_ADAPTER], source, &job->adapter, err) ||
       cs_engine_options_from_json(sec[CS_SEC_ENGINE], source, &job->engine, err))
     return err->code;
+  return CS_OK;
+}
+
+int cs_sweep_job_from_json(const char *json, cs_job *job, cs_err *err) {
+  memset(job, 0, sizeof *job);
+  cJSON *doc = cJSON_Parse(json);
+  if (!cJSON_IsObject(doc)) {
+    cJSON_Delete(doc);
+    return cs_err_set(err, CS_EPARSE, "the job's JSON is not an object");
+  }
+  const cJSON *sec[3];
+  for (int s = 0; s < 3; s++) sec[s] = cJSON_GetObjectItemCaseSensitive(doc, cs_sweep_sections[s]);
+  int rc = load_sections(sec, "job", job, err);
+  cJSON_Delete(doc);
+  return rc;
+}
+
+static int load_job(cJSON *sec[3], const char *source, cs_job *job, cs_sweep_job *j,
+                    cs_err *err) {
+  if (load_sections((const cJSON *const *)sec, source, job, err)) return err->code;
   if (cs_job_validate(job, err) || cs_expand_count(job, &j->num_txns, &j->num_steps, err))
     return cs_err_prefix(err, "%s", source);
   char key[CS_KEY_HEX];
@@ -201,7 +221,8 @@ int cs_sweep_alloc(const cs_sweep_def *def, cs_sweep *out, cs_err *err) {
   out->num_axes = def->num_axes;
   out->jobs = calloc(def->num_jobs ? def->num_jobs : 1, sizeof *out->jobs);
   out->base_json = cs_sweep_base_json(def);
-  if (!out->jobs || !out->base_json) {
+  out->warnings = def->warnings ? strdup(def->warnings) : NULL;
+  if (!out->jobs || !out->base_json || (def->warnings && !out->warnings)) {
     cs_sweep_free(out);
     return cs_err_set(err, CS_ENOMEM, "%zu jobs: out of memory", def->num_jobs);
   }
@@ -259,5 +280,6 @@ void cs_sweep_free(cs_sweep *sw) {
   }
   free(sw->jobs);
   free(sw->base_json);
+  free(sw->warnings);
   memset(sw, 0, sizeof *sw);
 }

@@ -154,6 +154,17 @@ int cs_sweep_plan_make(const cs_sweep *sw, cs_store *st, const cs_sweep_plan_opt
     goto out;
   }
   for (uint64_t r = 0; r < file_rows; r++) cs_keymap_add(&map, r);
+  /* a spooled row as the merge will write it: verified there, so not here */
+  for (size_t s = 0; s < o->num_spooled; s++) {
+    const cs_store_spooled *sp = &o->spooled[s];
+    if (sp->row >= file_rows) continue;
+    cs_store_result_row *r = &res[sp->row];
+    r->status = sp->status;
+    r->txlog_detail = sp->txlog_detail;
+    r->txlog_count = sp->txlog_count;
+    r->steplog_count = sp->steplog_count;
+    claimed[sp->row] = 2;
+  }
 
   /* pass 1: rows */
   size_t nchk = 0;
@@ -165,11 +176,11 @@ int cs_sweep_plan_make(const cs_sweep *sw, cs_store *st, const cs_sweep_plan_opt
       memcpy(index[row].key, j->key, CS_STORE_KEY_LEN);
       cs_keymap_add(&map, row);
       p->action[i] = CS_PLAN_NEW_ROW;
-    } else if (row >= file_rows || claimed[row]) {
+    } else if (row >= file_rows || (claimed[row] & 1)) {
       p->action[i] = CS_PLAN_DUP;
       p->duplicates++;
     } else {
-      claimed[row] = 1;
+      claimed[row] |= 1;
       check_rows[nchk] = row;
       check_job[nchk++] = i;
     }
@@ -177,6 +188,12 @@ int cs_sweep_plan_make(const cs_sweep *sw, cs_store *st, const cs_sweep_plan_opt
   }
   /* pass 2: checksums of the existing rows the sweep wants */
   if (nchk && (rc = cs_store_verify_rows(st, check_rows, nchk, index, res, verify_log, ok, err))) goto out;
+  for (size_t k = 0; k < nchk; k++) {
+    if (claimed[check_rows[k]] & 2) {
+      ok[k] = 1;
+      p->spooled++;
+    }
+  }
   for (size_t k = 0; k < nchk; k++)
     judge_existing(&sw->jobs[check_job[k]], &res[check_rows[k]], ok[k], o, p,
                    check_job[k]);
@@ -213,6 +230,7 @@ int cs_sweep_plan_make(const cs_sweep *sw, cs_store *st, const cs_sweep_plan_opt
     it->steplog_count = steps;
     it->detail = (uint8_t)detail;
     it->cost = j->cost;
+    p->cost += j->cost;
     it->group = j->group;
     memcpy(it->key, j->key, CS_STORE_KEY_LEN);
     p->txlog_to_write += needed;

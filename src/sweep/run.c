@@ -17,7 +17,7 @@
 
 /* Broadcasts rank 0's code and message; returns the code.  The other ranks wait here while
  * rank 0 lays out the file or merges the logs (seconds on large sweeps): they sleep. */
-static int share(MPI_Comm comm, int rc, cs_err *err) {
+int cs_sweep_share(MPI_Comm comm, int rc, cs_err *err) {
   int rank;
   MPI_Comm_rank(comm, &rank);
   MPI_Request req;
@@ -66,6 +66,9 @@ static void report_plan(FILE *out, const cs_sweep_options *opt, const cs_sweep *
           p->num_items, (unsigned long long)p->new_rows, (unsigned long long)p->pending,
           (unsigned long long)p->corrupt, (unsigned long long)p->relog,
           (unsigned long long)p->load_failed);
+  if (p->num_items)
+    fprintf(out, "  estimated CPU: %.1f s (%.1f min) to run them, from the engines' cost "
+            "estimates; shared by the ranks\n", p->cost * 1e-6, p->cost * 1e-6 / 60);
   /* the items hold each share group together (plan.c) */
   size_t groups = 0, grouped = 0, largest = 0;
   for (size_t i = 0, end; i < p->num_items; i = end) {
@@ -128,33 +131,78 @@ static int merge_log(const char *path, const char *sweep_name, cs_sweep_summary 
   return rc;
 }
 
+/* rank 0, when the lock file cannot be written: match only; CS_OK when the sweep writes nothing
+ * (every job cached, no spools to merge), else an error saying what it would write.  why: the
+ * lock's own error. */
+static int prepare_read_only(const cs_sweep_options *opt, cs_sweep *sw, cs_sweep_plan *plan,
+                             const cs_sweep_plan_options *popt, const cs_err *why, cs_err *err) {
+  cs_store *st = NULL;
+  int rc = cs_store_open(opt->out_path, CS_STORE_READ, &st, err);
+  if (!rc) rc = cs_sweep_plan_make(sw, st, popt, plan, err);
+  cs_store_close(st, NULL);
+  if (rc) return cs_err_prefix(err, "file '%s'", opt->out_path);
+  bool spools = cs_store_spool_exists(opt->out_path);
+  if (!plan->num_items && !cs_sweep_plan_changes(sw, plan) && !spools) return CS_OK;
+  return cs_err_set(err, CS_EIO,
+                    "file '%s': %s; the sweep would write the file (%zu jobs to run, %llu new "
+                    "rows%s), which needs a writable directory (a fully cached sweep writes "
+                    "nothing and needs none)",
+                    opt->out_path, why->msg, plan->num_items, (unsigned long long)plan->new_rows,
+                    spools ? ", log spools to merge" : "");
+}
+
 /* rank 0: load, match, structural step (or the dry-run report). */
 static int prepare(const cs_sweep_options *opt, FILE *out, cs_sweep *sw, cs_sweep_plan *plan,
                    bool *locked, cs_err *err) {
   const cs_sweep_plan_options popt = {opt->results_only, opt->verify_log, opt->retry_failed,
-                                      opt->steps_only};
+                                      opt->steps_only, NULL, 0};
   if (!sw->jobs && cs_sweep_load(opt->sweep_path, sw, err)) return err->code;
+  for (const char *w = sw->warnings, *nl; w && *w; w = nl + 1) {
+    nl = strchr(w, '\n');
+    fprintf(stderr, "commsweep sweep: warning: sweep file '%s': %.*s\n", opt->sweep_path,
+            (int)(nl - w), w);
+  }
   cs_store *st = NULL;
   int rc;
   if (opt->dry_run) {
     rc = cs_store_open(opt->out_path, CS_STORE_READ, &st, err);
     bool exists = rc == CS_OK;
     if (rc == CS_ENOTFOUND) rc = CS_OK;
-    if (!rc) rc = cs_sweep_plan_make(sw, st, &popt, plan, err);
+    /* the sweep first merges the spools of an unfinished one: judge their rows as it will */
+    cs_sweep_plan_options dry = popt;
+    cs_store_spooled *spooled = NULL;
+    uint64_t torn = 0;
+    bool spools = exists && cs_store_spool_exists(opt->out_path);
+    if (!rc && spools)
+      rc = cs_store_spool_peek(st, opt->out_path, &spooled, &dry.num_spooled, &torn, err);
+    dry.spooled = spooled;
+    if (!rc) rc = cs_sweep_plan_make(sw, st, &dry, plan, err);
     if (!rc) {
       report_plan(out, opt, sw, plan, exists);
+      if (spools)
+        fprintf(out, "  log spools of an unfinished sweep: %zu rows, which the sweep moves into "
+                "the file first (%llu of them this sweep's jobs, counted above as they will be "
+                "then); %llu torn or unusable entries dropped\n",
+                dry.num_spooled, (unsigned long long)plan->spooled, (unsigned long long)torn);
       report_load_errors(out, sw, plan);
       char holder[512];
       if (cs_store_lock_holder(opt->out_path, holder, sizeof holder))
         fprintf(out, "  note: the file is locked by a sweep (%s)\n", holder);
-      else if (cs_store_spool_exists(opt->out_path))
-        fprintf(out, "  note: log spools of an unfinished sweep are next to the file; the "
-                "sweep merges them first (rows done without their log then keep it)\n");
     }
+    free(spooled);
     cs_store_close(st, NULL);
     return rc;
   }
-  if ((rc = cs_store_lock(opt->out_path, sw->name, opt->break_lock, err))) return rc;
+  /* A file in a read-only directory can still serve a fully cached sweep, which writes
+   * nothing: without the lock file, under the host-wide lock of its inode, decided after the
+   * lookup (and refused with what it would write otherwise). */
+  if ((rc = cs_store_lock(opt->out_path, sw->name, opt->break_lock, err))) {
+    if (rc != CS_EIO || !cs_store_lock_cannot_write(opt->out_path)) return rc;
+    cs_err why = *err;
+    if ((rc = cs_store_lock_inode(opt->out_path, sw->name, err))) return rc;
+    *locked = true;
+    return prepare_read_only(opt, sw, plan, &popt, &why, err);
+  }
   *locked = true;
   /* Termination signals wait until the file is laid out (a SIGKILL cannot wait, which is why
    * the layout is built on a staged copy). */
@@ -231,6 +279,13 @@ typedef struct progress_ctx {
 static void print_progress(void *vctx, uint64_t ran, uint64_t failed, double done,
                            bool final) {
   progress_ctx *c = vctx;
+  if (done < 0) { /* stopped, waiting for the jobs in hand: before mpirun's SIGKILL, if it comes */
+    fprintf(c->out, "commsweep sweep: interrupted: %llu of %llu done so far, the other ranks are "
+            "ending their jobs in hand; rerun the same command to finish\n",
+            (unsigned long long)(c->settled + ran), (unsigned long long)c->total);
+    fflush(c->out);
+    return;
+  }
   double dt = MPI_Wtime() - c->t0;
   double rate = dt > 0 ? (double)ran / dt : 0;
   double eta = done > 0 ? dt * (1.0 - done) / done : 0;
@@ -258,8 +313,9 @@ static void report_summary(FILE *out, const cs_sweep_options *opt, const cs_swee
           (unsigned long long)plan->cached_failed, (unsigned long long)plan->load_failed,
           (unsigned long long)plan->duplicates);
   if (sum->ran_again_alone)
-    fprintf(out, "  ran twice: %llu (the state the engines of their rank share could not carry "
-            "them; run again without it, with the results of running alone)\n",
+    fprintf(out, "  ran twice: %llu (steps the engine recorded from other jobs of the rank could "
+            "not carry them; each ran again alone and keeps exactly what it gives alone; costs "
+            "time only: docs/sweep-files.md, \"Ran twice\")\n",
             (unsigned long long)sum->ran_again_alone);
   fprintf(out, "  time: %.3f s to expand, match and lay out %llu jobs (%.1f us/job), %.3f s running\n",
           sum->prep_s, (unsigned long long)plan->jobs,
@@ -287,6 +343,23 @@ static void report_summary(FILE *out, const cs_sweep_options *opt, const cs_swee
           (unsigned long long)(plan->file_rows + plan->new_rows),
           (unsigned long long)plan->txlog_after, (unsigned long long)plan->steplog_after);
   fflush(out);
+}
+
+/* rank 0, once: the summary and "interrupted: N of M done, rerun ..." on stderr, as soon as the
+ * schedule has ended; err carries the same line (CS_EINTR) for the caller. */
+static void stopped(FILE *out, const cs_sweep_options *opt, const cs_sweep *sw,
+                    const cs_sweep_plan *plan, const cs_sweep_summary *sum,
+                    const uint64_t *per_rank, cs_err *err) {
+  if (err->code == CS_EINTR) return;
+  report_summary(out, opt, sw, plan, sum, per_rank);
+  uint64_t settled = plan->cached_done + plan->cached_failed + plan->duplicates + plan->load_failed;
+  cs_err_set(err, CS_EINTR,
+             "interrupted: %llu of %llu done, rerun the same command to finish (%s; every "
+             "finished row and its log are kept)",
+             (unsigned long long)(settled + sum->ran), (unsigned long long)plan->jobs,
+             cs_sweep_signal_name(sum->stopped_by));
+  fprintf(stderr, "commsweep sweep: %s\n", err->msg);
+  fflush(stderr);
 }
 
 /* Every rank must see the file rank 0 laid out.  On a node-local path a rank on another node
@@ -345,9 +418,9 @@ static int work_phase(const cs_sweep_options *opt, MPI_Comm comm, const cs_sweep
   uint64_t settled = plan->cached_done + plan->cached_failed + plan->duplicates + plan->load_failed;
   progress_ctx pc = {stderr, sw->name, plan->jobs, settled, 0};
   if (rank == 0 && opt->progress_s > 0)
-    fprintf(stderr, "[sweep %s] %llu jobs: %llu cached, %zu to run on %d rank%s\n", sw->name,
-            (unsigned long long)plan->jobs, (unsigned long long)settled, plan->num_items, size,
-            size == 1 ? "" : "s");
+    fprintf(stderr, "[sweep %s] %llu jobs: %llu cached, %zu to run on %d rank%s (estimated CPU "
+            "%.1f s)\n", sw->name, (unsigned long long)plan->jobs, (unsigned long long)settled,
+            plan->num_items, size, size == 1 ? "" : "s", plan->cost * 1e-6);
   double tw = MPI_Wtime();
   pc.t0 = tw;
   cs_sweep_sched_stats mine;
@@ -357,7 +430,8 @@ static int work_phase(const cs_sweep_options *opt, MPI_Comm comm, const cs_sweep
   cs_err_clear(&cerr);
   /* rank 0 holds the items; a worker receives each with its grant */
   cs_sweep_schedule(comm, st, rank == 0 ? sw : NULL, rank == 0 ? plan->items : NULL,
-                    rank == 0 ? plan->num_items : 0, opt->results_only, opt->progress_s, print_progress, &pc, &mine, &serr);
+                    rank == 0 ? plan->num_items : 0, opt->results_only, opt->progress_s,
+                    print_progress, &pc, opt->stop, &sum->stopped_by, &mine, &serr);
   int crc = cs_store_close(st, &cerr);
   sum->work_s = MPI_Wtime() - tw;
   uint64_t local[4] = {mine.ran, mine.failed, mine.io_errors + (crc != 0), mine.ran_again_alone};
@@ -423,16 +497,22 @@ int cs_sweep_run(const cs_sweep_options *opt, MPI_Comm comm, cs_sweep_summary *s
   uint64_t *per_rank = NULL;
   bool locked = false;
   int rc = CS_OK;
-  if (!lazy && size > 1) rc = cs_sweep_load_mpi(opt->sweep_path, comm, &sw, err);
+  if (opt->sweep && rank == 0) sw = *opt->sweep; /* borrowed: not freed below */
+  if (!lazy && size > 1 && !opt->sweep) rc = cs_sweep_load_mpi(opt->sweep_path, comm, &sw, err);
   if (!rc && rank == 0) rc = prepare(opt, out, &sw, &plan, &locked, err);
-  if (!lazy) rc = share(comm, rc, err);
+  if (!lazy) rc = cs_sweep_share(comm, rc, err);
   struct timespec tp;
   clock_gettime(CLOCK_MONOTONIC, &tp);
   sum->prep_s = (double)(tp.tv_sec - ts0.tv_sec) + 1e-9 * (double)(tp.tv_nsec - ts0.tv_nsec);
   if (rc || opt->dry_run) goto done;
   unsigned long long to_run = plan.num_items;
   if (!lazy) MPI_Bcast(&to_run, 1, MPI_UNSIGNED_LONG_LONG, 0, comm);
-  if (to_run > 0) {
+  /* a signal that came before the work phase (while the sweep was expanded or laid out) stops
+   * it before any job: every rank must agree */
+  int early = opt->stop ? *opt->stop : 0;
+  if (!lazy) MPI_Allreduce(MPI_IN_PLACE, &early, 1, MPI_INT, MPI_MAX, comm);
+  if (early) sum->stopped_by = early;
+  if (to_run > 0 && !early) {
     if (lazy) {
       int inited = 0;
       MPI_Initialized(&inited);
@@ -440,6 +520,9 @@ int cs_sweep_run(const cs_sweep_options *opt, MPI_Comm comm, cs_sweep_summary *s
       comm = MPI_COMM_SELF;
     }
     rc = work_phase(opt, comm, &sw, &plan, sum, &per_rank, err);
+    /* stopped: say so before the merge, which mpirun's SIGKILL may cut short (harmlessly: the
+     * next sweep merges the spools) */
+    if (rank == 0 && !rc && sum->stopped_by) stopped(out, opt, &sw, &plan, sum, per_rank, err);
     /* the rows finished before any failure are in the spools: merge them regardless */
     cs_err merr;
     int mrc = rank == 0 ? merge_log(opt->out_path, sw.name, sum, &merr) : CS_OK;
@@ -450,8 +533,10 @@ int cs_sweep_run(const cs_sweep_options *opt, MPI_Comm comm, cs_sweep_summary *s
       fprintf(stderr, "commsweep: %s\n", merr.msg);
     }
   }
-  if (rank == 0) report_summary(out, opt, &sw, &plan, sum, per_rank);
-  if (!lazy) rc = share(comm, rc, err);
+  if (rank == 0 && !rc && sum->stopped_by) stopped(out, opt, &sw, &plan, sum, per_rank, err);
+  if (rank == 0 && err->code == CS_EINTR && !rc) rc = CS_EINTR;
+  else if (rank == 0 && rc != CS_EINTR) report_summary(out, opt, &sw, &plan, sum, per_rank);
+  if (!lazy) rc = cs_sweep_share(comm, rc, err);
 done:
   if (rank == 0) {
     sum->plan_counts = plan;
@@ -467,6 +552,6 @@ done:
   sum->wall_s = (double)(ts1.tv_sec - ts0.tv_sec) + 1e-9 * (double)(ts1.tv_nsec - ts0.tv_nsec);
   free(per_rank);
   cs_sweep_plan_free(&plan);
-  cs_sweep_free(&sw);
+  if (!opt->sweep) cs_sweep_free(&sw);
   return rc;
 }

@@ -30,7 +30,16 @@
 #include "commsweep/sweep.h"
 #include "sweep_int.h"
 
-enum { TAG_REQ = 7101, TAG_GRANT = 7102, TAG_ITEMS = 7103 };
+enum { TAG_REQ = 7101, TAG_GRANT = 7102, TAG_ITEMS = 7103, TAG_STOP = 7104 };
+/* The begin of an empty grant that rank 0 sends after a stop notice (TAG_STOP): the worker then
+ * waits for the notice instead of cancelling its receive. */
+#define GRANT_STOPPED UINT64_MAX
+/* Rows are not held back while a job of more than this estimated cost runs (about 0.1 s): a rank
+ * killed in a long job (mpirun's SIGKILL after a stop) then loses no finished row. */
+#define HOLD_COST 1e5
+/* After a stop, rank 0 says how far the sweep got once the workers have had this long to end
+ * their jobs in hand (mpirun kills the ranks about 1 s after it sends them SIGTERM). */
+#define STOP_REPORT_S 0.5
 /* Result rows a rank holds back before writing them together (one H5Dwrite). */
 #define ROW_BATCH 64
 /* Beyond this many ranks rank 0 only dispatches: a request then never waits behind one of its
@@ -42,11 +51,11 @@ enum { TAG_REQ = 7101, TAG_GRANT = 7102, TAG_ITEMS = 7103 };
 #define PROBE_INTERVAL_S 0.005
 
 /* What a worker reports with each request: its jobs so far and their estimated cost, rounded to
- * whole units (about a microsecond each: engine.h). */
+ * whole units (about a microsecond each: engine.h), and the signal that stopped it (0: none). */
 typedef struct counters {
-  uint64_t ran, failed, io_errors, cost_done;
+  uint64_t ran, failed, io_errors, cost_done, stop;
 } counters;
-#define COUNTERS_LEN 4
+#define COUNTERS_LEN 5
 
 typedef struct runner {
   cs_store *st;
@@ -59,17 +68,26 @@ typedef struct runner {
   cs_job_shared *shared; /* what the engines share across this rank's jobs (may be NULL) */
   cs_sweep_logbuf logbuf; /* each job's log rows, kept from job to job */
   double cost_done; /* estimated cost of the items this rank has finished */
+  const volatile sig_atomic_t *flag; /* this process's stop flag (a signal handler sets it) */
+  int stopped_by;   /* the signal that stopped this rank, or rank 0's notice of one; 0: none */
+  MPI_Request notice; /* a worker's receive of rank 0's stop notice (TAG_STOP) */
+  int notice_sig;
+  double clear_at;  /* MPI_Wtime when this rank last found no stop: its signal came after */
 } runner;
 
 /* Test hook, for fault tests only (docs/hdf5-schema.md): CS_TEST_STOP_AFTER_ROWS=N makes a rank
- * raise CS_TEST_STOP_SIGNAL (KILL, the default, or STOP) on itself right after writing its
+ * raise CS_TEST_STOP_SIGNAL (KILL, the default, STOP, TERM or INT) on itself right after writing its
  * N-th row; CS_TEST_STOP_RANK=R limits it to rank R.  Read once, when the schedule starts. */
 static void read_stop_hook(runner *r) {
   const char *n = getenv("CS_TEST_STOP_AFTER_ROWS"), *rank = getenv("CS_TEST_STOP_RANK");
   const char *sig = getenv("CS_TEST_STOP_SIGNAL");
   if (!n || (rank && atoi(rank) != r->rank)) return;
   r->stop_after = strtoull(n, NULL, 10);
-  r->stop_signal = sig && !strcmp(sig, "STOP") ? SIGSTOP : SIGKILL;
+  r->stop_signal = !sig                  ? SIGKILL
+                   : !strcmp(sig, "STOP") ? SIGSTOP
+                   : !strcmp(sig, "TERM") ? SIGTERM
+                   : !strcmp(sig, "INT")  ? SIGINT
+                                          : SIGKILL;
 }
 
 /* Writes the rows held back; rows that could not be written count as I/O errors. */
@@ -85,7 +103,20 @@ static void flush_rows(runner *r) {
   }
 }
 
+/* The signal this rank stops for: its own, or (a worker) the one rank 0 announced. */
+static int stopping(runner *r) {
+  if (!r->stopped_by && r->flag && *r->flag) r->stopped_by = *r->flag;
+  if (!r->stopped_by && r->notice != MPI_REQUEST_NULL) {
+    int got = 0;
+    MPI_Test(&r->notice, &got, MPI_STATUS_IGNORE);
+    if (got) r->stopped_by = r->notice_sig;
+  }
+  if (!r->stopped_by) r->clear_at = MPI_Wtime();
+  return r->stopped_by;
+}
+
 static void run_item(runner *r, const cs_sweep_item *it, const cs_job *job) {
+  if (it->cost > HOLD_COST) flush_rows(r); /* none held while a long job runs */
   double t0 = MPI_Wtime();
   cs_sweep_job_outcome done = {false, false};
   cs_err e;
@@ -109,7 +140,7 @@ static void run_item(runner *r, const cs_sweep_item *it, const cs_job *job) {
 
 static counters mine(const runner *r) {
   return (counters){r->stats->ran, r->stats->failed, r->stats->io_errors,
-                    (uint64_t)(r->cost_done + 0.5)};
+                    (uint64_t)(r->cost_done + 0.5), (uint64_t)r->stopped_by};
 }
 
 static void idle_pause(void) {
@@ -149,11 +180,38 @@ typedef struct dispatcher {
   const cs_sweep *sw; /* the jobs of the items, packed */
   counters *seen;     /* latest counters reported by each worker */
   double (*range_cost)[2]; /* per worker: the range it is running, the one granted last */
+  double *range_start; /* per worker: when it started the range it runs (its last request) */
+  double *first_start; /* per worker: when it started its first range */
   uint64_t (*grant)[2];
   cs_sweep_buf *out;  /* the items of the grant in flight to each worker */
   MPI_Request *sreq;  /* grant header and items in flight to each worker: 2 per worker */
   bool out_of_memory;
+  /* a stop: the signal, the notice to each worker still running (TAG_STOP), since when */
+  int stopped;
+  bool *ended;        /* per worker: sent its last (empty) grant */
+  MPI_Request *nreq;  /* per worker: the stop notice in flight */
+  double t_stop;
+  bool reported;      /* how far the sweep got, said once the workers had STOP_REPORT_S */
 } dispatcher;
+
+const char *cs_sweep_signal_name(int sig) {
+  return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "a signal";
+}
+
+/* Rank 0 hands out nothing more and tells every worker still running (the workers stop after
+ * the job in hand; those it hears from later get an empty grant).  own: the stop is rank 0's
+ * own signal, which may have come while it ran a job of its own: the report's delay counts from
+ * the last time it found none (mpirun's SIGKILL counts from the signal). */
+static void begin_stop(MPI_Comm comm, int size, dispatcher *d, runner *r, int sig, bool own) {
+  if (d->stopped) return;
+  d->stopped = r->stopped_by = sig;
+  d->t_stop = own && r->clear_at > 0 ? r->clear_at : MPI_Wtime();
+  fprintf(stderr, "commsweep sweep: %s: no more jobs are handed out; each rank finishes the job "
+          "in hand, then the sweep ends keeping every finished row\n", cs_sweep_signal_name(sig));
+  fflush(stderr);
+  for (int w = 1; w < size; w++)
+    if (!d->ended[w]) MPI_Isend(&d->stopped, 1, MPI_INT, w, TAG_STOP, comm, &d->nreq[w]);
+}
 
 size_t cs_sweep_grant_len(const cs_sweep_item *items, size_t n, double target, size_t min_k,
                           double *cost) {
@@ -168,11 +226,28 @@ size_t cs_sweep_grant_len(const cs_sweep_item *items, size_t n, double target, s
   return k;
 }
 
-/* Answers worker w's request (already probed): its counters in, the next range out. */
-static void answer(MPI_Comm comm, int size, dispatcher *d, int w, const cs_sweep_item *items,
-                   size_t *front, size_t back, double *remaining, int *active) {
+/* Once, STOP_REPORT_S after a stop (after rank 0's own signal: at once when its job in hand
+ * outlasted that) while ranks still end their jobs in hand: how far the sweep got (the
+ * workers' rows as they last reported them), before mpirun's SIGKILL if it comes. */
+static void report_stop(dispatcher *d, runner *r, int size, cs_sweep_progress_fn progress,
+                        void *ctx) {
+  if (!d->stopped || d->reported || !progress || MPI_Wtime() - d->t_stop < STOP_REPORT_S) return;
+  counters sum = mine(r);
+  for (int w = 1; w < size; w++) sum.ran += d->seen[w].ran, sum.failed += d->seen[w].failed;
+  progress(ctx, sum.ran, sum.failed, -1.0, false);
+  d->reported = true;
+}
+
+/* Answers worker w's request (already probed): its counters in, the next range out (none
+ * once stopped, by this worker's signal or another's). */
+static void answer(MPI_Comm comm, int size, dispatcher *d, runner *r, int w,
+                   const cs_sweep_item *items, size_t *front, size_t *back_, double *remaining,
+                   int *active) {
   MPI_Recv(&d->seen[w], COUNTERS_LEN, MPI_UINT64_T, w, TAG_REQ, comm, MPI_STATUS_IGNORE);
   MPI_Waitall(2, &d->sreq[2 * w], MPI_STATUSES_IGNORE);
+  if (d->seen[w].stop) begin_stop(comm, size, d, r, (int)d->seen[w].stop, false);
+  if (d->stopped) *back_ = *front;
+  size_t back = *back_;
   /* At least two items while there are plenty: the worker's next request then arrives while it
    * still has work, so rank 0 finishing one of its own jobs first costs it nothing. */
   size_t min_k = back - *front >= 4 * (size_t)size ? 2 : 1;
@@ -192,15 +267,36 @@ static void answer(MPI_Comm comm, int size, dispatcher *d, int w, const cs_sweep
   /* a worker asks as it starts the range granted before: its counters cover the ones before that */
   d->range_cost[w][0] = d->range_cost[w][1];
   d->range_cost[w][1] = cost;
-  d->grant[w][0] = *front;
-  d->grant[w][1] = *front + k;
+  d->range_start[w] = MPI_Wtime();
+  if (d->first_start[w] == 0) d->first_start[w] = d->range_start[w];
+  d->grant[w][0] = d->stopped && !k ? GRANT_STOPPED : *front;
+  d->grant[w][1] = d->stopped && !k ? GRANT_STOPPED : *front + k;
   *front += k;
   *remaining -= cost;
   MPI_Isend(d->grant[w], 2, MPI_UINT64_T, w, TAG_GRANT, comm, &d->sreq[2 * w]);
   if (k) /* at most MAX_GRANT_BYTES: the count fits an int */
     MPI_Isend(out->data, (int)out->len, MPI_BYTE, w, TAG_ITEMS, comm, &d->sreq[2 * w + 1]);
   else
-    (*active)--;
+    (*active)--, d->ended[w] = true;
+}
+
+/* The estimated cost done so far, for the ETA: the jobs finished (rank 0's, and the workers' as
+ * they last reported them, up to the range before the one each runs), plus for each running
+ * range the part its time so far covers at that worker's own pace (the estimated cost it has
+ * finished per second since its first range; at most nine tenths of the range, which outlasts
+ * its estimate when that is low; half of it before the worker has finished anything).  A
+ * worker's range can be a sizeable part of the sweep, so counting it by time rather than as
+ * half done keeps the ETA from jumping as ranges end. */
+static double cost_done(const dispatcher *d, const runner *r, int size) {
+  double done = r->cost_done, now = MPI_Wtime();
+  for (int w = 1; w < size; w++) {
+    double finished = (double)d->seen[w].cost_done, running = d->range_cost[w][0];
+    double worked = d->range_start[w] - d->first_start[w];
+    double by_time = finished > 0 && worked > 0 ? finished / worked * (now - d->range_start[w])
+                                                : 0.5 * running;
+    done += finished + (by_time < 0.9 * running ? by_time : 0.9 * running);
+  }
+  return done;
 }
 
 static void dispatch(MPI_Comm comm, int size, dispatcher *d, runner *r,
@@ -218,9 +314,12 @@ static void dispatch(MPI_Comm comm, int size, dispatcher *d, runner *r,
   for (int first = 1; first < size; first++) {
     MPI_Status status;
     MPI_Probe(MPI_ANY_SOURCE, TAG_REQ, comm, &status);
-    answer(comm, size, d, status.MPI_SOURCE, items, &front, back, &remaining, &active);
+    answer(comm, size, d, r, status.MPI_SOURCE, items, &front, &back, &remaining, &active);
   }
   while (active > 0 || front < back) {
+    if (stopping(r)) begin_stop(comm, size, d, r, r->stopped_by, true);
+    if (d->stopped) back = front;
+    if (active > 0) report_stop(d, r, size, progress, ctx);
     while (active > 0) {
       int flag = 0;
       MPI_Status status;
@@ -229,11 +328,14 @@ static void dispatch(MPI_Comm comm, int size, dispatcher *d, runner *r,
       last_probe = MPI_Wtime();
       if (!flag) {
         if (works && front < back) break; /* nobody waiting: work */
+        if ((stopping(r) && !d->stopped) ||
+            (d->stopped && !d->reported && MPI_Wtime() - d->t_stop >= STOP_REPORT_S))
+          break;
         idle_pause();
         if (progress && progress_s > 0 && MPI_Wtime() - last_print >= progress_s) break;
         continue;
       }
-      answer(comm, size, d, status.MPI_SOURCE, items, &front, back, &remaining, &active);
+      answer(comm, size, d, r, status.MPI_SOURCE, items, &front, &back, &remaining, &active);
     }
     if ((works || active == 0 || d->out_of_memory) && front < back) {
       back--;
@@ -250,17 +352,14 @@ static void dispatch(MPI_Comm comm, int size, dispatcher *d, runner *r,
     }
     if (progress && progress_s > 0 && MPI_Wtime() - last_print >= progress_s) {
       counters sum = mine(r);
-      double done = r->cost_done;
-      for (int w = 1; w < size; w++) {
-        sum.ran += d->seen[w].ran;
-        sum.failed += d->seen[w].failed;
-        done += (double)d->seen[w].cost_done + 0.5 * d->range_cost[w][0]; /* half the running one */
-      }
-      progress(ctx, sum.ran, sum.failed, total > 0 ? done / total : 1.0, false);
+      for (int w = 1; w < size; w++) sum.ran += d->seen[w].ran, sum.failed += d->seen[w].failed;
+      progress(ctx, sum.ran, sum.failed, total > 0 ? cost_done(d, r, size) / total : 1.0,
+               false);
       last_print = MPI_Wtime();
     }
   }
   MPI_Waitall(2 * size, d->sreq, MPI_STATUSES_IGNORE);
+  MPI_Waitall(size, d->nreq, MPI_STATUSES_IGNORE);
 }
 
 /* The largest message of items: a full range with every job at its longest. */
@@ -319,6 +418,7 @@ static void run_range(runner *r, const cs_sweep_buf *w, incoming *next) {
   cs_err e;
   cs_err_clear(&e);
   for (size_t at = 0; wire_next(w, &at, &it, &job, &e);) {
+    if (stopping(r)) break; /* the rest of the range stays pending */
     run_item(r, &it, &job);
     nudge_grant(next);
   }
@@ -331,6 +431,7 @@ static void run_range(runner *r, const cs_sweep_buf *w, incoming *next) {
 static void work(MPI_Comm comm, runner *r, cs_sweep_buf buf[2]) {
   incoming in[2];
   int cur = 0;
+  MPI_Irecv(&r->notice_sig, 1, MPI_INT, 0, TAG_STOP, comm, &r->notice);
   expect_grant(comm, &in[cur], &buf[cur]);
   counters c = mine(r);
   MPI_Send(&c, COUNTERS_LEN, MPI_UINT64_T, 0, TAG_REQ, comm);
@@ -340,11 +441,19 @@ static void work(MPI_Comm comm, runner *r, cs_sweep_buf buf[2]) {
     expect_grant(comm, &in[nxt], &buf[nxt]);
     c = mine(r);
     MPI_Send(&c, COUNTERS_LEN, MPI_UINT64_T, 0, TAG_REQ, comm);
-    run_range(r, &buf[cur], &in[nxt]);
+    if (!stopping(r)) run_range(r, &buf[cur], &in[nxt]); /* stopped: the range stays pending */
     flush_rows(r);
     receive_grant(&in[nxt], &buf[nxt]);
     cur = nxt;
   }
+  /* rank 0 sent a stop notice before a stopping grant, and none before any other last grant */
+  if (r->notice != MPI_REQUEST_NULL && in[cur].grant[0] != GRANT_STOPPED) MPI_Cancel(&r->notice);
+  int noticed = r->notice == MPI_REQUEST_NULL;
+  MPI_Status ns;
+  MPI_Wait(&r->notice, &ns);
+  int cancelled = 0;
+  if (!noticed) MPI_Test_cancelled(&ns, &cancelled);
+  if (!noticed && !cancelled && !r->stopped_by) r->stopped_by = r->notice_sig;
 }
 
 static double cpu_seconds(void) {
@@ -357,6 +466,7 @@ static double cpu_seconds(void) {
 int cs_sweep_schedule(MPI_Comm comm, cs_store *st, const cs_sweep *sw, const cs_sweep_item *items,
                       size_t n, bool results_only, double progress_s,
                       cs_sweep_progress_fn progress, void *progress_ctx,
+                      const volatile sig_atomic_t *stop, int *stopped_by,
                       cs_sweep_sched_stats *stats, cs_err *err) {
   int rank, size;
   MPI_Comm_rank(comm, &rank);
@@ -365,7 +475,8 @@ int cs_sweep_schedule(MPI_Comm comm, cs_store *st, const cs_sweep *sw, const cs_
   double cpu0 = cpu_seconds();
   cs_err io_err;
   cs_err_clear(&io_err);
-  runner r = {st, results_only, rank, stats, &io_err, 0, 0, cs_job_shared_new(), {0}, 0};
+  runner r = {st,           results_only, rank, stats, &io_err, 0, 0, cs_job_shared_new(), {0},
+              0,            stop,         0,    MPI_REQUEST_NULL, 0, 0};
   read_stop_hook(&r);
   dispatcher d = {0};
   d.sw = sw;
@@ -374,11 +485,17 @@ int cs_sweep_schedule(MPI_Comm comm, cs_store *st, const cs_sweep *sw, const cs_
   if (rank == 0) {
     d.seen = calloc((size_t)size, sizeof *d.seen);
     d.range_cost = calloc((size_t)size, sizeof *d.range_cost);
+    d.range_start = calloc((size_t)size, sizeof *d.range_start);
+    d.first_start = calloc((size_t)size, sizeof *d.first_start);
     d.grant = calloc((size_t)size, sizeof *d.grant);
     d.out = calloc((size_t)size, sizeof *d.out);
     d.sreq = malloc(2 * (size_t)size * sizeof *d.sreq);
-    ok = d.seen && d.range_cost && d.grant && d.out && d.sreq && (n == 0 || sw);
+    d.nreq = malloc((size_t)size * sizeof *d.nreq);
+    d.ended = calloc((size_t)size, sizeof *d.ended);
+    ok = d.seen && d.range_cost && d.range_start && d.first_start && d.grant && d.out && d.sreq && d.nreq && d.ended &&
+         (n == 0 || sw);
     for (int w = 0; ok && w < 2 * size; w++) d.sreq[w] = MPI_REQUEST_NULL;
+    for (int w = 0; ok && w < size; w++) d.nreq[w] = MPI_REQUEST_NULL;
   } else {
     for (int i = 0; i < 2; i++) {
       buf[i].data = malloc(MAX_GRANT_BYTES);
@@ -400,7 +517,12 @@ int cs_sweep_schedule(MPI_Comm comm, cs_store *st, const cs_sweep *sw, const cs_
    * collective close that follows. */
   MPI_Request done = MPI_REQUEST_NULL;
   MPI_Ibarrier(comm, &done);
-  cs_sweep_wait_sleeping(&done, MPI_STATUS_IGNORE);
+  for (int finished = 0;;) { /* a stopped worker may still end its job in hand */
+    MPI_Test(&done, &finished, MPI_STATUS_IGNORE);
+    if (finished) break;
+    if (rank == 0 && all_ok) report_stop(&d, &r, size, progress, progress_ctx);
+    idle_pause();
+  }
   cs_job_shared_free(r.shared);
   cs_sweep_logbuf_free(&r.logbuf);
   free(buf[0].data);
@@ -409,8 +531,16 @@ int cs_sweep_schedule(MPI_Comm comm, cs_store *st, const cs_sweep *sw, const cs_
   free(d.out);
   free(d.seen);
   free(d.range_cost);
+  free(d.range_start);
+  free(d.first_start);
   free(d.grant);
   free(d.sreq);
+  free(d.nreq);
+  free(d.ended);
+  /* every rank says why it stopped: a stop seen on any rank is the sweep's */
+  int sig = r.stopped_by;
+  MPI_Allreduce(&r.stopped_by, &sig, 1, MPI_INT, MPI_MAX, comm);
+  if (stopped_by) *stopped_by = sig;
   stats->cpu_s = cpu_seconds() - cpu0;
   if (!all_ok) return cs_err_set(err, CS_ENOMEM, "scheduler: out of memory");
   if (io_err.code) *err = io_err;

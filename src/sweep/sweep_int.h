@@ -24,13 +24,25 @@ typedef struct cs_sweep_def {
   size_t num_axes;
   cs_sweep_axis *axes;
   size_t num_jobs;
+  char *warnings; /* lines about the file that do not stop it (repeated axis values); owned */
 } cs_sweep_def;
 
 enum { CS_SEC_SPEC, CS_SEC_ADAPTER, CS_SEC_ENGINE };
 extern const char *const cs_sweep_sections[3];
 
 int cs_sweep_def_parse(cJSON *doc, const char *source, cs_sweep_def *def, cs_err *err);
+/* The "pareto" and "refine" sections of a parsed file, checked (sections.c): the objectives
+ * resolved, the refine section's keys and types (its calibration file is read only when a
+ * refinement runs).  Either section may be absent. */
+int cs_sweep_study_check(const cJSON *doc, cs_err *err);
 void cs_sweep_def_free(cs_sweep_def *def);
+/* cs_sweep_load from a parsed document (owned: freed whatever happens); `source` names it. */
+int cs_sweep_load_doc(cJSON *doc, const char *source, cs_sweep *out, cs_err *err);
+/* cs_sweep_load_mpi from a parsed document (owned), the same on every rank. */
+int cs_sweep_load_doc_mpi(cJSON *doc, const char *source, MPI_Comm comm, cs_sweep *out,
+                          cs_err *err);
+/* The jobs pick[0 .. n) of sw (matrix indices, ascending) as a sweep of their own, with sw's
+ * name and base (deep copies). */
 /* Expands the matrix into jobs (the def stays owned by the caller). */
 int cs_sweep_expand(const cs_sweep_def *def, cs_sweep *out, cs_err *err);
 /* The same in parts: allocate every job slot (zeroed), then expand jobs [lo, hi) into it. */
@@ -83,6 +95,15 @@ size_t cs_sweep_group_end(const cs_sweep_item *items, size_t n, size_t i);
  * is their cost. */
 size_t cs_sweep_grant_len(const cs_sweep_item *items, size_t n, double target, size_t min_k,
                           double *cost);
+
+/* The cheap rung of a refinement (rung.c): the sweep file's document with base.engine replaced
+ * by `engine` (a calibration's), the options objects of other engines kept (so axes into them
+ * still apply), the pareto and refine sections dropped.  An axis over engine.name or into the
+ * cheap engine's own options is CS_EINVAL naming the axis. */
+int cs_sweep_cheap_doc(const char *path, const cJSON *engine, cJSON **out, cs_err *err);
+
+/* "SIGINT", "SIGTERM", "SIGHUP" or "a signal", for messages. */
+const char *cs_sweep_signal_name(int sig);
 
 /* Waits for an MPI request, sleeping 0.2 ms between tests (schedule.c): a blocking MPI call
  * polls at full speed and burns a core while its rank only waits (e.g. for rank 0's layout). */

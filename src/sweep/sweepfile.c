@@ -153,12 +153,83 @@ static int parse_axis(cs_sweep_def *def, const cJSON *a, size_t i, cs_sweep_axis
   return CS_OK;
 }
 
+/* The job count, or CS_EINVAL saying how many there are and how to split them: the axes'
+ * product may be far beyond any integer (10^21), so it is counted as a double. */
+static int count_jobs(cs_sweep_def *def, cs_err *err) {
+  double total = 1;
+  size_t widest = 0;
+  for (size_t a = 0; a < def->num_axes; a++) {
+    total *= (double)def->axes[a].num_values;
+    if (def->axes[a].num_values > def->axes[widest].num_values) widest = a;
+  }
+  if (total <= CS_SWEEP_MAX_JOBS) {
+    def->num_jobs = (size_t)total;
+    return CS_OK;
+  }
+  /* the split into fewest files along one axis, when one is enough */
+  size_t by = widest;
+  for (size_t a = 0; a < def->num_axes; a++)
+    if (total / (double)def->axes[a].num_values <= CS_SWEEP_MAX_JOBS &&
+        def->axes[a].num_values < def->axes[by].num_values)
+      by = a;
+  const cs_sweep_axis *w = &def->axes[by];
+  double each = total / (double)w->num_values;
+  char how[256];
+  if (each <= CS_SWEEP_MAX_JOBS)
+    snprintf(how, sizeof how, "one file per value of matrix[%zu] ('%s', %zu values) has %.0f jobs",
+             by, w->paths[0], w->num_values, each);
+  else
+    snprintf(how, sizeof how, "even one file per value of matrix[%zu] ('%s', the longest axis, "
+             "%zu values) has %.4g jobs: split along several axes", by, w->paths[0],
+             w->num_values, each);
+  return cs_err_set(err, CS_EINVAL,
+                    "the matrix has %.17g jobs, at most %u fit one sweep file: split it into "
+                    "several sweep files (%s); they may all write the same --out file",
+                    total, CS_SWEEP_MAX_JOBS, how);
+}
+
+static int cmp_text(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Appends a warning for each value of the axis that repeats an earlier one (its jobs would
+ * repeat and run once: the sweep counts them as duplicates).  CS_ENOMEM or CS_OK. */
+static int note_repeats(cs_sweep_def *def, const cs_sweep_axis *axis, size_t index) {
+  size_t n = axis->num_values, k = 0;
+  char **texts = calloc(n ? n : 1, sizeof *texts);
+  int rc = texts ? CS_OK : CS_ENOMEM;
+  for (const cJSON *v = axis->values->child; v && !rc; v = v->next, k++)
+    if (!(texts[k] = cs_sweep_canonical_text(v))) rc = CS_ENOMEM;
+  if (!rc) qsort(texts, n, sizeof *texts, cmp_text);
+  size_t repeats = 0;
+  const char *first = NULL;
+  for (size_t i = 1; !rc && i < n; i++)
+    if (!strcmp(texts[i], texts[i - 1]) && repeats++ == 0) first = texts[i];
+  if (!rc && repeats) {
+    char line[512];
+    int len = snprintf(line, sizeof line,
+                       "matrix[%zu] ('%s'%s): %zu value%s repeat%s an earlier one (%.60s%s); "
+                       "each repeated job runs once\n",
+                       index, axis->paths[0], axis->num_fields > 1 ? ", ..." : "", repeats,
+                       repeats == 1 ? "" : "s", repeats == 1 ? "s" : "", first,
+                       strlen(first) > 60 ? "..." : "");
+    size_t old = def->warnings ? strlen(def->warnings) : 0;
+    char *grown = len > 0 ? realloc(def->warnings, old + (size_t)len + 1) : NULL;
+    if (!grown) rc = CS_ENOMEM;
+    else memcpy((def->warnings = grown) + old, line, (size_t)len + 1);
+  }
+  for (size_t i = 0; texts && i < n; i++) free(texts[i]);
+  free(texts);
+  return rc;
+}
+
 static int parse_def(cs_sweep_def *def, cs_err *err) {
-  static const char *const top[] = {"name", "description", "base", "matrix", NULL};
+  static const char *const top[] = {"name", "description", "base", "matrix", "pareto", "refine",
+                                    NULL};
   static const char *const base_keys[] = {"spec", "adapter", "engine", NULL};
   const cJSON *doc = def->doc;
   if (!cJSON_IsObject(doc)) return cs_err_set(err, CS_EINVAL, "expected a JSON object");
-  if (only_keys(doc, top, "top level", err)) return err->code;
+  if (only_keys(doc, top, "top level", err) || cs_sweep_study_check(doc, err)) return err->code;
   const cJSON *name = cJSON_GetObjectItemCaseSensitive(doc, "name");
   if (!cJSON_IsString(name) || !name->valuestring[0] ||
       strlen(name->valuestring) >= CS_SWEEP_NAME_MAX)
@@ -181,7 +252,6 @@ static int parse_def(cs_sweep_def *def, cs_err *err) {
   size_t n = (size_t)cJSON_GetArraySize(matrix);
   def->axes = calloc(n ? n : 1, sizeof *def->axes);
   if (!def->axes) return cs_err_set(err, CS_ENOMEM, "out of memory");
-  def->num_jobs = 1;
   for (const cJSON *a = matrix->child; a; a = a->next) {
     cs_sweep_axis *axis = &def->axes[def->num_axes];
     def->num_axes++;
@@ -198,11 +268,9 @@ static int parse_def(cs_sweep_def *def, cs_err *err) {
                               "matrix[%zu]: two axes would set one field", def->num_axes - 1,
                               mine, theirs, prev);
         }
-    if (def->num_jobs > CS_SWEEP_MAX_JOBS / axis->num_values)
-      return cs_err_set(err, CS_EINVAL, "the matrix has more than %u jobs", CS_SWEEP_MAX_JOBS);
-    def->num_jobs *= axis->num_values;
+    if (note_repeats(def, axis, def->num_axes - 1)) return cs_err_set(err, CS_ENOMEM, "out of memory");
   }
-  return CS_OK;
+  return count_jobs(def, err);
 }
 
 int cs_sweep_def_parse(cJSON *doc, const char *source, cs_sweep_def *def, cs_err *err) {
@@ -220,16 +288,13 @@ void cs_sweep_def_free(cs_sweep_def *def) {
   for (size_t i = 0; i < def->num_axes; i++)
     for (size_t k = 0; k < def->axes[i].num_fields; k++) free(def->axes[i].paths[k]);
   free(def->axes);
+  free(def->warnings);
   cJSON_Delete(def->doc);
   memset(def, 0, sizeof *def);
 }
 
-int cs_sweep_parse(const char *text, const char *source, cs_sweep *out, cs_err *err) {
+int cs_sweep_load_doc(cJSON *doc, const char *source, cs_sweep *out, cs_err *err) {
   memset(out, 0, sizeof *out);
-  cJSON *doc = cJSON_Parse(text);
-  if (!doc)
-    return cs_err_set(err, CS_EPARSE, "sweep file '%s': malformed JSON near \"%.30s\"", source,
-                      cJSON_GetErrorPtr() ? cJSON_GetErrorPtr() : "");
   cs_sweep_def def;
   if (cs_sweep_def_parse(doc, source, &def, err)) return err->code;
   int rc = cs_sweep_expand(&def, out, err);
@@ -239,15 +304,17 @@ int cs_sweep_parse(const char *text, const char *source, cs_sweep *out, cs_err *
   return CS_OK;
 }
 
+int cs_sweep_parse(const char *text, const char *source, cs_sweep *out, cs_err *err) {
+  memset(out, 0, sizeof *out);
+  cJSON *doc = NULL;
+  if (cs_json_parse_text(text, strlen(text), &doc, err))
+    return cs_err_prefix(err, "sweep file '%s'", source);
+  return cs_sweep_load_doc(doc, source, out, err);
+}
+
 int cs_sweep_load(const char *path, cs_sweep *out, cs_err *err) {
   memset(out, 0, sizeof *out);
   cJSON *doc = NULL;
   if (cs_config_parse_file(path, &doc, err)) return cs_err_prefix(err, "sweep file");
-  cs_sweep_def def;
-  if (cs_sweep_def_parse(doc, path, &def, err)) return err->code;
-  int rc = cs_sweep_expand(&def, out, err);
-  if (!rc && (rc = cs_sweep_check_base(&def, out, err))) cs_sweep_free(out);
-  cs_sweep_def_free(&def);
-  if (rc) return cs_err_prefix(err, "sweep file '%s'", path);
-  return CS_OK;
+  return cs_sweep_load_doc(doc, path, out, err);
 }

@@ -53,7 +53,7 @@ static const cs_field die_fields[] = {
     I("rn_rdb_size", rn_rdb_size, 1, 1 << 20) I("rn_wdb_size", rn_wdb_size, 1, 1 << 20)
     I("sn_ddr_rdb_size", sn_ddr_rdb_size, 1, 1 << 20) I("sn_ddr_wdb_size", sn_ddr_wdb_size, 1, 1 << 20)
     {NULL, 0, 0, 0, 0, 0, NULL, 0}};
-static const char *const die_extra[] = {"description", "routing", "math", NULL};
+static const char *const die_extra[] = {"description", "routing", NULL};
 
 #define L(member) offsetof(cs_layout, member), 0
 static const cs_field layout_fields[] = {
@@ -75,16 +75,6 @@ static const cs_field layout_fields[] = {
 static const char *const layout_extra[] = {"description", "die_topologies", "links", "d2d_select",
                                            NULL};
 
-#define M(member) offsetof(cs_math_params, member), 0
-const cs_field cs_topo_math_fields[] = {
-    {"base_latency_ns", CS_F_DOUBLE, M(base_latency_ns), 0, 1e9, "fixed latency of one transaction phase, ns", 0},
-    {"hop_latency_ns", CS_F_DOUBLE, M(hop_latency_ns), 0, 1e9, "latency per NoC hop, ns", 0},
-    {"d2d_latency_ns", CS_F_DOUBLE, M(d2d_latency_ns), 0, 1e9, "latency per die crossing, ns", 0},
-    {"endpoint_bw_gb_per_s", CS_F_DOUBLE, M(endpoint_bw_gb_per_s), 1e-6, 1e9, "peak bandwidth of one GDMA flow, GB/s", 0},
-    {"d2d_bw_gb_per_s", CS_F_DOUBLE, M(d2d_bw_gb_per_s), 1e-6, 1e9, "bandwidth of one D2D link direction, GB/s", 0},
-    {NULL, 0, 0, 0, 0, 0, NULL, 0}};
-
-
 static int parse_routing(const cJSON *obj, const char *source, cs_die_params *die, cs_err *err) {
   const cJSON *r = cJSON_GetObjectItemCaseSensitive(obj, "routing");
   if (!cJSON_IsString(r) || (strcmp(r->valuestring, "XY") != 0 && strcmp(r->valuestring, "YX") != 0))
@@ -100,12 +90,6 @@ int cs_topo_die_parse(const char *json, const char *source, cs_die_params *out, 
   memset(&die, 0, sizeof die);
   int rc = cs_fields_load(die_fields, obj, source, die_extra, NULL, &die, err);
   if (!rc) rc = parse_routing(obj, source, &die, err);
-  if (!rc) {
-    char src[CS_ERR_MSG_MAX / 2];
-    snprintf(src, sizeof src, "%s: field 'math'", source);
-    rc = cs_fields_load(cs_topo_math_fields, cJSON_GetObjectItemCaseSensitive(obj, "math"), src, NULL, NULL,
-                        &die.math, err);
-  }
   if (!rc && die.rows * die.cols > 4096)
     rc = cs_err_set(err, CS_EINVAL, "%s: %d x %d nodes exceed the limit of 4096", source, die.rows,
                     die.cols);
@@ -292,6 +276,32 @@ int cs_topo_hops(const cs_die_params *die, int src_node, int dst_node) {
   int dr = src_node / die->cols - dst_node / die->cols;
   int dc = src_node % die->cols - dst_node % die->cols;
   return (dr < 0 ? -dr : dr) + (dc < 0 ? -dc : dc);
+}
+
+int cs_topo_d2d_link(const cs_layout *lay, int src_die, int src_node, int dst_die, int dst_node,
+                     int ddr_channel, bool *from_a) {
+  int cand[CS_TOPO_MAX_LINKS], node[CS_TOPO_MAX_LINKS], n = 0;
+  for (int i = 0; i < lay->num_links; i++) {
+    const cs_d2d_link *l = &lay->links[i];
+    int mine;
+    if (l->die_a == src_die && l->die_b == dst_die)
+      mine = l->node_a;
+    else if (l->die_b == src_die && l->die_a == dst_die)
+      mine = l->node_b;
+    else
+      continue;
+    int k = n++; /* insertion by source-die node */
+    for (; k > 0 && node[k - 1] > mine; k--) {
+      cand[k] = cand[k - 1];
+      node[k] = node[k - 1];
+    }
+    cand[k] = i;
+    node[k] = mine;
+  }
+  if (!n) return -1;
+  int pick = lay->select == CS_D2D_SELECT_SPREAD ? (src_node + dst_node) % n : ddr_channel % n;
+  *from_a = lay->links[cand[pick]].die_a == src_die;
+  return cand[pick];
 }
 
 int cs_topo_check_adapter(const cs_adapter_config *cfg, cs_err *err) {

@@ -29,7 +29,7 @@ def text(v):
 def read_all(path):
     with h5py.File(path, "r") as f:
         assert f.attrs["format"] == "commsweep", "format attribute"
-        assert int(f.attrs["schema_version"]) == 5, "schema version"
+        assert int(f.attrs["schema_version"]) == 6, "schema version"
         data = {name: f[name][()] for name in ("jobs", "job_json", "results", "errors", "txlog",
                                                "steplog")}
         for name in data:

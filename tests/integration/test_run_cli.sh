@@ -59,10 +59,10 @@ assert a["engine"] == "dcin" and a["trace_meta"]["sim_cycles"] > 0, a
 assert 0 < g["bus_bw_gb_per_s"] <= 256 and g["total_comm_bytes"] == 65536, g
 assert a["trace_meta"]["cross_die_transactions"] == a["trace_meta"]["num_transactions"] == 128
 PY
-# a legal math base latency of 1e9 ns finishes (it is no deadlock): one 64 KiB read, above 1 s
-sed 's/"base_latency_ns": 8.0/"base_latency_ns": 1e9/' "$ex/engine_math.json" > slow_math.json
+# a legal math request latency of 1e9 ns (2e9 NoC cycles) finishes (it is no deadlock): one 64 KiB read, above 1 s
+sed 's/"req_cycles": 12.7/"req_cycles": 2e9/' "$ex/engine_math.json" > slow_math.json
 "$CS_BIN" run --engine math --engine-config slow_math.json --spec "$ex/spec_p2p_read.json" \
-  --config "$ex/adapter_2die.json" --no-txlog > slow.json || fail "math with base_latency_ns 1e9"
+  --config "$ex/adapter_2die.json" --no-txlog > slow.json || fail "math with req_cycles 2e9"
 /usr/bin/python3 -c 'import json; a = json.load(open("slow.json"))["aggregates"]; assert a["total_time_us"] > 1e6, a'
 # the log path template of the adapter config is used when --txlog is absent
 "$CS_BIN" run --engine math --spec "$ex/spec_p2p_read.json" --config "$ex/adapter_2die.json" >/dev/null

@@ -51,7 +51,7 @@ EOF
 cp renamed.h5 renamed.before
 for cmd in "show renamed.h5" "sweep small.json --out renamed.h5 --quiet"; do
   rc=0; $CS_BIN $cmd 2> schema.err || rc=$?  # word splitting intended
-  [ $rc = 1 ] && grep -q "column /results.bus_bw_gb_per_s is missing (schema version 5)" schema.err
+  [ $rc = 1 ] && grep -q "column /results.bus_bw_gb_per_s is missing (schema version 6)" schema.err
 done
 cmp renamed.h5 renamed.before
 

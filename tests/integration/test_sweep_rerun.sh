@@ -23,6 +23,9 @@ make a2a.json '[["alltoall","pairwise"]]'
 timeout 600 "$CS_BIN" sweep pair.json --out pair.h5 --quiet | tee pair.txt
 expect pair.txt "ran 2 (0 failed)" pair.h5
 expect pair.txt "ran twice: 1 (" pair.h5
+# the summary points to the page that explains it, and the page does
+expect pair.txt 'docs/sweep-files.md, "Ran twice"' pair.h5
+grep -q '^### Ran twice' "$CS_SOURCE_DIR/docs/sweep-files.md"
 timeout 600 "$CS_BIN" sweep a2a.json --out a2a.h5 --quiet | tee a2a.txt
 expect a2a.txt "ran 1 (0 failed)" a2a.h5
 if grep -q "ran twice" a2a.txt; then echo "a job run alone was run twice"; exit 1; fi

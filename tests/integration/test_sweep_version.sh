@@ -11,7 +11,7 @@ $PY "$HERE/sweep_make.py" "$DEMO" version.json version math \
     {"field":"spec.msg_size_bytes","values":[4096,16384,65536]}]'
 timeout 300 "$CS_BIN" sweep version.json --out v.h5 --quiet | tee run1.txt
 expect run1.txt "ran 6 (0 failed)" v.h5
-COMMSWEEP_TEST_MODEL_VERSION_math=2 timeout 300 "$CS_BIN" sweep version.json --out v.h5 --quiet \
+COMMSWEEP_TEST_MODEL_VERSION_math=bumped timeout 300 "$CS_BIN" sweep version.json --out v.h5 --quiet \
   | tee run2.txt
 expect run2.txt "ran 3 (0 failed) .*cached 3 (0 failed)" v.h5
 # the rerun rows are the math jobs (new keys), the cached ones the dcin jobs

@@ -58,7 +58,7 @@ void cs_test_job(cs_job *job, const char *engine, cs_primitive prim, unsigned lo
 
   snprintf(job->engine.name, sizeof job->engine.name, "%s", engine);
   job->engine.deadlock_guard_ticks = CS_DEFAULT_DEADLOCK_GUARD;
-  cs_test_math_params(job, (cs_math_params){8.0, 5.5, 40.0, 128.0, 192.0});
+  cs_test_math_params(job, cs_math_default_params());
 }
 
 void cs_test_math_params(cs_job *job, cs_math_params p) {

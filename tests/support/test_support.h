@@ -5,6 +5,7 @@
 #include <stdbool.h>
 
 #include "commsweep/model.h"
+#include "commsweep/math_engine.h"
 #include "commsweep/topo.h"
 
 /* Writes text to a fresh temporary file; returns its path in a static-free caller buffer. */

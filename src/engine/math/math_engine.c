@@ -1,227 +1,123 @@
-/* The alpha-beta engine.  Each step's flows are priced in closed form when the step's requests
- * arrive (they arrive together: the driver injects a whole step in one tick):
+/* The math engine: a step's requests are priced together when the step has been injected (the
+ * driver injects a whole step in one tick).  Each flow-channel of the step (a flow's requests on
+ * one physical channel) gets its latencies and own rate from flows.c, the fluid max-min solve
+ * (fluid.c) shares the chip's resources among them, and request k of a flow-channel issues when
+ * its share has carried the bytes of the requests before it (the first at once):
  *
- *   P_f  = hops_f * hop_latency + crossings_f * d2d_latency          one-way path latency
- *   RTT_f = base_latency + 3 P_f                                     req, grant, data
- *   B_f  = min(endpoint_bw, O_mst * txn_bytes / RTT_f, 2 O_slv * txn_bytes / RTT_f,
- *              d2d_bw * links(die pair) / flows crossing that die pair this step)
- *   transaction k of flow f (bytes b_k, cumulative bytes before it S_k):
- *     req phase ends   t0 + base + 2 P_f + S_k / B_f
- *     final completion rsp_inject + b_k / B_f + P_f
+ *   req phase ends   step start + issue_k + grant_f
+ *   final completion req phase end + (final_f - grant_f) - (flits short of a full burst) * flit_f
  *
- * so a flow of m bytes finishes at t0 + RTT_f + m / B_f: the alpha-beta step time. */
+ * (docs/math-engine.md).  State is kept only for requests in flight: a request's slot is taken
+ * back when the next step is priced after its final completion was polled. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "commsweep/math_engine.h"
-#include "commsweep/topo.h"
+#include "math_int.h"
 
 typedef struct math_txn {
   cs_inject req;
-  double req_inject_ns, req_done_ns, rsp_inject_ns, final_ns;
-  double bw_bytes_per_ns; /* B_f of its flow */
-  double path_ns;         /* P_f */
-  uint32_t channel;       /* cs_scheme_channel at inject */
-  bool scheduled, rsp_seen;
+  double req_done_ns, rest_ns, final_ns; /* rest: final completion after the req phase */
+  double wdata_gen_ns, wdata_done_ns;
+  double inject_ns, rsp_inject_ns;
+  uint32_t fc;      /* its flow-channel in the batch it was priced with */
+  uint8_t channel;  /* cs_scheme_channel at inject */
+  uint8_t scheduled, rsp_seen, delivered;
+  int16_t d2d_src, d2d_dst;
 } math_txn;
 
-/* A pending completion: its tick, then request id << 8 | phase. */
-typedef struct event {
-  uint64_t tick;
-  uint64_t id_phase;
-} event;
-
-/* Pending completions, taken out in (tick, insertion) order: a radix queue.  Every queued tick
- * is >= `last` (the tick last brought to the front, or the engine's clock when the queue ran
- * empty: the clock never goes back), and an event waits in bucket b = the bit length of
- * (tick XOR last): bucket 0 holds the ticks equal to last, in insertion order.  When bucket 0
- * runs dry, the lowest non-empty bucket holds the smallest tick; `last` moves up to it and that
- * bucket's events move, in order, to lower buckets.  Equal ticks always share a bucket and keep
- * their insertion order, so the order is exactly that of a (tick, sequence number) heap, while
- * an event is moved at most 64 times (a few, in practice) instead of sifted through log n
- * unpredictable comparisons per push and per pop. */
-#define QUEUE_BUCKETS 65
-typedef struct event_bucket {
-  event *ev;
-  size_t n, cap;
-} event_bucket;
-
-typedef struct event_queue {
-  uint64_t last;
-  size_t count;
-  size_t head; /* next event of bucket 0 */
-  event_bucket bucket[QUEUE_BUCKETS];
-} event_queue;
-
-typedef struct batch_flow {
-  int32_t src, dst;
-  double bytes_before; /* bytes of the flow's transactions priced so far in this batch */
-  uint32_t count;
-  int is_read;         /* direction path_ns and bw were priced for; -1: not yet priced */
-  double path_ns, bw;  /* P_f and B_f */
-} batch_flow;
-
-/* The arrays a job fills and empties, with their capacities.  The jobs of one process hand
- * them on (cs_engine_ops.shared_*): a sweep then allocates and faults in this memory once
- * instead of once per job.  Their contents never carry over: every element is written before
- * it is read. */
+/* The arrays a job fills and empties, with their capacities.  The jobs of one process hand them
+ * on (cs_engine_ops.shared_*): a sweep then allocates and faults in this memory once instead of
+ * once per job.  Their contents never carry over: every element is written before it is read. */
 typedef struct math_buffers {
-  math_txn *txns; /* indexed by request id */
+  math_txn *txns; /* slots */
   size_t cap_txns;
-  uint64_t *unscheduled; /* req ids injected since the last pricing */
-  size_t cap_unscheduled;
+  uint32_t *free_slots; /* slots not in use (a stack) */
+  size_t cap_free;
+  uint32_t *live; /* slots in use, in inject order */
+  size_t cap_live;
   cs_completion *ready; /* completions due, not yet polled (FIFO) */
   size_t cap_ready;
-  batch_flow *flows; /* the flows of the batch being priced */
-  size_t cap_flows;
-  event_queue queue;
+  mfc *fcs; /* the flow-channels of the batch being priced */
+  size_t cap_fcs;
+  double *thresh; /* per unscheduled request: bytes of its flow-channel before it, past the first */
+  size_t cap_thresh;
+  size_t *cursor; /* per flow-channel: where the walk along its curve stands */
+  size_t cap_cursor;
+  mres res;
+  mfluid fluid;
+  midmap map;
+  mqueue queue;
 } math_buffers;
 
 typedef struct math_engine {
   cs_job job;
-  cs_math_params params; /* the job's options, or the die file's defaults */
-  uint64_t *issued;      /* requests issued so far per logical GDMA (the channel rule) */
-  int num_endpoints;
-  cs_die_params die;
-  cs_layout layout;
-  double f_driver; /* ticks per ns */
-  uint64_t now;    /* driver tick */
+  cs_math_params params; /* the job's options, or the defaults */
+  mchip chip;
+  uint64_t *issued; /* requests issued so far per logical GDMA (the channel rule) */
+  double f_driver;  /* ticks per ns */
+  uint64_t now;     /* driver tick */
   math_buffers buf;
   math_buffers *pool; /* where buf goes back when the job ends (NULL: freed) */
-  uint64_t n_txns;    /* txns[0 .. n_txns) are injected or zeroed */
-  size_t n_unscheduled;
+  size_t n_slots;     /* slots handed out so far: txns[0 .. n_slots) */
+  size_t n_free, n_live;
+  size_t first_unscheduled; /* live[first_unscheduled ..) wait to be priced */
+  size_t batch_first, batch_n; /* the last priced batch: live[batch_first .. + batch_n) */
+  bool batch_queued;           /* its req-phase completions are in the queue */
   size_t ready_head, n_ready;
 } math_engine;
 
-/* Makes room for `need` elements; the new ones are left unset. */
-static bool grow(void **p, size_t *cap, size_t need, size_t elem) {
-  if (need <= *cap) return true;
-  size_t n = *cap ? *cap : 64;
-  while (n < need) n *= 2;
-  void *q = realloc(*p, n * elem);
-  if (!q) return false;
-  *p = q;
-  *cap = n;
-  return true;
-}
-
 static void buffers_free(math_buffers *b) {
   free(b->txns);
-  free(b->unscheduled);
+  free(b->free_slots);
+  free(b->live);
   free(b->ready);
-  free(b->flows);
-  for (int i = 0; i < QUEUE_BUCKETS; i++) free(b->queue.bucket[i].ev);
+  free(b->fcs);
+  free(b->thresh);
+  free(b->cursor);
+  free(b->res.ids);
+  mfluid_free(&b->fluid);
+  free(b->map.keys);
+  free(b->map.slots);
+  mqueue_free(&b->queue);
   memset(b, 0, sizeof *b);
 }
 
 /* Empties the buffers for a new job, keeping their memory. */
 static void buffers_reset(math_buffers *b) {
-  b->queue.last = 0;
-  b->queue.count = b->queue.head = 0;
-  for (int i = 0; i < QUEUE_BUCKETS; i++) b->queue.bucket[i].n = 0;
+  mqueue_reset(&b->queue);
+  if (b->map.cap) memset(b->map.keys, 0, b->map.cap * sizeof *b->map.keys);
+  b->map.n = 0;
+  b->res.n = 0;
 }
 
-static int bucket_of(uint64_t last, uint64_t tick) {
-  return tick == last ? 0 : 64 - __builtin_clzll(tick ^ last);
+static uint64_t tick_at(const math_engine *m, double ns, uint64_t floor) {
+  double r = ceil(ns * m->f_driver - 1e-9); /* forgive float noise just above an integer */
+  return r < (double)floor ? floor : (uint64_t)r;
 }
 
-static inline bool bucket_append(event_bucket *b, event e) {
-  if (b->n == b->cap && !grow((void **)&b->ev, &b->cap, b->n + 1, sizeof *b->ev)) return false;
-  b->ev[b->n++] = e;
-  return true;
-}
-
-/* Lowers `last` to `tick` by queueing every event again, in order.  Needed only when a request
- * comes in after the engine looked ahead to a later completion without reaching it (the driver
- * injects a step only once the previous one is complete, so it never does). */
-static int queue_rebase(event_queue *q, uint64_t tick) {
-  event *all = malloc((q->count ? q->count : 1) * sizeof *all);
-  if (!all) return CS_ENOMEM;
-  size_t n = 0;
-  for (int i = 0; i < QUEUE_BUCKETS; i++) {
-    event_bucket *b = &q->bucket[i];
-    for (size_t k = i == 0 ? q->head : 0; k < b->n; k++) all[n++] = b->ev[k];
-    b->n = 0;
-  }
-  q->head = 0;
-  q->last = tick;
-  int rc = CS_OK;
-  for (size_t k = 0; k < n && !rc; k++)
-    if (!bucket_append(&q->bucket[bucket_of(tick, all[k].tick)], all[k])) rc = CS_ENOMEM;
-  free(all);
-  return rc;
-}
-
-/* Queues the completion of request id in phase `phase` at `tick`; `floor` (<= tick, the
- * engine's clock) becomes `last` when the queue is empty, so the events of a new step start in
- * low buckets. */
-static int queue_push(event_queue *q, uint64_t floor, uint64_t tick, uint64_t id, uint8_t phase) {
-  if (!q->count) q->last = floor;
-  if (tick < q->last) {
-    int rc = queue_rebase(q, tick);
-    if (rc) return rc;
-  }
-  if (!bucket_append(&q->bucket[bucket_of(q->last, tick)], (event){tick, id << 8 | phase}))
-    return CS_ENOMEM;
-  q->count++;
-  return CS_OK;
-}
-
-/* The smallest queued tick (the queue is not empty) into *tick, filling bucket 0 if it ran
- * dry.  Out of memory (a lower bucket's first growth) leaves the queue unusable: the job fails. */
-static int queue_front(event_queue *q, uint64_t *tick) {
-  event_bucket *zero = &q->bucket[0];
-  if (q->head < zero->n) {
-    *tick = q->last;
-    return CS_OK;
-  }
-  int i = 1;
-  while (q->bucket[i].n == 0) i++;
-  event_bucket *b = &q->bucket[i];
-  uint64_t min = b->ev[0].tick;
-  for (size_t k = 1; k < b->n; k++)
-    if (b->ev[k].tick < min) min = b->ev[k].tick;
-  q->last = min;
-  for (size_t k = 0; k < b->n; k++) /* each lands in a lower bucket */
-    if (!bucket_append(&q->bucket[bucket_of(min, b->ev[k].tick)], b->ev[k])) return CS_ENOMEM;
-  b->n = 0;
-  *tick = min;
-  return CS_OK;
-}
-
-/* Takes the next event of bucket 0 (not empty). */
-static event queue_pop(event_queue *q) {
-  event_bucket *zero = &q->bucket[0];
-  event e = zero->ev[q->head++];
-  if (q->head == zero->n) zero->n = q->head = 0;
-  q->count--;
-  return e;
-}
-
-static uint64_t tick_of(const math_engine *m, double ns) {
-  /* Round up, but forgive float noise just above an integer. */
-  double t = ns * m->f_driver;
-  double r = ceil(t - 1e-9);
-  return r < (double)m->now ? m->now : (uint64_t)r;
+static void math_options_default(void *params) {
+  cs_math_params p = cs_math_default_params();
+  memcpy(params, &p, sizeof p);
 }
 
 static int math_create(const cs_job *job, void **out, cs_err *err) {
   math_engine *m = calloc(1, sizeof *m);
   if (!m) return cs_err_set(err, CS_ENOMEM, "math engine: out of memory");
   m->job = *job;
-  int rc = cs_topo_die(job->adapter.topology, &m->die, err);
-  if (!rc) rc = cs_topo_layout(job->adapter.dcin_layout, &m->layout, err);
+  if (job->engine.has_options)
+    memcpy(&m->params, job->engine.params.bytes, sizeof m->params);
+  else
+    math_options_default(&m->params);
+  int rc = mchip_init(&m->chip, &job->adapter, &m->params, err);
   if (rc) {
     free(m);
     return cs_err_prefix(err, "math engine");
   }
-  m->params = m->die.math;
-  if (job->engine.has_options) memcpy(&m->params, job->engine.params.bytes, sizeof m->params);
-  m->num_endpoints = cs_scheme_endpoints(&m->die, m->layout.num_dies);
-  m->issued = calloc((size_t)m->num_endpoints, sizeof *m->issued);
+  m->issued = calloc((size_t)m->chip.endpoints, sizeof *m->issued);
   if (!m->issued) {
+    mchip_free(&m->chip);
     free(m);
     return cs_err_set(err, CS_ENOMEM, "math engine: out of memory");
   }
@@ -239,6 +135,7 @@ static void math_destroy(void *engine) {
   } else {
     buffers_free(&m->buf);
   }
+  mchip_free(&m->chip);
   free(m->issued);
   free(m);
 }
@@ -254,7 +151,7 @@ static void math_shared_free(void *shared) {
 /* The engine takes the process's buffers for the job and gives them back when destroyed. */
 static int math_shared_attach(void *engine, void *shared, cs_err *err) {
   math_engine *m = engine;
-  if (m->n_txns || m->pool)
+  if (m->n_slots || m->pool)
     return cs_err_set(err, CS_EINTERNAL, "math engine: buffers attached after the first inject");
   buffers_free(&m->buf);
   m->buf = *(math_buffers *)shared;
@@ -264,100 +161,180 @@ static int math_shared_attach(void *engine, void *shared, cs_err *err) {
   return CS_OK;
 }
 
-static int links_between(const cs_layout *lay, int a, int b) {
-  int n = 0;
-  for (int i = 0; i < lay->num_links; i++)
-    n += (lay->links[i].die_a == a && lay->links[i].die_b == b) ||
-         (lay->links[i].die_a == b && lay->links[i].die_b == a);
-  return n;
+/* Gives back the slots of requests whose final completion has been polled (the driver has
+ * described them: it injects nothing before its step's records are made). */
+static void reclaim(math_engine *m) {
+  math_buffers *b = &m->buf;
+  size_t kept = 0;
+  for (size_t k = 0; k < m->n_live; k++) {
+    uint32_t s = b->live[k];
+    if (b->txns[s].delivered) {
+      midmap_remove(&b->map, b->txns[s].req.request_id);
+      b->free_slots[m->n_free++] = s;
+    } else {
+      b->live[kept++] = s;
+    }
+  }
+  if (m->first_unscheduled > kept) m->first_unscheduled = kept;
+  m->batch_first = m->batch_n = 0;
+  m->n_live = kept;
 }
 
-/* The flow of (src, dst) in the batch, added if new; `hint` makes runs of one flow O(1). */
-static batch_flow *flow_of(batch_flow *flows, size_t *n, size_t *hint, int32_t src, int32_t dst) {
-  if (*n && flows[*hint].src == src && flows[*hint].dst == dst) return &flows[*hint];
-  for (size_t i = 0; i < *n; i++)
-    if (flows[i].src == src && flows[i].dst == dst) return &flows[*hint = i];
-  flows[*n] = (batch_flow){src, dst, 0, 0, -1, 0, 0};
-  *hint = *n;
-  return &flows[(*n)++];
+/* The flow-channel of a request in the batch, added if new; `hint` remembers the last two (a
+ * flow's requests come together and alternate channels). */
+static int fc_of(math_engine *m, const math_txn *t, size_t *n_fcs, size_t hint[2], cs_err *err) {
+  math_buffers *b = &m->buf;
+  for (int h = 0; h < 2; h++) {
+    size_t i = hint[h];
+    if (i < *n_fcs && b->fcs[i].src == t->req.src_id && b->fcs[i].dst == t->req.dst_id &&
+        b->fcs[i].ch == t->channel && b->fcs[i].is_read == t->req.is_read)
+      return (int)i;
+  }
+  for (size_t i = 0; i < *n_fcs; i++)
+    if (b->fcs[i].src == t->req.src_id && b->fcs[i].dst == t->req.dst_id &&
+        b->fcs[i].ch == t->channel && b->fcs[i].is_read == t->req.is_read) {
+      hint[1] = hint[0];
+      hint[0] = i;
+      return (int)i;
+    }
+  if (!math_grow((void **)&b->fcs, &b->cap_fcs, *n_fcs + 1, sizeof *b->fcs)) {
+    cs_err_set(err, CS_ENOMEM, "math engine: out of memory");
+    return -1;
+  }
+  mfc *f = &b->fcs[*n_fcs];
+  memset(f, 0, sizeof *f);
+  f->src = t->req.src_id;
+  f->dst = t->req.dst_id;
+  f->ch = t->channel;
+  f->is_read = t->req.is_read;
+  hint[1] = hint[0];
+  hint[0] = *n_fcs;
+  return (int)(*n_fcs)++;
 }
 
-/* P_f and B_f of flow f for requests of direction is_read (they depend on nothing else of a
- * transaction, so a flow's transactions share one pricing). */
-static int price_flow(const math_engine *m, batch_flow *f, int is_read, const int *pair_flows,
-                      cs_err *err) {
-  const cs_math_params *mp = &m->params;
-  const cs_adapter_config *ad = &m->job.adapter;
-  cs_endpoint s = cs_scheme_locate(&m->die, f->src);
-  cs_endpoint d = cs_scheme_locate(&m->die, f->dst);
-  bool cross = s.die != d.die;
-  /* A cross-die path is approximated by the node distance plus the crossing. */
-  double path = cs_topo_hops(&m->die, s.node, d.node) * mp->hop_latency_ns +
-                (cross ? mp->d2d_latency_ns : 0.0);
-  double rtt = mp->base_latency_ns + 3.0 * path;
-  double txn_bytes = (double)ad->burst_length * ad->bw_bytes;
-  int mst = is_read ? ad->mst_rd_outstanding : ad->mst_wr_outstanding;
-  int slv = is_read ? ad->slv_rd_outstanding : ad->slv_wr_outstanding;
-  double bw = mp->endpoint_bw_gb_per_s; /* GB/s == bytes/ns */
-  if (rtt > 0) {
-    bw = fmin(bw, mst * txn_bytes / rtt);
-    bw = fmin(bw, 2.0 * slv * txn_bytes / rtt);
+/* Prices every request injected since the last call (docs/math-engine.md). */
+static int price_batch(math_engine *m, cs_err *err) {
+  math_buffers *b = &m->buf;
+  size_t first = m->first_unscheduled, n = m->n_live - first;
+  if (!n) return CS_OK;
+  if (!math_grow((void **)&b->thresh, &b->cap_thresh, n, sizeof *b->thresh))
+    return cs_err_set(err, CS_ENOMEM, "math engine: out of memory");
+  size_t n_fcs = 0, hint[2] = {SIZE_MAX, SIZE_MAX};
+  /* group into flow-channels; a flow-channel's burst is its longest request's */
+  for (size_t k = 0; k < n; k++) {
+    math_txn *t = &b->txns[b->live[first + k]];
+    int i = fc_of(m, t, &n_fcs, hint, err);
+    if (i < 0) return CS_ENOMEM;
+    mfc *f = &b->fcs[i];
+    double bytes = (double)t->req.burst_length * m->job.adapter.bw_bytes;
+    t->fc = (uint32_t)i;
+    b->thresh[k] = f->n_txns ? f->bytes - f->first_bytes + bytes : 0;
+    if (!f->n_txns) f->first_bytes = bytes;
+    f->bytes += bytes;
+    f->n_txns++;
+    if (t->req.burst_length > f->burst) f->burst = t->req.burst_length;
   }
-  if (cross) {
-    int links = links_between(&m->layout, s.die, d.die);
-    if (links == 0)
-      return cs_err_set(err, CS_EINVAL, "math engine: no D2D link joins die %d and die %d in layout %s",
-                        s.die, d.die, m->layout.name);
-    bw = fmin(bw, mp->d2d_bw_gb_per_s * links / pair_flows[s.die * m->layout.num_dies + d.die]);
+  b->res.n = 0;
+  for (size_t i = 0; i < n_fcs; i++) {
+    int rc = mfc_price(&m->chip, &m->params, &m->job.adapter, &b->fcs[i], &b->res, err);
+    if (rc) return rc;
   }
-  f->is_read = is_read;
-  f->path_ns = path;
-  f->bw = bw;
+  int rc = mfluid_solve(&b->fluid, &m->chip, b->fcs, n_fcs, &b->res, err);
+  if (rc) return rc;
+  if (!math_grow((void **)&b->cursor, &b->cap_cursor, n_fcs, sizeof *b->cursor))
+    return cs_err_set(err, CS_ENOMEM, "math engine: out of memory");
+  memset(b->cursor, 0, n_fcs * sizeof *b->cursor);
+  double now_ns = (double)m->now / m->f_driver;
+  for (size_t k = 0; k < n && !rc; k++) {
+    math_txn *t = &b->txns[b->live[first + k]];
+    const mfc *f = &b->fcs[t->fc];
+    double issue = mfluid_time_at(&b->fluid, t->fc, b->thresh[k], &b->cursor[t->fc]) - f->start_ns;
+    if (issue < 0) issue = 0;
+    t->inject_ns = now_ns;
+    t->req_done_ns = now_ns + issue + f->grant_ns;
+    t->rest_ns = f->final_ns - f->grant_ns - f->flit_ns * (f->burst - t->req.burst_length);
+    t->wdata_gen_ns = t->req.is_read ? 0 : now_ns + issue + f->wdata_gen_ns;
+    t->wdata_done_ns = t->req.is_read ? 0 : now_ns + issue + f->wdata_done_ns;
+    t->d2d_src = (int16_t)f->d2d_src;
+    t->d2d_dst = (int16_t)f->d2d_dst;
+    t->scheduled = 1;
+  }
+  m->first_unscheduled = m->n_live;
+  m->batch_first = first;
+  m->batch_n = n;
+  m->batch_queued = false;
+  return rc;
+}
+
+/* Queues the req-phase completions of the last priced batch (for the per-transaction protocol;
+ * finish_step needs no queue). */
+static int queue_batch(math_engine *m, cs_err *err) {
+  if (m->batch_queued) return CS_OK;
+  math_buffers *b = &m->buf;
+  for (size_t k = 0; k < m->batch_n; k++) {
+    const math_txn *t = &b->txns[b->live[m->batch_first + k]];
+    if (mqueue_push(&b->queue, m->now, tick_at(m, t->req_done_ns, m->now), t->req.request_id, CS_PHASE_REQ))
+      return cs_err_set(err, CS_ENOMEM, "math engine: out of memory");
+  }
+  m->batch_queued = true;
+  return CS_OK;
+}
+/* llround of a record's time in cycles, without the library call: for 0 <= x < 2^63 the
+ * fraction x - trunc(x) is exact (x and its truncation are both doubles, and from 2^53 on x is
+ * an integer), so halves round up exactly as llround rounds them away from zero. */
+static uint64_t cycles_of(double x) {
+  if (!(x >= 0 && x < 9.2e18)) return (uint64_t)llround(x);
+  uint64_t t = (uint64_t)x;
+  return t + (x - (double)t >= 0.5);
+}
+
+
+/* Room for n more requests in flight: slots, the live list and the map. */
+static int reserve_reqs(math_engine *m, size_t n, cs_err *err) {
+  math_buffers *b = &m->buf;
+  size_t fresh = n > m->n_free ? n - m->n_free : 0;
+  if (m->n_slots + fresh >= UINT32_MAX ||
+      !math_grow((void **)&b->txns, &b->cap_txns, m->n_slots + fresh, sizeof *b->txns) ||
+      !math_grow((void **)&b->free_slots, &b->cap_free, m->n_slots + fresh, sizeof *b->free_slots) ||
+      !math_grow((void **)&b->live, &b->cap_live, m->n_live + n, sizeof *b->live) ||
+      !midmap_reserve(&b->map, n))
+    return cs_err_set(err, CS_ENOMEM, "math engine: out of memory");
   return CS_OK;
 }
 
-/* Prices every transaction injected since the last call: groups them into flows by (src, dst),
- * counts flows per directed die pair, and schedules each req-phase completion. */
-static int price_batch(math_engine *m, cs_err *err) {
-  const cs_math_params *mp = &m->params;
-  const cs_adapter_config *ad = &m->job.adapter;
-  int dies = m->layout.num_dies;
-  int pair_flows[CS_TOPO_MAX_DIES * CS_TOPO_MAX_DIES] = {0};
-  double now_ns = (double)m->now / m->f_driver;
-  if (!grow((void **)&m->buf.flows, &m->buf.cap_flows, m->n_unscheduled, sizeof *m->buf.flows))
-    return cs_err_set(err, CS_ENOMEM, "math engine: out of memory");
-  batch_flow *flows = m->buf.flows;
-  size_t n_flows = 0, hint = 0;
+/* Takes a req (room reserved). */
+static int take_req(math_engine *m, const cs_inject *in, cs_err *err) {
+  math_buffers *b = &m->buf;
+  uint64_t id = in->request_id;
+  if (in->src_id < 0 || in->src_id >= m->chip.endpoints || in->dst_id < 0 ||
+      in->dst_id >= m->chip.endpoints)
+    return cs_err_set(err, CS_EINVAL, "math engine: request %llu: endpoint %d->%d outside 0..%d",
+                      (unsigned long long)id, in->src_id, in->dst_id, m->chip.endpoints - 1);
+  uint32_t s = m->n_free ? b->free_slots[m->n_free - 1] : (uint32_t)m->n_slots;
+  if (!midmap_insert(&b->map, id, s))
+    return cs_err_set(err, CS_EINVAL, "math engine: request %llu is already in flight",
+                      (unsigned long long)id);
+  if (m->n_free)
+    m->n_free--;
+  else
+    m->n_slots++;
+  b->txns[s] = (math_txn){.req = *in, .channel = (uint8_t)cs_scheme_channel(m->issued[in->src_id]++)};
+  b->live[m->n_live++] = s;
+  return CS_OK;
+}
 
-  for (size_t i = 0; i < m->n_unscheduled; i++) {
-    const math_txn *t = &m->buf.txns[m->buf.unscheduled[i]];
-    size_t before = n_flows;
-    flow_of(flows, &n_flows, &hint, t->req.src_id, t->req.dst_id);
-    if (n_flows == before) continue;
-    cs_endpoint s = cs_scheme_locate(&m->die, t->req.src_id);
-    cs_endpoint d = cs_scheme_locate(&m->die, t->req.dst_id);
-    if (s.die != d.die) pair_flows[s.die * dies + d.die]++;
+static int math_inject_step(void *engine, const cs_inject *reqs, size_t n, size_t *injected,
+                            cs_err *err) {
+  math_engine *m = engine;
+  *injected = 0;
+  if (m->first_unscheduled == m->n_live) reclaim(m); /* a new batch: the last one is described */
+  int rc = reserve_reqs(m, n, err);
+  for (size_t i = 0; i < n && !rc; i++) {
+    if (reqs[i].packet_type != CS_PKT_REQ)
+      return cs_err_set(err, CS_EINVAL, "math engine: request %llu of a step is not a req",
+                        (unsigned long long)reqs[i].request_id);
+    if (!(rc = take_req(m, &reqs[i], err))) *injected = i + 1;
   }
-
-  int rc = CS_OK;
-  for (size_t i = 0; i < m->n_unscheduled && !rc; i++) {
-    math_txn *t = &m->buf.txns[m->buf.unscheduled[i]];
-    batch_flow *f = flow_of(flows, &n_flows, &hint, t->req.src_id, t->req.dst_id);
-    if (f->is_read != t->req.is_read && (rc = price_flow(m, f, t->req.is_read, pair_flows, err)))
-      break;
-    double path = f->path_ns, bw = f->bw;
-    t->path_ns = path;
-    t->bw_bytes_per_ns = bw;
-    t->req_inject_ns = now_ns;
-    t->req_done_ns = now_ns + mp->base_latency_ns + 2.0 * path + f->bytes_before / bw;
-    t->scheduled = true;
-    f->bytes_before += (double)t->req.burst_length * ad->bw_bytes;
-    f->count++;
-    if (queue_push(&m->buf.queue, m->now, tick_of(m, t->req_done_ns), t->req.request_id,
-                   CS_PHASE_REQ))
-      rc = cs_err_set(err, CS_ENOMEM, "math engine: out of memory");
-  }
-  m->n_unscheduled = 0;
   return rc;
 }
 
@@ -365,55 +342,38 @@ static int math_inject(void *engine, const cs_inject *in, cs_err *err) {
   math_engine *m = engine;
   math_buffers *b = &m->buf;
   uint64_t id = in->request_id;
-  if (id > (uint64_t)1 << 40)
-    return cs_err_set(err, CS_EINVAL, "math engine: request id %llu too large",
-                      (unsigned long long)id);
   if (in->packet_type == CS_PKT_REQ) {
-    if (!grow((void **)&b->txns, &b->cap_txns, id + 1, sizeof *b->txns) ||
-        !grow((void **)&b->unscheduled, &b->cap_unscheduled, m->n_unscheduled + 1,
-              sizeof *b->unscheduled))
-      return cs_err_set(err, CS_ENOMEM, "math engine: out of memory");
-    if (in->src_id < 0 || in->src_id >= m->num_endpoints || in->dst_id < 0 ||
-        in->dst_id >= m->num_endpoints)
-      return cs_err_set(err, CS_EINVAL, "math engine: request %llu: endpoint %d->%d outside 0..%d",
-                        (unsigned long long)id, in->src_id, in->dst_id, m->num_endpoints - 1);
-    if (id >= m->n_txns) { /* requests skipped over are unknown */
-      memset(&b->txns[m->n_txns], 0, (id - m->n_txns) * sizeof *b->txns);
-      m->n_txns = id + 1;
-    }
-    math_txn *t = &b->txns[id];
-    memset(t, 0, sizeof *t);
-    t->req = *in;
-    t->channel = (uint32_t)cs_scheme_channel(m->issued[in->src_id]++);
-    b->unscheduled[m->n_unscheduled++] = id;
-    return CS_OK;
+    if (m->first_unscheduled == m->n_live) reclaim(m); /* a new batch: the last one is described */
+    int rc = reserve_reqs(m, 1, err);
+    return rc ? rc : take_req(m, in, err);
   }
   if (in->packet_type != CS_PKT_RSP)
     return cs_err_set(err, CS_ECONSTRAINT, "C9: math engine: request %llu: only req and rsp may be injected",
                       (unsigned long long)id);
-  if (id >= m->n_txns || !b->txns[id].scheduled)
+  uint32_t s = midmap_find(&b->map, id);
+  if (s == UINT32_MAX || !b->txns[s].scheduled)
     return cs_err_set(err, CS_EINVAL, "math engine: rsp for unknown request %llu",
                       (unsigned long long)id);
-  math_txn *t = &b->txns[id];
-  t->rsp_seen = true;
+  math_txn *t = &b->txns[s];
+  t->rsp_seen = 1;
   t->rsp_inject_ns = (double)m->now / m->f_driver;
-  double bytes = (double)t->req.burst_length * m->job.adapter.bw_bytes;
-  t->final_ns = t->rsp_inject_ns + bytes / t->bw_bytes_per_ns + t->path_ns;
-  if (queue_push(&b->queue, m->now, tick_of(m, t->final_ns), id, CS_PHASE_FINAL))
+  /* the rest runs from the grant; an rsp later than the grant's tick delays it by as much */
+  double late = t->rsp_inject_ns - (double)tick_at(m, t->req_done_ns, 0) / m->f_driver;
+  t->final_ns = t->req_done_ns + t->rest_ns + (late > 0 ? late : 0);
+  if (mqueue_push(&b->queue, m->now, tick_at(m, t->final_ns, m->now), id, CS_PHASE_FINAL))
     return cs_err_set(err, CS_ENOMEM, "math engine: out of memory");
   return CS_OK;
 }
 
 static int math_advance(void *engine, uint64_t max_ticks, cs_err *err) {
   math_engine *m = engine;
-  if (m->n_unscheduled) {
-    int rc = price_batch(m, err);
-    if (rc) return rc;
-  }
+  int rc = price_batch(m, err);
+  if (!rc) rc = queue_batch(m, err);
+  if (rc) return rc;
   if (m->n_ready) return CS_OK;
   uint64_t limit = cs_engine_advance_limit(m->now, max_ticks), front = 0;
-  event_queue *q = &m->buf.queue;
-  if (q->count && queue_front(q, &front))
+  mqueue *q = &m->buf.queue;
+  if (q->count && mqueue_front(q, &front))
     return cs_err_set(err, CS_ENOMEM, "math engine: out of memory");
   if (!q->count || front > limit) {
     m->now = limit;
@@ -422,8 +382,8 @@ static int math_advance(void *engine, uint64_t max_ticks, cs_err *err) {
   m->now = front;
   /* bucket 0 holds exactly the events due now */
   while (q->head < q->bucket[0].n) {
-    event e = queue_pop(q);
-    if (!grow((void **)&m->buf.ready, &m->buf.cap_ready, m->ready_head + m->n_ready + 1,
+    mevent e = mqueue_pop(q);
+    if (!math_grow((void **)&m->buf.ready, &m->buf.cap_ready, m->ready_head + m->n_ready + 1,
               sizeof *m->buf.ready))
       return cs_err_set(err, CS_ENOMEM, "math engine: out of memory");
     m->buf.ready[m->ready_head + m->n_ready++] =
@@ -437,6 +397,11 @@ static size_t math_poll(void *engine, cs_completion *out, size_t cap) {
   size_t n = m->n_ready < cap ? m->n_ready : cap;
   if (!n) return 0;
   memcpy(out, m->buf.ready + m->ready_head, n * sizeof *out);
+  for (size_t k = 0; k < n; k++)
+    if (out[k].phase == CS_PHASE_FINAL) {
+      uint32_t s = midmap_find(&m->buf.map, out[k].request_id);
+      if (s != UINT32_MAX) m->buf.txns[s].delivered = 1;
+    }
   m->ready_head += n;
   m->n_ready -= n;
   if (!m->n_ready) m->ready_head = 0;
@@ -445,41 +410,75 @@ static size_t math_poll(void *engine, cs_completion *out, size_t cap) {
 
 static uint64_t math_now(const void *engine) { return ((const math_engine *)engine)->now; }
 
-/* llround of a record's time in cycles, without the library call: for 0 <= x < 2^63 the
- * fraction x - trunc(x) is exact (x and its truncation are both doubles, and from 2^53 on x is
- * an integer), so halves round up exactly as llround rounds them away from zero. */
-static uint64_t cycles_of(double x) {
-  if (!(x >= 0 && x < 9.2e18)) return (uint64_t)llround(x);
-  uint64_t t = (uint64_t)x;
-  return t + (x - (double)t >= 0.5);
+/* The engine's fields of a record (physical metadata and internal cycles) from its slot. */
+static void fill_record(const math_engine *m, const math_txn *t, cs_txn_record *rec) {
+  cs_endpoint s = cs_scheme_locate(&m->chip.die, t->req.src_id);
+  cs_endpoint d = cs_scheme_locate(&m->chip.die, t->req.dst_id);
+  rec->src_die = (int16_t)s.die, rec->src_node = (int16_t)s.node;
+  rec->dst_die = (int16_t)d.die, rec->dst_node = (int16_t)d.node;
+  rec->src_channel = rec->dst_channel = (int16_t)t->channel;
+  rec->d2d_src_node = t->d2d_src;
+  rec->d2d_dst_node = t->d2d_dst;
+  double f = m->job.adapter.noc_frequency_ghz; /* NoC cycles per ns */
+  rec->req_inject_cycle = cycles_of(t->inject_ns * f);
+  rec->req_complete_cycle = cycles_of(t->req_done_ns * f);
+  rec->rsp_inject_cycle = cycles_of(t->rsp_inject_ns * f);
+  rec->rsp_complete_cycle = cycles_of(t->final_ns * f);
+  rec->wdata_gen_cycle = t->req.is_read ? 0 : cycles_of(t->wdata_gen_ns * f);
+  rec->wdata_complete_cycle = t->req.is_read ? 0 : cycles_of(t->wdata_done_ns * f);
 }
 
 static void math_describe(const void *engine, uint64_t id, cs_txn_record *rec) {
   const math_engine *m = engine;
-  if (id >= m->n_txns) return;
-  const math_txn *t = &m->buf.txns[id];
-  cs_endpoint s = cs_scheme_locate(&m->die, t->req.src_id);
-  cs_endpoint d = cs_scheme_locate(&m->die, t->req.dst_id);
-  rec->src_die = (int16_t)s.die, rec->src_node = (int16_t)s.node;
-  rec->dst_die = (int16_t)d.die, rec->dst_node = (int16_t)d.node;
-  rec->src_channel = rec->dst_channel = (int16_t)t->channel;
-  rec->d2d_src_node = rec->d2d_dst_node = -1;
-  double f = m->job.adapter.noc_frequency_ghz; /* NoC cycles per ns */
-  rec->req_inject_cycle = cycles_of(t->req_inject_ns * f);
-  rec->req_complete_cycle = cycles_of(t->req_done_ns * f);
-  rec->rsp_inject_cycle = cycles_of(t->rsp_inject_ns * f);
-  rec->rsp_complete_cycle = cycles_of(t->final_ns * f);
-  rec->wdata_gen_cycle = t->req.is_read ? 0 : rec->rsp_inject_cycle;
-  rec->wdata_complete_cycle = t->req.is_read ? 0 : rec->rsp_complete_cycle;
+  uint32_t s = midmap_find(&m->buf.map, id);
+  if (s != UINT32_MAX) fill_record(m, &m->buf.txns[s], rec);
+}
+
+/* The driver's protocol run out in one go: every rsp injected in the tick its req phase ends.
+ * Declined (nothing changed but the step's pricing, which the protocol would do the same) when
+ * the step takes guard_ticks or more, where the protocol's guard might have spoken. */
+static int math_finish_step(void *engine, const cs_engine_step *step, cs_txn_record *records,
+                            bool *finished, cs_err *err) {
+  math_engine *m = engine;
+  *finished = false;
+  int rc = price_batch(m, err);
+  if (rc) return rc;
+  math_buffers *b = &m->buf;
+  if (m->n_ready || m->batch_queued || b->queue.count || m->batch_n != step->n) return CS_OK;
+  const uint32_t *slot = b->live + m->batch_first;
+  uint64_t end = m->now;
+  for (size_t i = 0; i < step->n; i++) {
+    const math_txn *t = &b->txns[slot[i]];
+    if (t->req.request_id != step->reqs[i].request_id) return CS_OK;
+    uint64_t req_tick = tick_at(m, t->req_done_ns, m->now);
+    uint64_t fin = tick_at(m, t->req_done_ns + t->rest_ns, req_tick);
+    if (fin > end) end = fin;
+  }
+  if (end - m->now >= step->guard_ticks) return CS_OK;
+  for (size_t i = 0; i < step->n; i++) {
+    math_txn *t = &b->txns[slot[i]];
+    cs_txn_record *rec = &records[i];
+    cs_engine_record_begin(rec, &step->reqs[i], step->step, step->now, step->extra_slots);
+    rec->req_complete_tick = tick_at(m, t->req_done_ns, m->now);
+    rec->rsp_inject_tick = rec->req_complete_tick;
+    t->rsp_inject_ns = (double)rec->rsp_inject_tick / m->f_driver;
+    t->final_ns = t->req_done_ns + t->rest_ns;
+    rec->rsp_complete_tick = tick_at(m, t->final_ns, rec->req_complete_tick);
+    t->rsp_seen = t->delivered = 1;
+    fill_record(m, t, rec);
+  }
+  m->now = end;
+  *finished = true;
+  return CS_OK;
 }
 
 static void math_where(const void *engine, uint64_t id, char *buf, size_t cap) {
   const math_engine *m = engine;
-  const char *state = id >= m->n_txns ? "unknown"
-                      : !m->buf.txns[id].scheduled ? "not yet priced"
-                      : !m->buf.txns[id].rsp_seen ? "waiting for its req phase"
-                                              : "waiting for final completion";
-  snprintf(buf, cap, "%s", state);
+  uint32_t s = midmap_find(&m->buf.map, id);
+  const math_txn *t = s == UINT32_MAX ? NULL : &m->buf.txns[s];
+  snprintf(buf, cap, "%s",
+           !t ? "unknown" : !t->scheduled ? "not yet priced"
+           : !t->rsp_seen ? "waiting for its req phase" : "waiting for final completion");
 }
 
 static void math_stats(const void *engine, cs_engine_stats *out) {
@@ -491,27 +490,29 @@ static int math_validate(const cs_job *job, cs_err *err) {
   return cs_topo_check_adapter(&job->adapter, err); /* C2, C3: the model reads the same files */
 }
 
-/* Pricing is linear in transactions, plus a fixed cost per step and per job. */
+/* Pricing is linear in transactions, plus a fluid solve per step and a fixed cost per job. */
 static double math_cost(const cs_job *job, uint64_t num_txns, uint32_t num_steps) {
-  (void)job;
-  return (double)num_txns + 16.0 + 4.0 * num_steps;
+  return 0.3 * (double)num_txns + 20.0 + (2.0 + 0.5 * job->spec.num_participants) * num_steps;
 }
 
 const cs_engine_ops cs_math_ops = {
     .name = "math",
-    .summary = "closed-form alpha-beta model (docs/math-engine.md)",
-    .model_version = "1",
-    .options = cs_topo_math_fields,
+    .summary = "flow-level model of the CrossRing chip, calibrated from dcin (docs/math-engine.md)",
+    .model_version = "2",
+    .options = cs_math_option_fields,
     .options_size = sizeof(cs_math_params),
-    .options_doc = "absent: the die topology file's calibrated \"math\" values",
+    .options_doc = "absent: the constants fitted to the C2 study's dcin rows",
+    .options_default = math_options_default,
     .validate = math_validate,
     .cost = math_cost,
     .create = math_create,
     .inject = math_inject,
+    .inject_step = math_inject_step,
     .advance = math_advance,
     .poll = math_poll,
     .now = math_now,
     .describe = math_describe,
+    .finish_step = math_finish_step,
     .where = math_where,
     .stats = math_stats,
     .shared_new = math_shared_new,

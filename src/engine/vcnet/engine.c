@@ -2,6 +2,7 @@
  * (txn.c), and the ops forward to it.  Invariant (as dcin): tick(c) = floor(c * tick_num /
  * tick_den); a completion found in cycle c is reported at tick(c) and advance() returns right
  * after that cycle. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -22,8 +23,12 @@ static int op_validate(const cs_job *job, cs_err *err) {
   if (ad->num_initiators > t.endpoints || ad->num_targets > t.endpoints)
     return cs_err_set(err, CS_ECONSTRAINT,
                       "vcnet: num_initiators = %d, num_targets = %d: %s with %d endpoint(s) per "
-                      "router has %d endpoints (logical GDMA and DDR id i is endpoint i)",
-                      ad->num_initiators, ad->num_targets, p.topology, t.epr, t.endpoints);
+                      "router has %d endpoints (logical GDMA and DDR id i is endpoint i): both "
+                      "must be at most %d (set them to %d, or choose a network with at least %d "
+                      "endpoints)",
+                      ad->num_initiators, ad->num_targets, p.topology, t.epr, t.endpoints,
+                      t.endpoints, t.endpoints,
+                      ad->num_initiators > ad->num_targets ? ad->num_initiators : ad->num_targets);
   for (int i = 0; i < job->spec.num_participants; i++)
     if (job->spec.participants[i] >= t.endpoints)
       return cs_err_set(err, CS_ECONSTRAINT, "vcnet: participant %d has no endpoint on %s (%d endpoints)",
@@ -50,11 +55,20 @@ static double op_cost(const cs_job *job, uint64_t num_txns, uint32_t num_steps) 
   return per_txn * ((double)num_txns + 16.0) + 4.0 * num_steps;
 }
 
+/* The fault set is part of the network: two fat trees with other faults are other designs. */
 static void op_network(const cs_job *job, char *buf, size_t cap) {
   vcn_params p;
   cs_err err;
-  if (vcn_job_params(job, &p, &err) == CS_OK) snprintf(buf, cap, "%s (%s)", p.topology, p.routing);
-  else snprintf(buf, cap, "an invalid vcnet network");
+  if (vcn_job_params(job, &p, &err) != CS_OK) {
+    snprintf(buf, cap, "an invalid vcnet network");
+    return;
+  }
+  int n = snprintf(buf, cap, "%s (%s)", p.topology, p.routing);
+  size_t used = n < 0 ? 0 : (size_t)n;
+  if (p.faults[0] && used < cap) used += (size_t)snprintf(buf + used, cap - used, " faults %s", p.faults);
+  if (p.fault_count && used < cap)
+    snprintf(buf + used, cap - used, "%s%d random (seed %llu)", p.faults[0] ? " + " : " faults ",
+             p.fault_count, (unsigned long long)p.fault_seed);
 }
 
 static int op_create(const cs_job *job, void **engine, cs_err *err) {
@@ -122,6 +136,22 @@ static const cs_engine_column record_columns[] = {
     {"vcnet_rsp_hops", "hop", "router-to-router links the response crossed"},
     {NULL, NULL, NULL}};
 
+/* In the order op_design writes them. */
+static const cs_engine_column design_columns[] = {
+    {"vcnet_num_vcs", NULL, "virtual channels per port"},
+    {"vcnet_vc_depth", "flit", "flits per VC buffer"},
+    {"vcnet_port_buffer_flits", "flit", "flits of buffer per router input port: num_vcs x vc_depth"},
+    {NULL, NULL, NULL}};
+
+static void op_design(const cs_job *job, double *out) {
+  vcn_params p;
+  cs_err err;
+  bool ok = vcn_job_params(job, &p, &err) == CS_OK;
+  out[0] = ok ? p.num_vcs : NAN; /* an invalid job has no done row to price */
+  out[1] = ok ? p.vc_depth : NAN;
+  out[2] = ok ? (double)p.num_vcs * p.vc_depth : NAN;
+}
+
 static void op_destroy(void *engine) { vcn_engine_destroy(engine); }
 
 const cs_engine_ops cs_vcnet_ops = {
@@ -136,6 +166,8 @@ const cs_engine_ops cs_vcnet_ops = {
     .network = op_network,
     .result_columns = result_columns,
     .record_columns = record_columns,
+    .design_columns = design_columns,
+    .design = op_design,
     .create = op_create,
     .inject = op_inject,
     .advance = op_advance,

@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# SIGINT and SIGTERM stop a sweep cleanly, with real signals: no more jobs are handed out, each
+# rank ends the job in hand, every finished row stays, and the sweep says "interrupted: N of M
+# done, rerun the same command to finish" with exit status 3 (docs/sweep-files.md, "Stopping").
+# N is what the file (and its spools) hold: the dry run that follows counts N cache hits, and the
+# rerun finishes the rest.  Cases: SIGTERM on a worker and SIGINT on rank 0 at a chosen row (the
+# test hook raises them), SIGINT to mpirun itself (mpirun then stops the ranks with SIGTERM and
+# kills them a second later; its own status is 1), kill -9 of a worker (mpirun stops the others;
+# rank 0 still says how far it got), SIGTERM to a single process, and a second signal, which
+# ends the process at once without leaving its lock.
+set -euo pipefail
+# shellcheck source=tests/integration/sweep_env.sh
+. "$(dirname "$0")/sweep_env.sh"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# 16 dcin jobs of 1 MiB (0.05-0.6 s each): long enough to be stopped from outside
+$PY "$HERE/sweep_make.py" "$DEMO" long.json interrupt dcin \
+  '[{"field":"spec.msg_size_bytes","values":[1048576]},
+    {"fields":["spec.primitive","spec.algorithm"],"values":[["allreduce","ring"],["alltoall","pairwise"]]},
+    {"field":"spec.participants","values":[[0,1,2,3],[0,5,20,25,30,35,10,15]]},
+    {"field":"adapter.mst_wr_outstanding","values":[4,16,64,8]}]'
+# mpirun kills the ranks 1 s after it sends them SIGTERM, and rank 0 can say how far the sweep
+# got only between jobs: for the cases where mpirun stops the sweep, three dcin jobs of about a
+# second, which the worker takes (costliest first: two in its first range, one in the next it
+# asks for at once), and 48 math jobs of microseconds, which rank 0 runs from the back and then
+# waits, so it sees mpirun's SIGTERM at once whatever the build's speed
+sizes=$(seq -s, 4096 4096 65536)
+$PY "$HERE/sweep_make.py" "$DEMO" mixed.json interrupt-mixed dcin \
+  '[{"fields":["engine.name","spec.msg_size_bytes"],
+     "values":[["dcin",4194304]'"$(echo ",$sizes" | sed 's/,\([0-9]*\)/,["math",\1]/g')"']},
+    {"fields":["spec.primitive","spec.algorithm"],"values":[["alltoall","pairwise"]]},
+    {"field":"spec.participants","values":[[0,5,20,25,30,35,10,15]]},
+    {"field":"adapter.mst_wr_outstanding","values":[4,8,16]}]'
+use() { sweep=$1 JOBS=$2; } # the sweep file of the cases that follow, and its job count
+use long.json 16
+
+# check_stop FILE STDERR EXPECTED_RC RC [rerun]: the message, its N against the dry run, then
+# (with "rerun") the rerun that finishes the sweep
+check_stop() {
+  local f=$1 err=$2 want=$3 rc=$4 n hits
+  [ "$rc" = "$want" ] || fail "$f: exit status $rc, expected $want: $(cat "$err")"
+  n=$(sed -n 's/.*interrupted: \([0-9]*\) of '$JOBS' done\(, rerun\| so far\).*/\1/p' "$err" | tail -1)
+  [ -n "$n" ] || fail "$f: no 'interrupted: N of $JOBS done' in: $(cat "$err")"
+  grep -q "rerun the same command to finish" "$err" || fail "$f: $(cat "$err")"
+  "$CS_BIN" sweep "$sweep" --out "$f" --dry-run > dry.txt
+  hits=$(sed -n 's/^  cache hits: \([0-9]*\) .*/\1/p' dry.txt)
+  echo "$f: exit status $rc, said $n of $JOBS done; the dry run counts $hits cache hits"
+  [ "$n" -le "$hits" ] && [ "$n" -lt $JOBS ] || fail "$f: said $n, the file holds $hits"
+  if [ "$want" = 3 ]; then [ "$n" = "$hits" ] || fail "$f: said $n done, the file holds $hits"; fi
+  [ "${5:-}" = rerun ] || return 0
+  timeout 900 mpirun -np 2 "$CS_BIN" sweep "$sweep" --out "$f" --quiet > rerun.txt 2> rerun.err
+  grep -q "ran $((JOBS - hits)) (0 failed).*cached $hits " rerun.txt || fail "$f rerun: $(cat rerun.txt)"
+  [ ! -e "$f.lock" ] || fail "$f: the rerun left its lock"
+}
+
+# 1. SIGTERM on worker rank 1 after its 2nd row, SIGINT on rank 0 after its 3rd (the hook)
+for case in TERM:1:2 INT:0:3; do
+  IFS=: read -r sig rank after <<< "$case"
+  f=hook_$sig.h5
+  rc=0
+  CS_TEST_STOP_AFTER_ROWS=$after CS_TEST_STOP_RANK=$rank CS_TEST_STOP_SIGNAL=$sig \
+    timeout 900 mpirun -np 2 "$CS_BIN" sweep long.json --out "$f" --quiet > o.txt 2> e.txt || rc=$?
+  grep -q "commsweep sweep: SIG$sig: no more jobs are handed out" e.txt || fail "$f: $(cat e.txt)"
+  [ ! -e "$f.lock" ] || fail "$f: an interrupted sweep left its lock"
+  check_stop "$f" e.txt 3 $rc $([ "$sig" = TERM ] && echo rerun)
+done
+
+# 2. SIGINT to mpirun once the work phase runs (its spools exist)
+wait_for_work() { # PID FILE: until the sweep spools its first row
+  for _ in $(seq 600); do
+    ls "$2".spool.* > /dev/null 2>&1 && return 0
+    kill -0 "$1" 2> /dev/null || return 1
+    sleep 0.1
+  done
+  return 1
+}
+use mixed.json 51
+rm -f mpi.h5*
+mpirun -np 2 "$CS_BIN" sweep mixed.json --out mpi.h5 --quiet > o.txt 2> e.txt &
+pid=$!
+wait_for_work $pid mpi.h5 || fail "the sweep ended before it could be stopped"
+kill -INT $pid
+rc=0; wait $pid || rc=$?
+grep -q "commsweep sweep: SIGTERM: no more jobs are handed out" e.txt || fail "mpirun SIGINT: $(cat e.txt)"
+check_stop mpi.h5 e.txt 1 $rc rerun
+
+# 2b. kill -9 of a worker: mpirun stops the others with SIGTERM, and rank 0 says how far it got
+#     before mpirun's kill (its status is then 137, Open MPI's for a rank killed by SIGKILL)
+rc=0
+CS_TEST_STOP_AFTER_ROWS=2 CS_TEST_STOP_RANK=1 \
+  timeout 900 mpirun -np 2 "$CS_BIN" sweep mixed.json --out k9.h5 --quiet > o.txt 2> e.txt || rc=$?
+check_stop k9.h5 e.txt 137 $rc
+
+# 3. SIGTERM to one process without mpirun
+use long.json 16
+rm -f one.h5*
+"$CS_BIN" sweep long.json --out one.h5 --quiet > o.txt 2> e.txt &
+pid=$!
+wait_for_work $pid one.h5 || fail "the single process ended before it could be stopped"
+kill -TERM $pid
+rc=0; wait $pid || rc=$?
+[ ! -e one.h5.lock ] || fail "one.h5: an interrupted sweep left its lock"
+check_stop one.h5 e.txt 3 $rc
+
+# 4. a second signal ends the process at once, in the middle of a job of seconds, and its lock
+#    goes with it; the file keeps its pending row
+$PY "$HERE/sweep_make.py" "$DEMO" one.json one dcin \
+  '[{"field":"spec.msg_size_bytes","values":[16777216]},
+    {"fields":["spec.primitive","spec.algorithm"],"values":[["alltoall","pairwise"]]},
+    {"field":"spec.participants","values":[[0,5,20,25,30,35,10,15]]},
+    {"field":"adapter.mst_wr_outstanding","values":[4]}]'
+rm -f twice.h5*
+"$CS_BIN" sweep one.json --out twice.h5 --quiet --results-only > o.txt 2> e.txt &
+pid=$!
+for _ in $(seq 300); do [ -s twice.h5 ] && break; sleep 0.1; done
+sleep 0.5
+kill -TERM $pid
+sleep 0.2 # two signals pending at once are one
+kill -TERM $pid
+rc=0; wait $pid || rc=$?
+echo "two signals: exit status $rc"
+[ $rc = $((128 + 15)) ] || fail "two signals: exit status $rc: $(cat e.txt)"
+[ ! -e twice.h5.lock ] || fail "twice.h5: the lock is left behind"
+"$CS_BIN" show twice.h5 | grep -q "1 rows: 0 done, 0 failed, 1 pending" || fail "twice.h5: $("$CS_BIN" show twice.h5)"
+echo "test_sweep_interrupt: every stop said how far it got"
