@@ -30,7 +30,7 @@ int dcin_arena_take_ej(dcin_sim *s, dcin_q *q, int cap) {
 }
 
 /* Doubles the flit pool, threading the new flits onto the free list (CS_ENOMEM if it cannot). */
-static int flit_grow(dcin_sim *s) {
+int dcin_pool_grow_flits(dcin_sim *s) {
   uint32_t ncap = s->cap_flits ? s->cap_flits * 2 : 4096;
   dcin_flit *nf = cs_big_realloc(s->flits, (size_t)ncap * sizeof *nf);
   if (!nf) return CS_ENOMEM;
@@ -49,7 +49,7 @@ void dcin_pool_fault(dcin_sim *s) {
 }
 
 DCIN_HOT uint32_t dcin_flit_new(dcin_sim *s) {
-  if (s->free_flit == DCIN_NIL && flit_grow(s)) return DCIN_NIL;
+  if (s->free_flit == DCIN_NIL && dcin_pool_grow_flits(s)) return DCIN_NIL;
   uint32_t f = s->free_flit;
   dcin_flit *fl = &s->flits[f];
   s->free_flit = fl->next;

@@ -19,6 +19,9 @@ int dcin_txn_new(dcin_sim *s, uint64_t request_id, uint32_t *out, cs_err *err);
 uint32_t dcin_txn_find(const dcin_sim *s, uint64_t request_id);
 /* Recycles the slot of a finished, described transaction that nothing references any more. */
 void dcin_txn_try_free(dcin_sim *s, uint32_t t);
+/* Doubles the flit pool, threading the new flits onto the free list (CS_ENOMEM if it cannot);
+ * external so that dcin_flit_new, inlined into its callers, may call it. */
+int dcin_pool_grow_flits(dcin_sim *s);
 /* A zeroed flit off the free list (DCIN_NIL when the pool cannot grow). */
 uint32_t dcin_flit_new(dcin_sim *s);
 /* A new flit of transaction t (DCIN_NIL, with the fault noted, when the pool cannot grow). */
