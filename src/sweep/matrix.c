@@ -9,6 +9,7 @@
 #include "commsweep/cachekey.h"
 #include "commsweep/config.h"
 #include "commsweep/expand.h"
+#include "commsweep/hash.h"
 #include "commsweep/engine.h"
 #include "commsweep/job.h"
 #include "sweep_int.h"
@@ -74,7 +75,7 @@ static void describe_combo(const cs_sweep_def *def, const size_t *digit, char *b
 static uint64_t share_group(const cs_engine_ops *ops, const cs_job *job) {
   uint64_t g = ops && ops->share_group ? ops->share_group(job) : 0;
   if (!g) return 0;
-  for (const char *c = ops->name; *c; c++) g = (g ^ (unsigned char)*c) * 0x100000001b3ULL;
+  g = cs_fnv1a_text(g, ops->name);
   return g ? g : 1;
 }
 
