@@ -43,16 +43,6 @@ static int set_path(cJSON *sec[3], const char *path, const cJSON *value) {
   return CS_OK;
 }
 
-char *cs_sweep_canonical_text(const cJSON *v) {
-  char stack[8192];
-  size_t n = cs_json_canonical(v, stack, sizeof stack);
-  char *s = malloc(n + 1);
-  if (!s) return NULL;
-  if (n < sizeof stack) memcpy(s, stack, n + 1);
-  else cs_json_canonical(v, s, n + 1);
-  return s;
-}
-
 /* "spec.msg_size_bytes=1024, adapter.burst_length=4" for messages. */
 static void describe_combo(const cs_sweep_def *def, const size_t *digit, char *buf, size_t cap) {
   size_t used = 0;
