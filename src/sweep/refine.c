@@ -463,7 +463,9 @@ static void report_end(refiner *r, const char *why) {
 /* ---- the run ---------------------------------------------------------------------------------- */
 
 /* Test hook: CS_TEST_REFINE_STOP_ROUND=R keeps the sweep's stop hook (CS_TEST_STOP_AFTER_ROWS,
- * sweep/schedule.c) for the sweep of round R alone (0: the cheap round). */
+ * sweep/schedule.c) for the sweep of round R alone (0: the cheap round), by setting that
+ * variable for the round's sweep, which reads it when it starts; without CS_TEST_REFINE_STOP_ROUND
+ * the environment is left alone. */
 static void stop_hook_for_round(const char *saved, unsigned round) {
   const char *r = getenv("CS_TEST_REFINE_STOP_ROUND");
   if (!r || !saved) return;
