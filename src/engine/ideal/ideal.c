@@ -134,6 +134,7 @@ static int ideal_advance(void *engine, uint64_t max_ticks, cs_err *err) {
 static size_t ideal_poll(void *engine, cs_completion *out, size_t cap) {
   ideal_engine *e = engine;
   size_t n = e->n_ready - e->head < cap ? e->n_ready - e->head : cap;
+  if (!n) return 0; /* nothing ready: ready may still be NULL */
   memcpy(out, e->ready + e->head, n * sizeof *out);
   e->head += n;
   if (e->head == e->n_ready) e->head = e->n_ready = 0;
