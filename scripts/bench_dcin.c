@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "commsweep/config.h"
 #include "commsweep/dcin.h"
 #include "commsweep/drive.h"
 #include "commsweep/expand.h"
@@ -362,9 +363,55 @@ static int bench_reuse(const char *path, bool shared, bool cost_order, const cha
   return failed ? 1 : 0;
 }
 
+/* bench_dcin moves SPEC.json ADAPTER.json: the job as `commsweep run --engine dcin --no-txlog`
+ * runs it (L1, L2 with the engine's own step reuse), and its flit movements: every entry of a
+ * flit into each bounded FIFO of its path (l2h, IQ channel, IQ arbiter input, inject queue: once
+ * per flit injected; eject FIFO and ring-bridge output where it passes them; EQ arbiter input,
+ * EQ channel, h2l_h, h2l_l: once per flit ejected) and onto a ring (CP injection); entries into
+ * the unbounded lists (inject FIFOs, RSP queues, D2D link channels) are printed apart.  The engine counts lists, rings, ejects and ring-bridge outputs
+ * only when built with DCIN_COUNT_MOVES (the build script defines BENCH_COUNT_MOVES then). */
+static int bench_moves(const char *spec, const char *adapter) {
+  cs_job job;
+  memset(&job, 0, sizeof job);
+  cs_err err;
+  if (cs_config_spec_load(spec, &job.spec, &err) || cs_config_adapter_load(adapter, &job.adapter, &err))
+    return fprintf(stderr, "%s\n", err.msg), 1;
+  snprintf(job.engine.name, sizeof job.engine.name, "dcin");
+  job.engine.deadlock_guard_ticks = CS_DEFAULT_DEADLOCK_GUARD;
+  cs_plan plan;
+  if (cs_expand(&job, &plan, &err)) return fprintf(stderr, "expand: %s\n", err.msg), 1;
+  cs_txn_record *rec = calloc(plan.num_txns ? plan.num_txns : 1, sizeof *rec);
+  void *e = NULL;
+  int rc = !rec || cs_dcin_ops.create(&job, &e, &err);
+  if (!rc) rc = cs_drive(&job, &plan, &cs_dcin_ops, e, rec, &err);
+  if (rc) {
+    fprintf(stderr, "%s\n", err.msg);
+  } else {
+    const dcin_stats *st = &dcin_engine_sim(e)->st;
+#ifdef BENCH_COUNT_MOVES
+    uint64_t fifos = 4 * st->flits_injected + st->moved_eject + st->moved_rb +
+                     4 * st->flits_ejected;
+    printf("%llu flit movements: %llu FIFO entries, %llu ring entries (and %llu list entries); "
+           "%llu sim cycles, %llu flit-hops, %llu flits injected\n",
+           (unsigned long long)(fifos + st->moved_ring), (unsigned long long)fifos,
+           (unsigned long long)st->moved_ring, (unsigned long long)st->moved_list,
+           (unsigned long long)dcin_engine_sim(e)->cyc, (unsigned long long)st->flit_hops,
+           (unsigned long long)st->flits_injected);
+#else
+    printf("this build does not count flit movements (DCIN_COUNT_MOVES); %llu flit-hops\n",
+           (unsigned long long)st->flit_hops);
+#endif
+  }
+  cs_dcin_ops.destroy(e);
+  free(rec);
+  cs_plan_free(&plan);
+  return rc ? 1 : 0;
+}
+
 /* bench_dcin [isolated|ring1|ring2|allreduce ...]: the named workloads only (all by default),
  * e.g. to profile one of them under callgrind; bench_dcin reuse SWEEP.json (above). */
 int main(int argc, char **argv) {
+  if (argc == 4 && !strcmp(argv[1], "moves")) return bench_moves(argv[2], argv[3]);
   if (argc >= 3 && !strcmp(argv[1], "reuse")) {
     bool shared = false, cost_order = false;
     const char *records = NULL;

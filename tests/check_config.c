@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "commsweep/cachekey.h"
 #include "commsweep/config.h"
 #include "commsweep/engine.h"
 #include "test_support.h"
@@ -327,6 +328,87 @@ START_TEST(spec_load_should_read_structured_fields) {
 }
 END_TEST
 
+/* The spec of `ids` (n of them, JSON text into buf) and its cache key (under a fixed adapter
+ * and engine: only the participants differ). */
+static int long_spec(const char *parts, cs_spec *spec, char key[CS_KEY_HEX], cs_err *err) {
+  size_t cap = strlen(parts) + 256;
+  char *json = malloc(cap);
+  snprintf(json, cap, "{" SPEC_OK ",\"msg_size_bytes\":1048576,\"participants\":%s}", parts);
+  cJSON *j = cJSON_Parse(json);
+  ck_assert_ptr_nonnull(j);
+  int rc = cs_config_spec_from_json(j, "spec.json", spec, err);
+  cJSON_Delete(j);
+  free(json);
+  if (rc) return rc;
+  cs_job job;
+  memset(&job, 0, sizeof job);
+  job.spec = *spec;
+  snprintf(job.engine.name, sizeof job.engine.name, "math");
+  return cs_cachekey(&job, key, err);
+}
+
+/* "[a,b,...]" of the ids from..to-1 with every `stride`-th left out and, when shuffled, in an
+ * order of its own; malloc'd. */
+static char *id_list(int from, int to, int stride, bool shuffled) {
+  int n = to - from;
+  char *s = malloc((size_t)n * 8 + 4);
+  size_t at = 0;
+  s[at++] = '[';
+  for (int k = 0; k < n; k++) {
+    int i = shuffled ? (int)(((long)k * 7919) % n) : k; /* 7919 is prime to every n here */
+    if (stride && (from + i) % stride == 0) continue;
+    at += (size_t)sprintf(s + at, "%s%d", at > 1 ? "," : "", from + i);
+  }
+  s[at++] = ']';
+  s[at] = 0;
+  return s;
+}
+
+/* A list of more than 512 ids is kept as its sorted set in runs: the same job, and key, in any
+ * order; {"first", "count"} names the same set; a repeated id is C5 with both positions; a set
+ * of more than 256 runs is refused with its count. */
+START_TEST(spec_load_should_keep_long_participant_lists_as_runs) {
+  cs_spec a, b, c;
+  char ka[CS_KEY_HEX], kb[CS_KEY_HEX], kc[CS_KEY_HEX];
+  cs_err err;
+  char *sorted = id_list(0, 4096, 0, false), *shuffled = id_list(0, 4096, 0, true);
+  ck_assert_msg(long_spec(sorted, &a, ka, &err) == CS_OK, "%s", err.msg);
+  ck_assert_msg(long_spec(shuffled, &b, kb, &err) == CS_OK, "%s", err.msg);
+  ck_assert_msg(long_spec("{\"first\":0,\"count\":4096}", &c, kc, &err) == CS_OK, "%s", err.msg);
+  ck_assert_int_eq(a.num_participants, 4096);
+  ck_assert_int_eq(a.num_participant_runs, 1);
+  ck_assert_int_eq(cs_spec_participant(&b, 4095), 4095);
+  ck_assert_str_eq(ka, kb);
+  ck_assert_str_eq(ka, kc);
+  char *other = id_list(1, 4097, 0, false); /* another set: another key */
+  ck_assert_int_eq(long_spec(other, &b, kb, &err), CS_OK);
+  ck_assert_str_ne(ka, kb);
+  /* 600 ids in runs of 4 (every 5th left out): 150 runs */
+  char *holes = id_list(0, 750, 5, true);
+  ck_assert_msg(long_spec(holes, &b, kb, &err) == CS_OK, "%s", err.msg);
+  ck_assert_int_eq(b.num_participants, 600);
+  ck_assert_int_eq(b.num_participant_runs, 150);
+  ck_assert_int_eq(cs_spec_participant(&b, 4), 6);
+  free(holes);
+  /* 520 ids, every other one: 520 runs */
+  holes = id_list(0, 1040, 2, false);
+  ck_assert_int_eq(long_spec(holes, &b, kb, &err), CS_EINVAL);
+  ck_assert_msg(strstr(err.msg, "520 ids in 520 runs") && strstr(err.msg, "at most 256 runs"), "%s", err.msg);
+  /* id 7 twice, at positions 7 and 600 */
+  char *dup = id_list(0, 600, 0, false);
+  char *at600 = dup + strlen(dup) - 1;
+  while (*at600 != ',') at600--;
+  strcpy(at600, ",7]");
+  ck_assert_int_eq(long_spec(dup, &b, kb, &err), CS_ECONSTRAINT);
+  ck_assert_msg(strstr(err.msg, "C5: participants[599] = 7 repeats participants[7]"), "%s", err.msg);
+  free(dup);
+  free(holes);
+  free(other);
+  free(sorted);
+  free(shuffled);
+}
+END_TEST
+
 START_TEST(spec_load_should_name_bad_fields) {
   cs_err err;
   ck_assert_int_eq(spec_error("{" SPEC_OK ",\"msg_size_bytes\":1024}", &err), CS_EINVAL);
@@ -475,6 +557,7 @@ int main(void) {
   int n_keys = 0;
   while (adapter_keys[n_keys]) n_keys++;
   tcase_add_test(tc, adapter_load_should_read_every_field);
+  tcase_add_test(tc, spec_load_should_keep_long_participant_lists_as_runs);
   tcase_add_test(tc, canonical_json_should_print_integers_as_printf_does);
   tcase_add_test(tc, canonical_json_should_escape_strings);
   tcase_add_loop_test(tc, adapter_load_should_reject_each_missing_field, 0, n_keys);

@@ -221,8 +221,10 @@ START_TEST(etag_should_upgrade_t2_to_t0_on_tl_and_win_the_t0_entry) {
   uint32_t g = loose_flit(s, 0, 2);
   dcin_etag_fail(s, d, DCIN_NET_REQ, 2, dcin_etag_fifo(&s->cfg, DCIN_TR), DCIN_TR, g);
   ck_assert_int_eq(s->flits[g].etag, DCIN_T2);
-  nd->rb_in[1].pre = DCIN_NIL;
-  nd->busy = 0;
+  nd->rb_in[1].n = 0; /* the flit put there is freed below */
+  nd->occ = 0;
+  d->busym[DCIN_NET_REQ][0] = 0;
+  d->nact[DCIN_NET_REQ] = 0;
   nd->ue[fifo][DCIN_T2] = 0;
   nd->ue[fifo][DCIN_T0] = 0;
   dcin_flit_free(s, f);
@@ -281,28 +283,36 @@ START_TEST(itag_should_reserve_a_slot_for_a_starved_head) {
   dcin_sim *s = make("5x4", "1die");
   dcin_die *d = &s->dies[0];
   dcin_ring *g = &d->rings[DCIN_NET_REQ][0];
-  uint32_t blocker = loose_flit(s, 0, 3), head = loose_flit(s, 1, 3);
-  int idx = d->cp_out[1 * 4 + DCIN_TR];
+  dcin_node *n1 = &d->nodes[DCIN_NET_REQ][1], *n2 = &d->nodes[DCIN_NET_REQ][2];
+  uint32_t blocker = loose_flit(s, 0, 3), head = loose_flit(s, 1, 3), other = loose_flit(s, 2, 3);
+  int idx = d->cp_out[1 * 4 + DCIN_TR], idx2 = d->cp_out[2 * 4 + DCIN_TR];
+  /* node 1's head waits in its TR inject queue (put in the cycle before), its slot taken */
+  dcin_node_put(d, DCIN_NET_REQ, 1, n1, &n1->iq_out[DCIN_TR], DCIN_B_IQOUT + DCIN_TR, head, 999);
+  dcin_node_put(d, DCIN_NET_REQ, 2, n2, &n2->iq_out[DCIN_TR], DCIN_B_IQOUT + DCIN_TR, other, 999);
+  s->cyc = 1000;
+  dcin_ring_rebase(g, s->cyc, 1);
   dcin_ring_put(g, idx, blocker);
   s->flits[head].wait_h = 81; /* above the trigger of 80 */
-  s->cyc = 1000;
-  ck_assert(!dcin_itag_can_inject(s, d, DCIN_NET_REQ, 1, DCIN_TR, head));
-  ck_assert_int_eq(d->nodes[DCIN_NET_REQ][1].itag_out[DCIN_TR], 1);
+  dcin_cp_inject(s, d, DCIN_NET_REQ, 1);
+  ck_assert_int_eq(n1->itag_out[DCIN_TR], 1);
   ck_assert_uint_eq(s->st.itag_h, 1);
+  ck_assert_uint_eq(s->flits[head].wait_h, 82); /* it waited one more cycle */
   /* one full ring turn later the reserved slot is back, now empty: usable by node 1 only */
   dcin_ring_take(g, idx);
+  s->cyc = 1000 + g->len + (uint64_t)(idx2 - idx); /* the same slot passing node 2 */
+  dcin_cp_inject(s, d, DCIN_NET_REQ, 2);
+  ck_assert_uint_eq(g->count, 0);
+  ck_assert_uint_eq(n2->iq_out[DCIN_TR].n, 1);
   s->cyc = 1000 + g->len;
-  int idx2 = d->cp_out[2 * 4 + DCIN_TR];
-  s->cyc += (uint64_t)(idx2 - idx); /* the same slot passing node 2 */
-  ck_assert(!dcin_itag_can_inject(s, d, DCIN_NET_REQ, 2, DCIN_TR, blocker));
-  s->cyc = 1000 + g->len;
-  ck_assert(dcin_itag_can_inject(s, d, DCIN_NET_REQ, 1, DCIN_TR, head));
-  dcin_itag_on_inject(s, d, DCIN_NET_REQ, 1, DCIN_TR, head);
-  ck_assert_int_eq(d->nodes[DCIN_NET_REQ][1].itag_out[DCIN_TR], 0);
+  dcin_cp_inject(s, d, DCIN_NET_REQ, 1);
+  ck_assert_int_eq(n1->itag_out[DCIN_TR], 0);
   ck_assert_uint_eq(dcin_ring_at(g, idx), head);
+  ck_assert_uint_eq(n1->iq_out[DCIN_TR].n, 0);
   dcin_ring_take(g, idx);
+  dcin_node_take(d, DCIN_NET_REQ, 2, n2, &n2->iq_out[DCIN_TR], DCIN_B_IQOUT + DCIN_TR);
   dcin_flit_free(s, blocker);
   dcin_flit_free(s, head);
+  dcin_flit_free(s, other);
   dcin_sim_destroy(s);
 }
 END_TEST

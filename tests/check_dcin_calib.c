@@ -289,18 +289,11 @@ START_TEST(mixed_traffic_in_compat_mode_should_match_crossring) {
   ck_assert_ptr_nonnull(f);
   char line[160];
   uint64_t id = 0;
-  while (fgets(line, sizeof line, f)) {
-    int t, sd, sn, gi, dd, dn, di, burst;
-    char rw;
-    if (line[0] == '#' || sscanf(line, "%d,%d,%d,gdma_%d,%d,%d,ddr_%d,%c,%d", &t, &sd, &sn, &gi,
-                                 &dd, &dn, &di, &rw, &burst) != 9)
-      continue;
-    ck_assert_int_ge(dcin_inject_phys(s, id++,
-                                      &(dcin_place){sd, sn, DCIN_IP_GDMA0 + gi, dd, dn,
-                                                    DCIN_IP_DDR0 + di, rw == 'R', burst},
-                                      &err),
-                     0);
-  }
+  int t_ns;
+  dcin_place pl;
+  while (fgets(line, sizeof line, f))
+    if (cs_test_dcin_csv_line(line, &t_ns, &pl))
+      ck_assert_int_ge(dcin_inject_phys(s, id++, &pl, &err), 0);
   fclose(f);
   ck_assert_uint_eq(id, m->n);
   dcin_run_native(s, 100000);

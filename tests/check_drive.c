@@ -130,10 +130,35 @@ static int f_finish_step(void *e, const cs_engine_step *step, cs_txn_record *rec
   return CS_OK;
 }
 
+/* inject_flows of the scripted engine: its inject, req by req in flow order, counted per call. */
+static int f_inject_flows(void *e, const cs_flow *flows, size_t n, cs_err *err) {
+  fake *f = e;
+  f->step_calls++;
+  for (size_t i = 0; i < n; i++)
+    for (uint64_t k = 0; k < flows[i].num_txns; k++) {
+      cs_inject req = cs_flow_req(&flows[i], k);
+      int rc = f_inject(e, &req, err);
+      if (rc) return rc;
+    }
+  return CS_OK;
+}
+
 static fake *engine;
 static cs_job job;
 static cs_plan plan;
 static cs_txn_record *records;
+
+/* The req of request id, from the plan's flows. */
+static cs_inject plan_req(uint64_t id) {
+  uint32_t s = 0;
+  while (plan.step_txn_begin[s + 1] <= id) s++;
+  cs_flow flows[64];
+  ck_assert_uint_le(plan.flows_per_step, 64);
+  cs_plan_step_flows(&plan, s, flows);
+  uint32_t f = 0;
+  while (id >= flows[f].first_txn + flows[f].num_txns) f++;
+  return cs_flow_req(&flows[f], id - flows[f].first_txn);
+}
 
 static void setup(void) {
   const int parts[] = {0, 1, 2, 3};
@@ -177,8 +202,10 @@ START_TEST(drive_should_inject_each_rsp_reversed_in_its_completion_tick) {
     ck_assert_uint_eq(r->retry_count, i % 2); /* describe() was called */
     const cs_inject *rsp = &engine->t[i].last;
     ck_assert_int_eq(rsp->packet_type, CS_PKT_RSP);
-    ck_assert_int_eq(rsp->src_id, plan.txns[i].dst_id);
-    ck_assert_int_eq(rsp->dst_id, plan.txns[i].src_id);
+    cs_inject req = plan_req(i);
+    ck_assert_uint_eq(req.request_id, i);
+    ck_assert_int_eq(rsp->src_id, req.dst_id);
+    ck_assert_int_eq(rsp->dst_id, req.src_id);
     ck_assert_uint_eq(rsp->request_id, i);
   }
   ck_assert_uint_eq(engine->injects, 2 * plan.num_txns);
@@ -222,6 +249,19 @@ START_TEST(drive_should_give_the_same_records_when_the_engine_takes_a_step_s_req
   fake *other = drive_both(&ops);
   ck_assert_uint_eq(other->step_calls, plan.num_steps);
   ck_assert_uint_eq(other->injects, 2 * plan.num_txns); /* each req once, each rsp once */
+  ck_assert_int_eq(memcmp(engine->inject_tick, other->inject_tick, sizeof engine->inject_tick), 0);
+  free(other);
+}
+END_TEST
+
+/* A step's reqs handed over as its flows (inject_flows) give the records of injecting them one
+ * by one: one call per step. */
+START_TEST(drive_should_give_the_same_records_when_the_engine_takes_a_step_s_flows) {
+  cs_engine_ops ops = fake_ops;
+  ops.inject_flows = f_inject_flows;
+  fake *other = drive_both(&ops);
+  ck_assert_uint_eq(other->step_calls, plan.num_steps);
+  ck_assert_uint_eq(other->injects, 2 * plan.num_txns);
   ck_assert_int_eq(memcmp(engine->inject_tick, other->inject_tick, sizeof engine->inject_tick), 0);
   free(other);
 }
@@ -334,6 +374,38 @@ START_TEST(math_engine_with_a_request_latency_of_1e9_ns_should_complete) {
 }
 END_TEST
 
+/* A job whose estimate (cs_job_memory) passes engine.memory_limit_bytes fails before it runs
+ * with CS_ELIMIT, naming the estimate, the bound and the field to change; at its estimate it
+ * runs.  The estimate is the sum of its parts and grows with what the job keeps: every record
+ * (the whole job's) over a step's for a log. */
+START_TEST(job_over_its_memory_bound_should_fail_naming_the_estimate_bound_and_field) {
+  const int parts[] = {0, 1, 2, 3, 4, 5, 6, 7};
+  cs_job j;
+  cs_test_job(&j, "math", CS_PRIM_ALLREDUCE, 1 << 20, parts, 8);
+  cs_err err;
+  cs_job_memory_estimate none, logged, kept;
+  ck_assert_msg(cs_job_memory(&j, 0, &none, &err) == CS_OK, "%s", err.msg);
+  ck_assert_int_eq(cs_job_memory(&j, CS_JOB_LOG_STEPS, &logged, &err), CS_OK);
+  ck_assert_int_eq(cs_job_memory(&j, CS_JOB_KEEP_RECORDS, &kept, &err), CS_OK);
+  ck_assert_uint_eq(none.total, none.plan + none.drive + none.engine + none.records + none.backfill);
+  ck_assert_uint_eq(none.bound, CS_JOB_MEMORY_DEFAULT);
+  ck_assert_uint_le(none.total, logged.total);
+  ck_assert_uint_lt(logged.records, kept.records); /* 14 steps: a step's records, not all */
+  cs_job_output out;
+  j.engine.memory_limit_bytes = none.total - 1;
+  ck_assert_int_eq(cs_job_run(&j, false, &out, &err), CS_ELIMIT);
+  char bound[64];
+  snprintf(bound, sizeof bound, "(engine.memory_limit_bytes = %llu)",
+           (unsigned long long)none.total - 1);
+  ck_assert_msg(strstr(err.msg, "estimated to need") && strstr(err.msg, bound) &&
+                    strstr(err.msg, "raise engine.memory_limit_bytes"),
+                "%s", err.msg);
+  j.engine.memory_limit_bytes = none.total;
+  ck_assert_msg(cs_job_run(&j, false, &out, &err) == CS_OK, "%s", err.msg);
+  cs_job_output_free(&out);
+}
+END_TEST
+
 /* The records the driver fills carry what back-fill needs: the aggregates follow from them by
  * tbl-cr-09's formulas (check_backfill checks back-fill itself on hand-made records). */
 START_TEST(driven_records_should_backfill_per_table_cr09) {
@@ -361,58 +433,100 @@ START_TEST(driven_records_should_backfill_per_table_cr09) {
 }
 END_TEST
 
-/* What a streamed drive hands its sink, step after step, in one reused window. */
+/* What a streamed drive hands its sink, in one reused window. */
 typedef struct sink_log {
   cs_txn_record *copy; /* the records received, at their request ids */
-  uint32_t next_step;
-  uint64_t received;
+  uint8_t *seen;       /* per request id: received */
+  uint32_t next_step;  /* by step: the step expected next; as done: the step running */
+  uint64_t received, in_step;
+  bool by_step;
   const cs_txn_record *window;
   cs_backfill_acc acc;
 } sink_log;
 
 static int log_step(void *ctx, uint32_t step, const cs_txn_record *recs, uint64_t n, cs_err *err) {
   sink_log *l = ctx;
-  ck_assert_uint_eq(step, l->next_step++);
   ck_assert_ptr_eq(recs, l->window);
-  ck_assert_uint_eq(n, plan.step_txn_begin[step + 1] - plan.step_txn_begin[step]);
-  memcpy(l->copy + plan.step_txn_begin[step], recs, n * sizeof *recs);
+  if (l->by_step) {
+    ck_assert_uint_eq(step, l->next_step++);
+    ck_assert_uint_eq(n, plan.step_txn_begin[step + 1] - plan.step_txn_begin[step]);
+  } else { /* steps in order, each whole before the next */
+    if (step != l->next_step) {
+      ck_assert_uint_eq(l->in_step, plan.step_txn_begin[l->next_step + 1] - plan.step_txn_begin[l->next_step]);
+      ck_assert_uint_eq(step, l->next_step + 1);
+      l->next_step = step;
+      l->in_step = 0;
+    }
+    l->in_step += n;
+  }
+  for (uint64_t i = 0; i < n; i++) {
+    uint64_t id = recs[i].request_id;
+    ck_assert_uint_ge(id, plan.step_txn_begin[step]);
+    ck_assert_uint_lt(id, plan.step_txn_begin[step + 1]);
+    ck_assert(!l->seen[id]);
+    l->seen[id] = 1;
+    l->copy[id] = recs[i];
+  }
   l->received += n;
   cs_backfill_add(&l->acc, recs, n);
   (void)err;
   return CS_OK;
 }
 
-/* The same engine script driven whole and streamed: every record equal (the window is cleared
- * between steps, so nothing of a step leaks into the next), and the back-fill folded step by
- * step equal to cs_backfill's over the whole array, bit for bit. */
-START_TEST(streamed_drive_should_give_each_step_the_records_of_a_whole_drive) {
+/* The same engine script driven whole and streamed (ops, order): every record equal (the window
+ * starts as garbage and is reused, so nothing of a piece leaks into the next), and the back-fill
+ * folded piece by piece equal to cs_backfill's over the whole array, bit for bit. */
+static void streamed_like_whole(const cs_engine_ops *ops, cs_drive_order order) {
   cs_err err;
+  memset(engine, 0, sizeof *engine);
+  engine->stuck = UINT64_MAX;
   ck_assert_int_eq(cs_drive(&job, &plan, &fake_ops, engine, records, &err), CS_OK);
   cs_result whole;
   ck_assert_int_eq(cs_backfill(&job, &plan, records, NULL, "fake", &whole, &err), CS_OK);
 
   fake *again = calloc(1, sizeof *again);
   again->stuck = UINT64_MAX;
-  uint64_t widest = cs_drive_widest_step(&plan);
-  ck_assert_uint_eq(widest, plan.num_txns / plan.num_steps); /* a ring: equal steps */
-  cs_txn_record *window = malloc(widest * sizeof *window);
-  memset(window, 0xab, widest * sizeof *window); /* garbage the driver must clear */
+  uint64_t room = cs_drive_window(&plan, ops, order);
+  cs_txn_record *window = malloc(room * sizeof *window);
+  memset(window, 0xab, room * sizeof *window); /* garbage the driver must clear */
   sink_log *l = calloc(1, sizeof *l);
   l->copy = calloc(plan.num_txns, sizeof *l->copy);
+  l->seen = calloc(plan.num_txns, 1);
   l->window = window;
-  cs_backfill_begin(&l->acc, &job);
-  ck_assert_msg(cs_drive_streamed(&job, &plan, &fake_ops, again, window, log_step, l, &err) == 0,
+  l->by_step = order == CS_DRIVE_BY_STEP;
+  ck_assert_int_eq(cs_backfill_begin(&l->acc, &job, &err), CS_OK);
+  ck_assert_msg(cs_drive_streamed(&job, &plan, ops, again, order, window, log_step, l, &err) == 0,
                 "%s", err.msg);
-  ck_assert_uint_eq(l->next_step, plan.num_steps);
+  ck_assert_uint_eq(l->next_step, l->by_step ? plan.num_steps : plan.num_steps - 1);
   ck_assert_uint_eq(l->received, plan.num_txns);
   ck_assert_int_eq(memcmp(l->copy, records, plan.num_txns * sizeof *records), 0);
   cs_result folded;
   cs_backfill_end(&l->acc, &job, &plan, NULL, "fake", &folded);
   ck_assert_int_eq(memcmp(&folded, &whole, sizeof whole), 0);
   free(l->copy);
+  free(l->seen);
   free(l);
   free(window);
   free(again);
+}
+
+START_TEST(streamed_drive_should_give_each_step_the_records_of_a_whole_drive) {
+  ck_assert_uint_eq(plan.widest_step, plan.num_txns / plan.num_steps); /* a ring: equal steps */
+  streamed_like_whole(&fake_ops, CS_DRIVE_BY_STEP);
+  cs_engine_ops ops = fake_ops;
+  ops.inject_flows = f_inject_flows;
+  streamed_like_whole(&ops, CS_DRIVE_BY_STEP);
+}
+END_TEST
+
+/* Folded as they finish (an engine that takes flows), the records arrive in batches smaller
+ * than a step, in completion order: the same records, the same back-fill. */
+START_TEST(streamed_drive_should_fold_records_as_they_finish) {
+  cs_engine_ops ops = fake_ops;
+  ops.inject_flows = f_inject_flows;
+  ck_assert_uint_ge(plan.widest_step, 2);
+  streamed_like_whole(&ops, CS_DRIVE_AS_DONE);
+  streamed_like_whole(&fake_ops, CS_DRIVE_AS_DONE); /* one by one: a step at a time */
 }
 END_TEST
 
@@ -426,10 +540,10 @@ static int fail_at_step_1(void *ctx, uint32_t step, const cs_txn_record *recs, u
 /* A sink's error ends the drive with its code and message: no later step is driven. */
 START_TEST(streamed_drive_should_stop_at_a_failing_sink) {
   cs_err err;
-  cs_txn_record *window = malloc(cs_drive_widest_step(&plan) * sizeof *window);
+  cs_txn_record *window = malloc(cs_drive_window(&plan, &fake_ops, CS_DRIVE_BY_STEP) * sizeof *window);
   uint32_t last_step = UINT32_MAX;
-  ck_assert_int_eq(cs_drive_streamed(&job, &plan, &fake_ops, engine, window, fail_at_step_1,
-                                     &last_step, &err),
+  ck_assert_int_eq(cs_drive_streamed(&job, &plan, &fake_ops, engine, CS_DRIVE_BY_STEP, window,
+                                     fail_at_step_1, &last_step, &err),
                    CS_EIO);
   ck_assert_str_eq(err.msg, "sink full at step 1");
   ck_assert_uint_eq(last_step, 1);
@@ -468,9 +582,12 @@ int main(void) {
   tcase_add_test(tc, deadlock_guard_should_stop_an_idle_engine_at_the_idle_limit);
   tcase_add_test(tc, deadlock_guard_should_stop_an_engine_whose_clock_does_not_move);
   tcase_add_test(tc, math_engine_with_a_request_latency_of_1e9_ns_should_complete);
+  tcase_add_test(tc, job_over_its_memory_bound_should_fail_naming_the_estimate_bound_and_field);
   tcase_add_test(tc, driven_records_should_backfill_per_table_cr09);
   tcase_add_test(tc, streamed_drive_should_give_each_step_the_records_of_a_whole_drive);
+  tcase_add_test(tc, streamed_drive_should_fold_records_as_they_finish);
   tcase_add_test(tc, streamed_drive_should_stop_at_a_failing_sink);
+  tcase_add_test(tc, drive_should_give_the_same_records_when_the_engine_takes_a_step_s_flows);
   suite_add_tcase(s, tc);
   tc = tcase_create("backfill");
   suite_add_tcase(s, tc);

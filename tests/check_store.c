@@ -108,6 +108,67 @@ START_TEST(xxh64_matches_reference_vectors) {
 }
 END_TEST
 
+/* XXH64 over pieces equals it over the whole, wherever the cuts fall (inside a stripe, at its
+ * edge, empty pieces), for lengths around the 32-byte stripe. */
+START_TEST(xxh64_in_pieces_matches_the_whole) {
+  unsigned char buf[300];
+  for (size_t i = 0; i < sizeof buf; i++) buf[i] = (unsigned char)(i * 37 + 11);
+  const size_t lens[] = {0, 1, 31, 32, 33, 63, 64, 65, 299};
+  for (size_t l = 0; l < sizeof lens / sizeof lens[0]; l++)
+    for (size_t cut = 1; cut <= 40; cut += 13) {
+      cs_store_xxh64_state x;
+      cs_store_xxh64_begin(&x, 77);
+      for (size_t at = 0; at < lens[l]; at += cut) {
+        cs_store_xxh64_update(&x, buf + at, at + cut <= lens[l] ? cut : lens[l] - at);
+        cs_store_xxh64_update(&x, buf, 0);
+      }
+      ck_assert_uint_eq(cs_store_xxh64_end(&x), cs_store_xxh64(buf, lens[l], 77));
+    }
+}
+END_TEST
+
+/* A row's log streamed into a serial store in pieces, started over once (a job that runs
+ * again), reads back as the same records with the checksum of the whole slice. */
+START_TEST(a_streamed_log_reads_back_as_its_records) {
+  make_file(4); /* row 3 is pending, its slice 6..9 (4 records) */
+  cs_err err;
+  cs_store *st = NULL;
+  ck_assert_int_eq(cs_store_open(path, CS_STORE_WRITE, &st, &err), 0);
+  cs_store_txn_row want[4];
+  fake_txns(3, 4, want);
+  cs_txn_record recs[4];
+  for (int i = 0; i < 4; i++) recs[i] = want[i].rec;
+  cs_store_log *lg;
+  ck_assert_int_eq(cs_store_log_begin(st, 3, 6, 4, &lg, &err), 0);
+  ck_assert_int_eq(cs_store_log_append(lg, recs, 3, &err), 0);
+  ck_assert_int_eq(cs_store_log_restart(lg, &err), 0);
+  recs[0].rsp_complete_tick += 1000; /* the first run's records are dropped */
+  ck_assert_int_eq(cs_store_log_append(lg, recs, 1, &err), 0);
+  ck_assert_int_eq(cs_store_log_restart(lg, &err), 0);
+  recs[0].rsp_complete_tick -= 1000;
+  ck_assert_int_eq(cs_store_log_append(lg, recs, 1, &err), 0);
+  ck_assert_int_eq(cs_store_log_append(lg, recs + 1, 3, &err), 0);
+  ck_assert_int_ne(cs_store_log_append(lg, recs, 1, &err), 0); /* past the slice */
+  cs_store_result_row r;
+  fake_result(7.0, &r);
+  r.txlog_offset = 6;
+  char key[CS_STORE_KEY_LEN];
+  fake_key(3, key);
+  ck_assert_msg(cs_store_put_result_log(st, 3, key, &r, lg, NULL, 0, &err) == 0, "%s", err.msg);
+  ck_assert_int_eq(cs_store_close(st, &err), 0);
+  ck_assert_int_eq(cs_store_open(path, CS_STORE_READ, &st, &err), 0);
+  cs_store_result_row res;
+  ck_assert_int_eq(cs_store_read_results(st, 3, 1, &res, &err), 0);
+  cs_store_txn_row got[4];
+  ck_assert_int_eq(cs_store_read_txlog(st, 6, 4, got, &err), 0);
+  ck_assert_int_eq(memcmp(got, want, sizeof want), 0);
+  ck_assert_uint_eq(res.txlog_count, 4);
+  ck_assert_uint_eq(res.txlog_checksum, cs_store_txlog_checksum(3, want, 4));
+  ck_assert(cs_store_row_verifies(st, 3, key, &res));
+  ck_assert_int_eq(cs_store_close(st, &err), 0);
+}
+END_TEST
+
 START_TEST(rows_round_trip_and_checksums_verify) {
   make_file(6);
   cs_err err;
@@ -657,6 +718,8 @@ static Suite *store_suite(void) {
   tcase_add_test(core, planez_codes_runs_compactly);
   tcase_add_test(core, planez_refuses_a_short_buffer);
   tcase_add_test(core, rows_round_trip_and_checksums_verify);
+  tcase_add_test(core, xxh64_in_pieces_matches_the_whole);
+  tcase_add_test(core, a_streamed_log_reads_back_as_its_records);
   tcase_add_test(core, growing_keeps_rows_and_adds_pending_ones);
   tcase_add_test(core, cleared_row_reads_pending);
   tcase_add_test(core, foreign_and_missing_files_are_refused);

@@ -650,9 +650,9 @@ START_TEST(detail_levels_rerun_less_and_reuse_more) {
 }
 END_TEST
 
-/* Log rows kept from job to job (a rank's cs_sweep_logbuf, here refilled by jobs of three
- * sizes, the largest first) store what fresh rows store: every result row, record and summary
- * the same bytes. */
+/* Summary rows kept from job to job (a rank's cs_sweep_logbuf, here refilled by jobs of three
+ * sizes, the largest first; the records stream into each row's log) store what fresh rows
+ * store: every result row, record and summary the same bytes. */
 START_TEST(kept_log_rows_store_what_fresh_ones_store) {
   cs_sweep sw;
   cs_err err;
@@ -685,7 +685,7 @@ START_TEST(kept_log_rows_store_what_fresh_ones_store) {
     ck_assert_int_eq(cs_store_read_steplog(st, 0, steps, sum[pass], &err), 0);
     cs_store_close(st, NULL);
   }
-  ck_assert_uint_eq(kept.txns_cap, sw.jobs[0].num_txns); /* it holds the largest job */
+  ck_assert_uint_eq(kept.steps_cap, sw.jobs[0].num_steps); /* it holds the largest job's */
   for (size_t i = 0; i < rows; i++) {
     ck_assert_int_eq(res[1][i].status, CS_STORE_DONE);
     ck_assert_uint_eq(res[1][i].txlog_count, sw.jobs[i].num_txns);

@@ -14,23 +14,30 @@ int cs_backfill(const cs_job *job, const cs_plan *plan, const cs_txn_record *rec
                 const cs_engine_stats *engine_stats, const char *engine_name, cs_result *out,
                 cs_err *err);
 
-/* The same back-fill over records that arrive in pieces (a step at a time, cs_drive_streamed),
- * so a job need not keep them all: begin, add the pieces in request order, end.  Sums run in
- * the order cs_backfill runs them, so the result is bit-identical to it. */
+/* The same back-fill over records that arrive in pieces (a step at a time, or as they finish:
+ * cs_drive_streamed), so a job need not keep them all: begin, add the pieces in any order, end.
+ * Every sum is exact (integers; the tick sums become doubles at the end), so the result is
+ * bit-identical to cs_backfill's whatever the order. */
 typedef struct cs_backfill_acc {
   cs_result sums; /* retries, block and cross-die counters */
   uint64_t max_tick;
-  double req_ticks, rsp_ticks;
+  uint64_t req_ticks, rsp_ticks;
   int num_participants, bw_bytes;
-  int32_t sorted_ids[CS_MAX_PARTICIPANTS];
-  double last[CS_MAX_PARTICIPANTS]; /* T_i in ticks per sorted participant; < 0: sends nothing */
+  int32_t *sorted_ids; /* the participants ascending; a run first_id.. needs no search */
+  bool contiguous;     /* sorted_ids[i] == sorted_ids[0] + i */
+  double *last; /* T_i in ticks per sorted participant; < 0: sends nothing */
 } cs_backfill_acc;
 
-void cs_backfill_begin(cs_backfill_acc *acc, const cs_job *job);
+/* CS_ENOMEM (acc holds nothing) or CS_OK. */
+int cs_backfill_begin(cs_backfill_acc *acc, const cs_job *job, cs_err *err);
 void cs_backfill_add(cs_backfill_acc *acc, const cs_txn_record *records, uint64_t n);
-/* Fills *out as cs_backfill does (every field but wall_time_s); acc is spent. */
+/* Fills *out as cs_backfill does (every field but wall_time_s); acc is spent (freed). */
 void cs_backfill_end(cs_backfill_acc *acc, const cs_job *job, const cs_plan *plan,
                      const cs_engine_stats *engine_stats, const char *engine_name, cs_result *out);
+/* Frees an accumulator that will not reach cs_backfill_end.  Accepts a spent one. */
+void cs_backfill_acc_free(cs_backfill_acc *acc);
+/* Bytes an accumulator holds for n participants. */
+uint64_t cs_backfill_bytes(int n);
 
 /* trace_meta detail beyond the EngineResult columns: every back-pressure counter of the record
  * (the CS_COL_COUNTER columns of cs_txn_record_cols, in table order) summed over the job's
@@ -45,6 +52,9 @@ typedef struct cs_trace_meta {
 
 void cs_backfill_trace_meta(const cs_txn_record *records, size_t n, int bw_bytes,
                             cs_trace_meta *out);
+/* The same, adding records that arrive in pieces to *out (zeroed before the first). */
+void cs_backfill_trace_meta_add(const cs_txn_record *records, size_t n, int bw_bytes,
+                                cs_trace_meta *out);
 struct cJSON;
 /* Adds "back_pressure" {counter: sum} and "die_pairs" [{src_die, dst_die, transactions, bytes}]
  * (non-zero pairs) to trace_meta. */

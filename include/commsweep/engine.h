@@ -5,6 +5,13 @@
  * its own internal cycles and converts.  The protocol per transaction (seed "tick-driven loop"):
  *   inject(req) -> ... completion {id, CS_PHASE_REQ} -> inject(rsp, reversed src/dst, same id)
  *   -> ... completion {id, CS_PHASE_FINAL}.
+ *
+ * Memory: an engine holds state only for the transactions in flight: those of the current step
+ * it was given and has not yet been asked to describe() after their final completion (the
+ * driver hands it one step at a time), or, when it takes a step's reqs as flows (inject_flows),
+ * only those it has started.  describe() of a finished request comes before the engine's next
+ * poll or advance after the poll that returned its CS_PHASE_FINAL completion; from then on the
+ * engine may have forgotten it.  cs_engine_ops.memory states what it will hold.
  */
 #ifndef COMMSWEEP_ENGINE_H
 #define COMMSWEEP_ENGINE_H
@@ -13,6 +20,7 @@
 
 #include "commsweep/err.h"
 #include "commsweep/fields.h"
+#include "commsweep/expand.h"
 #include "commsweep/model.h"
 
 enum { CS_PHASE_REQ = 0, CS_PHASE_FINAL = 1 };
@@ -104,6 +112,11 @@ typedef struct cs_engine_ops {
   void (*shared_free)(void *shared); /* accepts NULL */
   int (*shared_attach)(void *engine, void *shared, cs_err *err); /* before the first inject */
 
+  /* Optional: the bytes the engine will hold at most while it runs the job, estimated before it
+   * runs; widest_step is the transactions of the plan's widest step.  NULL: the engine holds
+   * about CS_ENGINE_TXN_BYTES per transaction of the widest step (cs_engine_memory). */
+  uint64_t (*memory)(const cs_job *job, uint64_t widest_step);
+
   /* ---- running ------------------------------------------------------------------------------- */
   /* Builds an engine for the job; on failure *engine is untouched and err says why. */
   int (*create)(const cs_job *job, void **engine, cs_err *err);
@@ -114,6 +127,11 @@ typedef struct cs_engine_ops {
    * one is refused, the index of that one (those before it are injected) with err saying why. */
   int (*inject_step)(void *engine, const cs_inject *reqs, size_t n, size_t *injected,
                      cs_err *err);
+  /* Optional (NULL: the driver injects the step's reqs, through inject_step or inject).  Accepts
+   * a step's reqs as its flows, flows[0..n): exactly as if cs_flow_req(&flows[f], k) were
+   * injected for every flow f and every k, in that order, at the current tick; the engine makes
+   * each req only when it starts it, so what waits for a tracker costs no memory. */
+  int (*inject_flows)(void *engine, const cs_flow *flows, size_t n, cs_err *err);
   /* Advances until a completion is pending or max_ticks ticks have passed, whichever is first. */
   int (*advance)(void *engine, uint64_t max_ticks, cs_err *err);
   /* Moves up to cap pending completions, oldest first, into out; returns how many. */
@@ -173,6 +191,11 @@ static inline void cs_engine_record_begin(cs_txn_record *rec, const cs_inject *r
   rec->req_inject_tick = now;
   for (size_t x = 0; x < extra_slots; x++) rec->engine_extra[x] = -1;
 }
+
+/* What an engine without a memory op is taken to hold per transaction of its widest step. */
+#define CS_ENGINE_TXN_BYTES 256
+/* ops->memory(job, widest_step), or CS_ENGINE_TXN_BYTES per transaction of the widest step. */
+uint64_t cs_engine_memory(const cs_engine_ops *ops, const cs_job *job, uint64_t widest_step);
 
 /* The registry: engine ops by name.  Returns NULL for an unknown name. */
 const cs_engine_ops *cs_engine_find(const char *name);

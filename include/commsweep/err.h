@@ -23,8 +23,9 @@
   X(EINTERNAL, -8, "internal error")                                      \
   X(EBUSY, -9, "resource busy")                                           \
   X(ECORRUPT, -10, "corrupted data")                                      \
-  X(ERETRY, -11, "run the job again without the engine's shared state")                  \
-  X(EINTR, -12, "interrupted by a signal")
+  X(ERETRY, -11, "run the job again without the engine's shared state")   \
+  X(EINTR, -12, "interrupted by a signal")                                \
+  X(ELIMIT, -13, "over a stated limit")
 
 enum {
 #define CS_ERR_ENUM_(name, value, text) CS_##name = value,

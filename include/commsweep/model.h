@@ -18,7 +18,11 @@
  * change of semantics invalidates old results. */
 #define CS_ADAPTER_VERSION "1.0.0"
 
-#define CS_MAX_PARTICIPANTS 512
+/* A spec lists up to CS_MAX_LISTED_PARTICIPANTS ids as given; a longer list (collectives only)
+ * is kept as its sorted set, in runs of consecutive ids, at most CS_MAX_PARTICIPANT_RUNS of
+ * them.  No other bound: a job's size is limited by the memory it needs (job.h). */
+#define CS_MAX_LISTED_PARTICIPANTS 512
+#define CS_MAX_PARTICIPANT_RUNS (CS_MAX_LISTED_PARTICIPANTS / 2)
 #define CS_MAX_GRID_DIMS 3
 #define CS_NAME_MAX 32
 #define CS_PATH_MAX 256
@@ -51,7 +55,12 @@ typedef struct cs_spec {
   cs_algorithm algorithm;
   uint64_t msg_size_bytes;                    /* M, > 0 */
   int num_participants;                       /* N */
-  int32_t participants[CS_MAX_PARTICIPANTS];  /* logical GDMA ids, as given (C5: distinct) */
+  int num_participant_runs;                   /* 0: participants[0..N) are the logical GDMA
+                                                 ids as given (C5: distinct); > 0: the sorted
+                                                 set, as (first id, count) pairs in
+                                                 participants[0 .. 2 runs), ascending and
+                                                 apart.  Read them with cs_spec_participant */
+  int32_t participants[CS_MAX_LISTED_PARTICIPANTS];
   char dtype[16];                             /* metadata only: "fp32", "bf16", ... */
   cs_p2p_op p2p_op;                           /* p2p only: read or write; NONE otherwise */
   int32_t grid[CS_MAX_GRID_DIMS];             /* participant grid, dimension 0 first; 0 = absent.
@@ -91,6 +100,9 @@ typedef struct cs_adapter_config {
 typedef struct cs_engine_options {
   char name[16];                 /* a registered engine: cs_engine_names() */
   uint64_t deadlock_guard_ticks; /* consecutive driver ticks without a completion => error */
+  uint64_t memory_limit_bytes;   /* the most a job may be estimated to hold (job.h), 0 for the
+                                    default; not in the cache key: it decides whether a job
+                                    runs, never what it yields */
   bool has_options;              /* false: the engine's documented defaults apply */
   union {
     double align_;
@@ -238,5 +250,15 @@ bool cs_algorithm_uses_grid(cs_algorithm a);
  * sorted list, so two specs listing the same set are the same job), as given for p2p
  * ([source, destination]).  Writes num_participants ids into out. */
 void cs_spec_participant_order(const cs_spec *spec, int32_t *out);
+/* Participant i: as given for a listed spec, in ascending order for one kept in runs. */
+int32_t cs_spec_participant(const cs_spec *spec, int i);
+/* The largest participant id (-1 without participants). */
+int32_t cs_spec_max_participant(const cs_spec *spec);
+/* Sets the participants from n ids: listed when n <= CS_MAX_LISTED_PARTICIPANTS, else their
+ * sorted set in runs.  Returns 0; or, for a long list, -1 with *a < *b the indices of two equal
+ * ids (C5), or -2 when the set has more than CS_MAX_PARTICIPANT_RUNS runs (*a = the runs).
+ * scratch holds n entries (a long list is sorted there); the spec is untouched on failure. */
+int cs_spec_set_participants(cs_spec *spec, const int32_t *ids, int n, int64_t *scratch, int *a,
+                             int *b);
 
 #endif

@@ -270,6 +270,27 @@ int cs_store_put_result_steps(cs_store *st, uint64_t row, const char key[CS_STOR
                               cs_store_result_row *res, const cs_store_txn_row *txns, uint64_t n,
                               const cs_store_step_row *steps, uint64_t nsteps, cs_err *err);
 
+/* A row's transaction records written while its job runs, instead of handed over whole: begin
+ * with the row's reserved slice, append every record in request-id order, then
+ * cs_store_put_result_log writes the row (and frees the log); cs_store_log_abort drops what was
+ * written.  A parallel store's log goes to its spool as cs_store_put_result's would, made as the
+ * records come: the records before the slice's first whole /txlog chunk, each whole chunk
+ * (shuffled and deflated as /txlog stores it) as soon as it is complete, then the rest, so the
+ * log holds one chunk of records at most (all of them when /txlog's layout takes no whole
+ * chunks: cs_store_txlog_direct).  A serial store writes them into /txlog as they come. */
+typedef struct cs_store_log cs_store_log;
+int cs_store_log_begin(cs_store *st, uint64_t row, uint64_t offset, uint64_t count,
+                       cs_store_log **out, cs_err *err);
+int cs_store_log_append(cs_store_log *lg, const cs_txn_record *recs, uint64_t n, cs_err *err);
+/* The job runs again from its start: what was appended is dropped. */
+int cs_store_log_restart(cs_store_log *lg, cs_err *err);
+/* As cs_store_put_result_steps, the records being those appended (every one of the slice's);
+ * frees lg, whatever it returns. */
+int cs_store_put_result_log(cs_store *st, uint64_t row, const char key[CS_STORE_KEY_LEN],
+                            cs_store_result_row *res, cs_store_log *lg,
+                            const cs_store_step_row *steps, uint64_t nsteps, cs_err *err);
+void cs_store_log_abort(cs_store_log *lg); /* accepts NULL */
+
 /* Holds back up to cap result rows written by cs_store_put_result and writes them with one
  * H5Dwrite when cap are held, at cs_store_flush_rows and at close (0: write each at once).
  * Slices are still written at once, before their rows.  A process killed while rows are held
@@ -317,6 +338,15 @@ void cs_store_spool_remove(const char *path);
 
 /* XXH64 of a buffer. */
 uint64_t cs_store_xxh64(const void *data, size_t len, uint64_t seed);
+/* The same over bytes that come in pieces: begin, update with each piece in order, end. */
+typedef struct cs_store_xxh64_state {
+  uint64_t v[4], seed, len;
+  unsigned char buf[32]; /* the bytes of a stripe not yet complete */
+  size_t fill;
+} cs_store_xxh64_state;
+void cs_store_xxh64_begin(cs_store_xxh64_state *x, uint64_t seed);
+void cs_store_xxh64_update(cs_store_xxh64_state *x, const void *data, size_t len);
+uint64_t cs_store_xxh64_end(const cs_store_xxh64_state *x);
 /* The slice hash stored in txlog_checksum (0 for an empty slice). */
 uint64_t cs_store_txlog_checksum(uint64_t row, const cs_store_txn_row *txns, uint64_t n);
 /* The slice hash stored in steplog_checksum (0 for an empty slice). */

@@ -205,11 +205,9 @@ int cs_sweep_plan_changes(const cs_sweep *sw, const cs_sweep_plan *plan);
 int cs_sweep_plan_apply_rows(const cs_sweep *sw, cs_store *st, const cs_sweep_plan *plan,
                              cs_err *err);
 
-/* The rows of one job's log, kept from job to job of a rank: a fresh block of a large job's
- * records (up to 100 MB) costs a page fault per 4 KiB. */
+/* The step summary rows of one job, kept from job to job of a rank (a job's records stream
+ * into its row's log while it runs: cs_store_log). */
 typedef struct cs_sweep_logbuf {
-  cs_store_txn_row *txns;
-  uint64_t txns_cap;
   cs_store_step_row *steps;
   uint64_t steps_cap;
 } cs_sweep_logbuf;

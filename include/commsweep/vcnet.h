@@ -41,6 +41,8 @@ typedef struct cs_vcnet_bench_result {
   uint64_t packets_measured;
   uint64_t cycles, skipped_cycles, flit_hops;
   int saturated;                   /* the measured packets did not drain within drain_limit */
+  uint64_t peak_packets;           /* packets alive at once at most (queued or in the network):
+                                      one queued per endpoint at most, whatever the load */
 } cs_vcnet_bench_result;
 
 int cs_vcnet_netbench(const cs_vcnet_bench *b, cs_vcnet_bench_result *out, cs_err *err);

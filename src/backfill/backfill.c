@@ -30,16 +30,36 @@ static int sender_index(const int32_t *ids, int n, int32_t id) {
   return -1;
 }
 
-void cs_backfill_begin(cs_backfill_acc *acc, const cs_job *job) {
+uint64_t cs_backfill_bytes(int n) {
+  return sizeof(cs_backfill_acc) + (uint64_t)(n > 0 ? n : 0) * (sizeof(int32_t) + sizeof(double));
+}
+
+int cs_backfill_begin(cs_backfill_acc *acc, const cs_job *job, cs_err *err) {
   memset(acc, 0, sizeof *acc);
-  acc->num_participants = job->spec.num_participants;
+  int n = job->spec.num_participants;
+  acc->num_participants = n;
   acc->bw_bytes = job->adapter.bw_bytes;
-  for (int i = 0; i < acc->num_participants; i++) acc->last[i] = -1;
+  acc->sorted_ids = malloc((size_t)(n > 0 ? n : 1) * sizeof *acc->sorted_ids);
+  acc->last = malloc((size_t)(n > 0 ? n : 1) * sizeof *acc->last);
+  if (!acc->sorted_ids || !acc->last) {
+    cs_backfill_acc_free(acc);
+    return cs_err_set(err, CS_ENOMEM, "backfill: out of memory for %d participants", n);
+  }
+  for (int i = 0; i < n; i++) acc->last[i] = -1;
   /* T_i is indexed by the participant's rank in ascending id order: one binary search per
-   * record instead of a scan of the participant list. */
-  memcpy(acc->sorted_ids, job->spec.participants,
-         (size_t)acc->num_participants * sizeof *acc->sorted_ids);
-  qsort(acc->sorted_ids, (size_t)acc->num_participants, sizeof *acc->sorted_ids, cmp_i32);
+   * record instead of a scan of the participant list (none for a run of consecutive ids). */
+  cs_spec_participant_order(&job->spec, acc->sorted_ids);
+  if (job->spec.primitive == CS_PRIM_P2P)
+    qsort(acc->sorted_ids, (size_t)n, sizeof *acc->sorted_ids, cmp_i32);
+  acc->contiguous = n > 0 && acc->sorted_ids[n - 1] - acc->sorted_ids[0] == n - 1;
+  return CS_OK;
+}
+
+void cs_backfill_acc_free(cs_backfill_acc *acc) {
+  free(acc->sorted_ids);
+  free(acc->last);
+  acc->sorted_ids = NULL;
+  acc->last = NULL;
 }
 
 void cs_backfill_add(cs_backfill_acc *acc, const cs_txn_record *records, uint64_t n) {
@@ -47,9 +67,13 @@ void cs_backfill_add(cs_backfill_acc *acc, const cs_txn_record *records, uint64_
   for (uint64_t i = 0; i < n; i++) {
     const cs_txn_record *r = &records[i];
     if (r->rsp_complete_tick > acc->max_tick) acc->max_tick = r->rsp_complete_tick;
-    acc->req_ticks += (double)(r->req_complete_tick - r->req_inject_tick);
-    acc->rsp_ticks += (double)(r->rsp_complete_tick - r->rsp_inject_tick);
-    int p = sender_index(acc->sorted_ids, acc->num_participants, r->src);
+    acc->req_ticks += r->req_complete_tick - r->req_inject_tick;
+    acc->rsp_ticks += r->rsp_complete_tick - r->rsp_inject_tick;
+    int p = acc->contiguous
+                ? (r->src - acc->sorted_ids[0] >= 0 && r->src - acc->sorted_ids[0] < acc->num_participants
+                       ? r->src - acc->sorted_ids[0]
+                       : -1)
+                : sender_index(acc->sorted_ids, acc->num_participants, r->src);
     if (p >= 0 && (double)r->rsp_complete_tick > acc->last[p])
       acc->last[p] = (double)r->rsp_complete_tick;
     out->retries += r->retry_count;
@@ -80,8 +104,8 @@ void cs_backfill_end(cs_backfill_acc *acc, const cs_job *job, const cs_plan *pla
   }
   uint64_t max_tick = acc->max_tick;
   out->total_time_us = (double)max_tick * ns_per_tick / 1000.0;
-  out->req_phase_us = acc->req_ticks * ns_per_tick / 1000.0;
-  out->rsp_phase_us = acc->rsp_ticks * ns_per_tick / 1000.0;
+  out->req_phase_us = (double)acc->req_ticks * ns_per_tick / 1000.0;
+  out->rsp_phase_us = (double)acc->rsp_ticks * ns_per_tick / 1000.0;
   out->max_chip_latency_us = top * ns_per_tick / 1000.0;
   out->straggler_ratio = median > 0 ? top / median : 1.0;
   out->total_comm_bytes = plan->total_comm_bytes;
@@ -99,23 +123,28 @@ void cs_backfill_end(cs_backfill_acc *acc, const cs_job *job, const cs_plan *pla
       if (i < CS_ENGINE_EXTRA_MAX && slot + i < CS_RESULT_EXTRA_SLOTS)
         out->engine_extra[slot + i] = engine_stats->extra[i];
   }
+  cs_backfill_acc_free(acc);
 }
 
 int cs_backfill(const cs_job *job, const cs_plan *plan, const cs_txn_record *records,
                 const cs_engine_stats *engine_stats, const char *engine_name, cs_result *out,
                 cs_err *err) {
-  cs_backfill_acc *acc = malloc(sizeof *acc);
-  if (!acc) return cs_err_set(err, CS_ENOMEM, "backfill: out of memory");
-  cs_backfill_begin(acc, job);
-  cs_backfill_add(acc, records, plan->num_txns);
-  cs_backfill_end(acc, job, plan, engine_stats, engine_name, out);
-  free(acc);
+  cs_backfill_acc acc;
+  int rc = cs_backfill_begin(&acc, job, err);
+  if (rc) return rc;
+  cs_backfill_add(&acc, records, plan->num_txns);
+  cs_backfill_end(&acc, job, plan, engine_stats, engine_name, out);
   return CS_OK;
 }
 
 void cs_backfill_trace_meta(const cs_txn_record *records, size_t n, int bw_bytes,
                             cs_trace_meta *out) {
   memset(out, 0, sizeof *out);
+  cs_backfill_trace_meta_add(records, n, bw_bytes, out);
+}
+
+void cs_backfill_trace_meta_add(const cs_txn_record *records, size_t n, int bw_bytes,
+                                cs_trace_meta *out) {
   const cs_col *counters[CS_TRACE_MAX_COUNTERS];
   size_t nc = 0;
   for (const cs_col *c = cs_txn_record_cols; c->name && nc < CS_TRACE_MAX_COUNTERS; c++)

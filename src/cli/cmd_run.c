@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cjson/cJSON.h>
 
@@ -83,7 +84,7 @@ static int expand_log_path(const char *tmpl, const char *key, char *out, size_t 
 }
 
 static cJSON *result_json(const cs_job *job, const cs_job_output *out, const char *key,
-                          const char *log) {
+                          const char *log, const cs_trace_meta *trace) {
   const cs_result *r = &out->result;
   cJSON *o = cJSON_CreateObject();
   cJSON_AddStringToObject(o, "cache_key", key);
@@ -98,15 +99,39 @@ static cJSON *result_json(const cs_job *job, const cs_job_output *out, const cha
   cJSON *meta = cJSON_AddObjectToObject(o, "trace_meta");
   cs_backfill_result_json(r, agg, meta);
   cJSON_AddStringToObject(meta, "transaction_log_path", log ? log : "");
-  if (out->records) { /* the records give every counter and the die-pair traffic */
-    cs_trace_meta t;
-    cs_backfill_trace_meta(out->records, out->num_records, job->adapter.bw_bytes, &t);
-    cs_backfill_trace_meta_json(&t, meta);
-  }
+  if (trace) cs_backfill_trace_meta_json(trace, meta); /* every counter, the die-pair traffic */
   cJSON *parts = cJSON_AddArrayToObject(meta, "participants");
   for (int i = 0; i < job->spec.num_participants; i++)
-    cJSON_AddItemToArray(parts, cJSON_CreateNumber(job->spec.participants[i]));
+    cJSON_AddItemToArray(parts, cJSON_CreateNumber(cs_spec_participant(&job->spec, i)));
   return o;
+}
+
+/* The transaction log as the job runs: each step's records as JSON lines, and their sums. */
+typedef struct run_log {
+  FILE *f;
+  const cs_engine_ops *engine;
+  int bw_bytes;
+  cs_trace_meta trace;
+  uint64_t written; /* records written */
+} run_log;
+
+static int log_records(void *ctx, uint32_t step, const cs_txn_record *recs, uint64_t n,
+                       cs_err *err) {
+  run_log *l = ctx;
+  (void)step;
+  cs_backfill_trace_meta_add(recs, (size_t)n, l->bw_bytes, &l->trace);
+  l->written += n;
+  return cs_backfill_write_jsonl(l->f, l->engine, recs, (size_t)n, err);
+}
+
+/* The job runs again from its start: so does the log. */
+static int log_restart(void *ctx, cs_err *err) {
+  run_log *l = ctx;
+  memset(&l->trace, 0, sizeof l->trace);
+  l->written = 0;
+  if (fflush(l->f) || fseek(l->f, 0, SEEK_SET) || ftruncate(fileno(l->f), 0))
+    return cs_err_set(err, CS_EIO, "transaction log: cannot start it again");
+  return CS_OK;
 }
 
 static void print_table(const cs_job *job, const cs_result *r) {
@@ -169,49 +194,59 @@ int cs_cli_run(int argc, char **argv) {
   char key[CS_KEY_HEX];
   cs_job_output out;
   cs_err_clear(&err);
-  if (cs_cachekey(&job, key, &err) || cs_job_run(&job, !no_txlog, &out, &err)) {
+  if (cs_cachekey(&job, key, &err)) {
     fprintf(stderr, "commsweep run: %s\n", err.msg);
     return 1;
   }
+  /* the log is written while the job runs, a step at a time */
   char log_path[CS_PATH_MAX + CS_KEY_HEX];
+  cs_cli_out o;
+  memset(&o, 0, sizeof o);
+  run_log lg = {.engine = cs_engine_find(job.engine.name), .bw_bytes = job.adapter.bw_bytes};
+  cs_job_log log = {log_records, log_restart, &lg};
+  int rc = CS_OK;
   if (!no_txlog) {
     const char *tmpl = txlog ? txlog : job.adapter.transaction_log_path;
-    cs_cli_out o;
-    memset(&o, 0, sizeof o);
-    int rc = expand_log_path(tmpl, key, log_path, sizeof log_path)
-                 ? cs_err_set(&err, CS_EINVAL,
-                              "transaction log path '%s' is too long: %zu characters after "
-                              "{key} expansion, at most %zu fit",
-                              tmpl, strlen(tmpl) + (strstr(tmpl, "{key}") ? CS_KEY_HEX - 6 : 0),
-                              sizeof log_path - 1)
-                 : cs_cli_out_open(&o, log_path, NULL, &err);
-    if (!rc) rc = cs_backfill_write_jsonl(o.f, cs_engine_find(job.engine.name), out.records,
-                                           out.num_records, &err);
+    rc = expand_log_path(tmpl, key, log_path, sizeof log_path)
+             ? cs_err_set(&err, CS_EINVAL,
+                          "transaction log path '%s' is too long: %zu characters after "
+                          "{key} expansion, at most %zu fit",
+                          tmpl, strlen(tmpl) + (strstr(tmpl, "{key}") ? CS_KEY_HEX - 6 : 0),
+                          sizeof log_path - 1)
+             : cs_cli_out_open(&o, log_path, NULL, &err);
+    lg.f = o.f;
+  }
+  cs_job_shared *sh = rc ? NULL : cs_job_shared_new();
+  if (!rc && !sh) rc = cs_err_set(&err, CS_ENOMEM, "out of memory");
+  if (!rc) rc = cs_job_run_logged(sh, &job, 0, no_txlog ? NULL : &log, &out, &err);
+  cs_job_shared_free(sh);
+  if (!no_txlog && o.f) {
     cs_err cerr;
     int crc = cs_cli_out_close(&o, rc == CS_OK, &cerr);
     if (!rc && crc) {
       err = cerr;
       rc = crc;
     }
-    if (rc) {
-      fprintf(stderr, "commsweep run: %s\n", err.msg);
-      cs_job_output_free(&out);
-      return 1;
-    }
+  }
+  if (rc) {
+    fprintf(stderr, "commsweep run: %s\n", err.msg);
+    return 1;
+  }
+  if (!no_txlog) {
     /* the adapter's transaction_log_path is a required field, usually relative: say where the
      * records went */
     fprintf(stderr, "commsweep run: %llu transaction records written to '%s' (%s; --no-txlog "
-            "writes none)\n", (unsigned long long)out.num_records, log_path,
+            "writes none)\n", (unsigned long long)lg.written, log_path,
             txlog ? "--txlog" : "the adapter's transaction_log_path, --txlog FILE elsewhere");
   }
   if (table) {
     print_table(&job, &out.result);
   } else {
-    cJSON *o = result_json(&job, &out, key, no_txlog ? NULL : log_path);
-    char *text = cJSON_Print(o);
+    cJSON *res = result_json(&job, &out, key, no_txlog ? NULL : log_path, no_txlog ? NULL : &lg.trace);
+    char *text = cJSON_Print(res);
     if (text) puts(text);
     free(text);
-    cJSON_Delete(o);
+    cJSON_Delete(res);
   }
   cs_job_output_free(&out);
   return 0;

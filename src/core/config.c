@@ -69,7 +69,7 @@ const cs_field_doc *cs_config_spec_fields(void) {
       {"primitive", "string", "allreduce | allgather | reducescatter | alltoall | p2p"},
       {"algorithm", "string", "ring (allreduce/allgather/reducescatter), pairwise (alltoall), direct (p2p), dimring | dimring_rsag (allreduce) (C11)"},
       {"msg_size_bytes", "integer", "message size M in bytes, > 0"},
-      {"participants", "array", "logical GDMA ids, distinct (C5); p2p: [source, destination]"},
+      {"participants", "array", "logical GDMA ids, distinct (C5); p2p: [source, destination]; or {\"first\": F, \"count\": C}, the ids F .. F+C-1"},
       {"dtype", "string", "element type, metadata only"},
       {"chip_spec_summary", "object", "chip description; part of the cache key"},
       {"p2p_op", "string", "p2p only: read | write"},
@@ -88,27 +88,82 @@ int cs_config_adapter_from_json(const cJSON *obj, const char *source, cs_adapter
   return CS_OK;
 }
 
+/* A list of at most CS_MAX_LISTED_PARTICIPANTS ids is kept as given; a longer one as its sorted
+ * set in runs (model.h), so its duplicates (C5) are found here. */
+/* {"first": F, "count": C}: the C consecutive ids from F. */
+static int load_participant_run(const cJSON *obj, const char *source, cs_spec *spec, cs_err *err) {
+  static const char *const keys[] = {"first", "count"};
+  double v[2];
+  for (const cJSON *c = obj->child; c; c = c->next)
+    if (strcmp(c->string, "first") != 0 && strcmp(c->string, "count") != 0)
+      return cs_err_set(err, CS_EINVAL,
+                        "%s: field 'participants': unknown key '%.40s' (a run of ids is "
+                        "{\"first\": F, \"count\": C})",
+                        source, c->string);
+  for (int k = 0; k < 2; k++) {
+    char key[40];
+    snprintf(key, sizeof key, "participants.%s", keys[k]);
+    const cJSON *x = cJSON_GetObjectItemCaseSensitive(obj, keys[k]);
+    if (!x) return cs_err_set(err, CS_EINVAL, "%s: missing required field '%s'", source, key);
+    if (cs_json_integer(x, key, k ? 1 : 0, INT_MAX, &v[k], err)) return cs_err_prefix(err, "%s", source);
+  }
+  if (v[0] + v[1] - 1 > INT_MAX)
+    return cs_err_set(err, CS_EINVAL, "%s: field 'participants': ids %.0f..%.0f pass %d", source,
+                      v[0], v[0] + v[1] - 1, INT_MAX);
+  int count = (int)v[1];
+  int32_t *ids = malloc((size_t)count * sizeof *ids);
+  int64_t *scratch = count > CS_MAX_LISTED_PARTICIPANTS ? malloc((size_t)count * sizeof *scratch) : NULL;
+  int rc = !ids || (count > CS_MAX_LISTED_PARTICIPANTS && !scratch)
+               ? cs_err_set(err, CS_ENOMEM, "%s: field 'participants': out of memory for %d ids",
+                            source, count)
+               : CS_OK;
+  for (int i = 0; !rc && i < count; i++) ids[i] = (int32_t)v[0] + i;
+  int a, b;
+  if (!rc) cs_spec_set_participants(spec, ids, count, scratch, &a, &b); /* one run: cannot fail */
+  free(ids);
+  free(scratch);
+  return rc;
+}
+
 static int load_participants(const cJSON *arr, const char *source, cs_spec *spec, cs_err *err) {
+  if (cJSON_IsObject(arr)) return load_participant_run(arr, source, spec, err);
   if (!cJSON_IsArray(arr)) {
     char got[96];
     cs_json_describe(arr, got, sizeof got);
-    return cs_err_set(err, CS_EINVAL, "%s: field 'participants': expected an array of integers, got %s",
+    return cs_err_set(err, CS_EINVAL,
+                      "%s: field 'participants': expected an array of integers or {\"first\", "
+                      "\"count\"}, got %s",
                       source, got);
   }
   int n = cJSON_GetArraySize(arr);
-  if (n > CS_MAX_PARTICIPANTS)
-    return cs_err_set(err, CS_EINVAL, "%s: field 'participants': %d entries, the limit is %d",
-                      source, n, CS_MAX_PARTICIPANTS);
+  int32_t *ids = malloc((size_t)(n ? n : 1) * sizeof *ids);
+  int64_t *scratch = n > CS_MAX_LISTED_PARTICIPANTS ? malloc((size_t)n * sizeof *scratch) : NULL;
+  int rc = ids && (scratch || n <= CS_MAX_LISTED_PARTICIPANTS)
+               ? CS_OK
+               : cs_err_set(err, CS_ENOMEM, "%s: field 'participants': out of memory for %d ids",
+                            source, n);
   int i = 0;
-  for (const cJSON *v = arr->child; v; v = v->next, i++) {
+  for (const cJSON *v = arr->child; v && !rc; v = v->next, i++) {
     char key[48];
     snprintf(key, sizeof key, "participants[%d]", i);
     double d;
-    if (cs_json_integer(v, key, 0, INT_MAX, &d, err)) return cs_err_prefix(err, "%s", source);
-    spec->participants[i] = (int32_t)d;
+    if (cs_json_integer(v, key, 0, INT_MAX, &d, err)) rc = cs_err_prefix(err, "%s", source);
+    else ids[i] = (int32_t)d;
   }
-  spec->num_participants = n;
-  return CS_OK;
+  int a = 0, b = 0, got = rc ? 0 : cs_spec_set_participants(spec, ids, n, scratch, &a, &b);
+  if (got == -1)
+    rc = cs_err_set(err, CS_ECONSTRAINT,
+                    "%s: C5: participants[%d] = %d repeats participants[%d]: participants must be "
+                    "distinct",
+                    source, b, ids[b], a);
+  else if (got == -2)
+    rc = cs_err_set(err, CS_EINVAL,
+                    "%s: field 'participants': %d ids in %d runs of consecutive ids; a list of more "
+                    "than %d ids is kept as its sorted set in at most %d runs",
+                    source, n, a, CS_MAX_LISTED_PARTICIPANTS, CS_MAX_PARTICIPANT_RUNS);
+  free(ids);
+  free(scratch);
+  return rc;
 }
 
 int cs_config_spec_from_json(const cJSON *obj, const char *source, cs_spec *out, cs_err *err) {
@@ -189,7 +244,7 @@ int cs_config_spec_from_json(const cJSON *obj, const char *source, cs_spec *out,
       double v;
       char key[16];
       snprintf(key, sizeof key, "grid[%d]", d);
-      if (cs_json_integer(cJSON_GetArrayItem(grid, d), key, 1, CS_MAX_PARTICIPANTS, &v, err))
+      if (cs_json_integer(cJSON_GetArrayItem(grid, d), key, 1, INT_MAX, &v, err))
         return cs_err_prefix(err, "%s", source);
       spec.grid[d] = (int32_t)v;
     }
@@ -275,7 +330,7 @@ cJSON *cs_config_spec_to_json(const cs_spec *spec) {
   cs_fields_store(spec_fields, spec, obj, false);
   cJSON *parts = cJSON_AddArrayToObject(obj, "participants");
   for (int i = 0; parts && i < spec->num_participants; i++)
-    cJSON_AddItemToArray(parts, cJSON_CreateNumber(spec->participants[i]));
+    cJSON_AddItemToArray(parts, cJSON_CreateNumber(cs_spec_participant(spec, i)));
   cJSON *chip = cJSON_Parse(spec->chip_spec_summary[0] ? spec->chip_spec_summary : "{}");
   if (chip) cJSON_AddItemToObject(obj, "chip_spec_summary", chip);
   if (spec->primitive == CS_PRIM_P2P)

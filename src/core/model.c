@@ -57,12 +57,84 @@ static int cmp_i32(const void *a, const void *b) {
 
 void cs_spec_participant_order(const cs_spec *spec, int32_t *out) {
   int n = spec->num_participants;
-  if (n <= 0 || n > CS_MAX_PARTICIPANTS) return;
+  if (n <= 0) return;
+  if (spec->num_participant_runs > 0) {
+    for (int r = 0, k = 0; r < spec->num_participant_runs && r < CS_MAX_PARTICIPANT_RUNS; r++)
+      for (int32_t i = 0; i < spec->participants[2 * r + 1] && k < n; i++)
+        out[k++] = spec->participants[2 * r] + i;
+    return;
+  }
+  if (n > CS_MAX_LISTED_PARTICIPANTS) return;
   memcpy(out, spec->participants, (size_t)n * sizeof *out);
   if (spec->primitive == CS_PRIM_P2P) return;
   int i = 1;
   while (i < n && out[i - 1] <= out[i]) i++;
   if (i < n) qsort(out, (size_t)n, sizeof *out, cmp_i32); /* most lists come sorted */
+}
+
+int32_t cs_spec_participant(const cs_spec *spec, int i) {
+  if (spec->num_participant_runs <= 0)
+    return i >= 0 && i < CS_MAX_LISTED_PARTICIPANTS ? spec->participants[i] : -1;
+  for (int r = 0; r < spec->num_participant_runs && r < CS_MAX_PARTICIPANT_RUNS; r++) {
+    if (i < spec->participants[2 * r + 1]) return spec->participants[2 * r] + i;
+    i -= spec->participants[2 * r + 1];
+  }
+  return -1;
+}
+
+int32_t cs_spec_max_participant(const cs_spec *spec) {
+  int runs = spec->num_participant_runs;
+  if (runs > 0 && runs <= CS_MAX_PARTICIPANT_RUNS)
+    return spec->participants[2 * runs - 2] + spec->participants[2 * runs - 1] - 1;
+  int32_t top = -1;
+  for (int i = 0; i < spec->num_participants && i < CS_MAX_LISTED_PARTICIPANTS; i++)
+    if (spec->participants[i] > top) top = spec->participants[i];
+  return top;
+}
+
+static int cmp_i64(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
+int cs_spec_set_participants(cs_spec *spec, const int32_t *ids, int n, int64_t *scratch, int *a,
+                             int *b) {
+  if (n <= CS_MAX_LISTED_PARTICIPANTS) {
+    spec->num_participant_runs = 0;
+    memset(spec->participants, 0, sizeof spec->participants);
+    memcpy(spec->participants, ids, (size_t)(n > 0 ? n : 0) * sizeof *ids);
+    spec->num_participants = n;
+    return 0;
+  }
+  /* id in the high half, position in the low: equal ids sort by position */
+  for (int i = 0; i < n; i++) scratch[i] = (int64_t)ids[i] << 32 | (int64_t)(uint32_t)i;
+  qsort(scratch, (size_t)n, sizeof *scratch, cmp_i64);
+  int runs = 0;
+  for (int i = 0; i < n; i++) {
+    int32_t id = (int32_t)(scratch[i] >> 32), prev = i ? (int32_t)(scratch[i - 1] >> 32) : 0;
+    if (i && id == prev) {
+      *a = (int)(uint32_t)scratch[i - 1];
+      *b = (int)(uint32_t)scratch[i];
+      return -1;
+    }
+    if (!i || id != prev + 1) runs++;
+  }
+  if (runs > CS_MAX_PARTICIPANT_RUNS) {
+    *a = runs;
+    return -2;
+  }
+  memset(spec->participants, 0, sizeof spec->participants);
+  for (int i = 0, r = -1; i < n; i++) {
+    int32_t id = (int32_t)(scratch[i] >> 32);
+    if (r < 0 || id != spec->participants[2 * r] + spec->participants[2 * r + 1]) {
+      r++;
+      spec->participants[2 * r] = id;
+    }
+    spec->participants[2 * r + 1]++;
+  }
+  spec->num_participant_runs = runs;
+  spec->num_participants = n;
+  return 0;
 }
 
 #define TXN_ROW_(ctype, name, dim, kind, unit, flags, doc) \

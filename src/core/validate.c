@@ -81,6 +81,33 @@ static cs_algorithm required_algorithm(cs_primitive p) {
   }
 }
 
+/* The runs of a long participant list (model.h): ascending, apart, summing to N, inside the
+ * logical ids. */
+static int check_runs(const cs_spec *spec, const cs_adapter_config *cfg, cs_err *err) {
+  int runs = spec->num_participant_runs;
+  long total = 0;
+  int32_t next = 0;
+  if (runs > CS_MAX_PARTICIPANT_RUNS)
+    return cs_err_set(err, CS_EINVAL, "participants: %d runs, at most %d", runs,
+                      CS_MAX_PARTICIPANT_RUNS);
+  for (int r = 0; r < runs; r++) {
+    int32_t first = spec->participants[2 * r], count = spec->participants[2 * r + 1];
+    if (count < 1 || first < next || (long)first + count > cfg->num_initiators ||
+        (long)first + count > cfg->num_targets)
+      return cs_err_set(err, CS_EINVAL,
+                        "participants: ids %d..%ld: logical ids run from 0 to %d (num_initiators "
+                        "%d), each once",
+                        (int)first, (long)first + count - 1, cfg->num_initiators - 1,
+                        cfg->num_initiators);
+    next = first + count + 1;
+    total += count;
+  }
+  if (total != spec->num_participants)
+    return cs_err_set(err, CS_EINTERNAL, "participants: runs of %ld ids for N = %d", total,
+                      spec->num_participants);
+  return CS_OK;
+}
+
 int cs_validate_spec(const cs_spec *spec, const cs_adapter_config *cfg, cs_err *err) {
   const char *prim = cs_primitive_name(spec->primitive);
   if (!prim) return cs_err_set(err, CS_EINVAL, "primitive: invalid value %d", (int)spec->primitive);
@@ -106,7 +133,11 @@ int cs_validate_spec(const cs_spec *spec, const cs_adapter_config *cfg, cs_err *
     return cs_err_set(err, CS_EINVAL, "participants: p2p takes exactly 2 ([source, destination]), got %d", n);
   if (n < 2)
     return cs_err_set(err, CS_EINVAL, "participants: %s needs at least 2 participants, got %d", prim, n);
-  for (int i = 0; i < n; i++) {
+  if (spec->num_participant_runs > 0) { /* the sorted set in runs: distinct by construction */
+    int rc = check_runs(spec, cfg, err);
+    if (rc) return rc;
+  }
+  for (int i = 0; i < n && !spec->num_participant_runs; i++) {
     int32_t p = spec->participants[i];
     if (p < 0 || p >= cfg->num_initiators || p >= cfg->num_targets)
       return cs_err_set(err, CS_EINVAL,
@@ -161,6 +192,33 @@ int cs_validate_step_injects(const cs_inject *injects, const uint32_t *flow_of, 
     starts[nstarts++] = i;
   }
   free(starts);
+  return rc;
+}
+
+static int cmp_u64(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return (x > y) - (x < y);
+}
+
+int cs_validate_step_flows(const cs_flow *flows, size_t n, uint32_t step, cs_err *err) {
+  /* target in the high half, flow index in the low: a repeated target sorts next to its first */
+  uint64_t *keys = malloc((n ? n : 1) * sizeof *keys);
+  if (!keys) return cs_err_set(err, CS_ENOMEM, "C6 check: out of memory");
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++)
+    if (flows[i].num_txns) keys[k++] = (uint64_t)(uint32_t)flows[i].dst << 32 | (uint64_t)i;
+  qsort(keys, k, sizeof *keys, cmp_u64);
+  int rc = CS_OK;
+  for (size_t i = 1; i < k && !rc; i++)
+    if (keys[i] >> 32 == keys[i - 1] >> 32) {
+      const cs_flow *a = &flows[(uint32_t)keys[i - 1]], *b = &flows[(uint32_t)keys[i]];
+      rc = cs_err_set(err, CS_ECONSTRAINT,
+                      "C6: step %u: requests %llu and %llu of different flows both target DDR %d: "
+                      "targets within a step must be distinct",
+                      step, (unsigned long long)a->first_txn, (unsigned long long)b->first_txn,
+                      b->dst);
+    }
+  free(keys);
   return rc;
 }
 

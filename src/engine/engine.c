@@ -29,6 +29,10 @@ const cs_engine_ops *cs_engine_find(const char *name) {
 
 const cs_engine_ops *const *cs_engine_list(void) { return registry; }
 
+uint64_t cs_engine_memory(const cs_engine_ops *ops, const cs_job *job, uint64_t widest_step) {
+  return ops->memory ? ops->memory(job, widest_step) : CS_ENGINE_TXN_BYTES * widest_step;
+}
+
 void cs_engine_names(char *buf, size_t cap) {
   size_t used = 0;
   buf[0] = '\0';
@@ -116,7 +120,7 @@ size_t cs_engine_record_columns(const cs_engine_ops *only, size_t offset, cs_col
 
 /* ---- options -------------------------------------------------------------------------------- */
 
-#define ENGINE_KEYS "name, deadlock_guard_ticks, or an engine's options object"
+#define ENGINE_KEYS "name, deadlock_guard_ticks, memory_limit_bytes, or an engine's options object"
 
 static int load_engine_object(const cs_engine_ops *ops, const cJSON *v, const char *source,
                               void *params, cs_err *err) {
@@ -141,6 +145,8 @@ int cs_engine_options_from_json(const cJSON *obj, const char *source, cs_engine_
       {"name", CS_F_STRING, offsetof(cs_engine_options, name), sizeof eng.name, 0, 0, "engine", 0},
       {"deadlock_guard_ticks", CS_F_U64, offsetof(cs_engine_options, deadlock_guard_ticks), 0, 1,
        1e15, "ticks without a completion before a job fails", CS_FIELD_OPTIONAL},
+      {"memory_limit_bytes", CS_F_U64, offsetof(cs_engine_options, memory_limit_bytes), 0, 1,
+       1e18, "the most memory a job may be estimated to need", CS_FIELD_OPTIONAL},
       {NULL, 0, 0, 0, 0, 0, NULL, 0}};
   const char *engine_keys[sizeof registry / sizeof registry[0]];
   for (size_t i = 0; i < sizeof registry / sizeof registry[0]; i++)
@@ -191,6 +197,10 @@ cJSON *cs_engine_options_to_json(const cs_engine_options *eng, bool key_only) {
   if (!cJSON_AddStringToObject(obj, "name", eng->name) ||
       !cJSON_AddNumberToObject(obj, "deadlock_guard_ticks", (double)eng->deadlock_guard_ticks))
     goto fail;
+  /* whether a job runs, not what it yields: no part of the key */
+  if (!key_only && eng->memory_limit_bytes &&
+      !cJSON_AddNumberToObject(obj, "memory_limit_bytes", (double)eng->memory_limit_bytes))
+    goto fail;
   /* An unknown engine still gets a key (its jobs fail validation, as failed rows). */
   if (key_only && ops &&
       !cJSON_AddStringToObject(obj, "model_version", cs_engine_model_version(ops)))
@@ -223,6 +233,9 @@ void cs_engine_print_options(FILE *f) {
   fprintf(f, "  %-28s %-8s %s\n", "deadlock_guard_ticks", "integer",
           "ticks without a completion, while the engine simulates, before the job fails\n"
           "                                        (optional, default 1000000; drive.h)");
+  fprintf(f, "  %-28s %-8s %s\n", "memory_limit_bytes", "integer",
+          "the most memory a job may be estimated to need before it runs\n"
+          "                                        (optional, default 4 GiB; job.h)");
   for (int i = 0; registry[i]; i++) {
     const cs_engine_ops *ops = registry[i];
     fprintf(f, "  %-28s %-8s %s (model %s)\n", ops->name, "object", ops->summary,

@@ -19,7 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "commsweep/bigmem.h"
 
 typedef struct flow_shape {
   int src_index, dst_index; /* participant indices in sorted order */
@@ -142,9 +141,9 @@ static int check_shape(const cs_job *job, cs_err *err) {
   if ((unsigned)spec->primitive >= CS_PRIM_COUNT)
     return cs_err_set(err, CS_EINVAL, "expand: invalid primitive %d", (int)spec->primitive);
   if (spec->num_participants < 2 ||
-      spec->num_participants > CS_MAX_PARTICIPANTS)
-    return cs_err_set(err, CS_EINVAL, "expand: %d participants (need 2 to %d)",
-                      spec->num_participants, CS_MAX_PARTICIPANTS);
+      (spec->num_participants > CS_MAX_LISTED_PARTICIPANTS && spec->num_participant_runs <= 0))
+    return cs_err_set(err, CS_EINVAL, "expand: %d participants (need at least 2, listed or in runs)",
+                      spec->num_participants);
   if (spec->primitive == CS_PRIM_ALLREDUCE && cs_algorithm_uses_grid(spec->algorithm)) {
     long product = 1;
     for (int d = 0; d < grid_dims(spec); d++) product *= spec->grid[d];
@@ -152,100 +151,108 @@ static int check_shape(const cs_job *job, cs_err *err) {
       return cs_err_set(err, CS_EINVAL, "expand: %s needs a grid whose product is the %d participants",
                         cs_algorithm_name(spec->algorithm), spec->num_participants);
   }
-  if (job->adapter.bw_bytes < 1 || job->adapter.burst_length < 1)
-    return cs_err_set(err, CS_EINVAL, "expand: bw_bytes %d and burst_length %d must be positive",
-                      job->adapter.bw_bytes, job->adapter.burst_length);
+  if (job->adapter.bw_bytes < 1 || job->adapter.burst_length < 1 ||
+      job->adapter.burst_length > UINT16_MAX)
+    return cs_err_set(err, CS_EINVAL,
+                      "expand: bw_bytes %d and burst_length %d must be positive (burst_length at "
+                      "most %d)",
+                      job->adapter.bw_bytes, job->adapter.burst_length, UINT16_MAX);
   return CS_OK;
+}
+
+/* Transactions of a flow of `bytes`. */
+static uint64_t txns_of(uint64_t bytes, uint64_t bw, uint64_t burst) {
+  return ((bytes + bw - 1) / bw + burst - 1) / burst;
+}
+
+/* Counts the transactions of every step into begin[0 .. steps] (when not NULL) and in total. */
+static uint64_t count_steps(const cs_job *job, uint32_t steps, uint64_t *begin, uint64_t *widest) {
+  const cs_spec *spec = &job->spec;
+  uint64_t bw = (uint64_t)job->adapter.bw_bytes, burst = (uint64_t)job->adapter.burst_length;
+  uint64_t total = 0, wide = 0;
+  int fps = flows_per_step(spec);
+  for (uint32_t t = 0; t < steps; t++) {
+    if (begin) begin[t] = total;
+    uint64_t in_step = 0;
+    for (int f = 0; f < fps; f++) in_step += txns_of(shape_of(spec, t, f).bytes, bw, burst);
+    total += in_step;
+    wide = in_step > wide ? in_step : wide;
+  }
+  if (begin) begin[steps] = total;
+  if (widest) *widest = wide;
+  return total;
 }
 
 int cs_expand_count(const cs_job *job, uint64_t *num_txns, uint32_t *num_steps, cs_err *err) {
   int rc = check_shape(job, err);
   if (rc) return rc;
-  const cs_spec *spec = &job->spec;
-  uint32_t steps = num_steps_of(spec);
-  uint64_t bw = (uint64_t)job->adapter.bw_bytes, burst = (uint64_t)job->adapter.burst_length;
-  uint64_t total = 0;
-  int fps = flows_per_step(spec);
-  for (uint32_t t = 0; t < steps; t++)
-    for (int f = 0; f < fps; f++) {
-      uint64_t flits = (shape_of(spec, t, f).bytes + bw - 1) / bw;
-      total += (flits + burst - 1) / burst;
-    }
-  if (total > CS_MAX_TXNS_PER_JOB)
-    return cs_err_set(err, CS_EINVAL,
-                      "expand: %llu transactions exceed the per-job limit of %u (raise burst_length "
-                      "or bw_bytes, or lower msg_size_bytes)",
-                      (unsigned long long)total, CS_MAX_TXNS_PER_JOB);
-  *num_txns = total;
+  uint32_t steps = num_steps_of(&job->spec);
+  *num_txns = count_steps(job, steps, NULL, NULL);
   *num_steps = steps;
   return CS_OK;
 }
 
 void cs_plan_free(cs_plan *plan) {
   if (!plan) return;
-  free(plan->flows);
-  free(plan->txns);
-  free(plan->txn_flow);
   free(plan->step_txn_begin);
+  free(plan->order);
   memset(plan, 0, sizeof *plan);
+}
+
+uint64_t cs_plan_bytes(int n, uint32_t steps) {
+  return sizeof(cs_plan) + ((uint64_t)steps + 1) * sizeof(uint64_t) +
+         (uint64_t)(n > 0 ? n : 0) * sizeof(int32_t);
 }
 
 int cs_expand(const cs_job *job, cs_plan *plan, cs_err *err) {
   memset(plan, 0, sizeof *plan);
-  uint64_t num_txns;
-  uint32_t steps;
-  int rc = cs_expand_count(job, &num_txns, &steps, err);
+  int rc = check_shape(job, err);
   if (rc) return rc;
   const cs_spec *spec = &job->spec;
-  int fps = flows_per_step(spec);
   cs_plan p = {0};
-  p.num_steps = steps;
-  p.flows_per_step = (uint32_t)fps;
-  p.num_flows = steps * (uint32_t)fps;
-  p.num_txns = num_txns;
+  p.spec = *spec;
+  p.bw_bytes = job->adapter.bw_bytes;
+  p.burst_length = job->adapter.burst_length;
+  p.num_steps = num_steps_of(spec);
+  p.flows_per_step = (uint32_t)flows_per_step(spec);
   p.total_comm_bytes = cs_expand_total_bytes(spec->primitive, spec->msg_size_bytes,
                                              spec->num_participants);
-  p.flows = calloc(p.num_flows ? p.num_flows : 1, sizeof *p.flows);
-  p.txns = cs_big_calloc(num_txns ? num_txns : 1, sizeof *p.txns);
-  p.txn_flow = cs_big_calloc(num_txns ? num_txns : 1, sizeof *p.txn_flow);
-  p.step_txn_begin = calloc((size_t)steps + 1, sizeof *p.step_txn_begin);
-  if (!p.flows || !p.txns || !p.txn_flow || !p.step_txn_begin) {
+  p.step_txn_begin = calloc((size_t)p.num_steps + 1, sizeof *p.step_txn_begin);
+  p.order = malloc((size_t)spec->num_participants * sizeof *p.order);
+  if (!p.step_txn_begin || !p.order) {
     cs_plan_free(&p);
-    return cs_err_set(err, CS_ENOMEM, "expand: out of memory for %llu transactions",
-                      (unsigned long long)num_txns);
+    return cs_err_set(err, CS_ENOMEM, "expand: out of memory for %u steps of %d participants",
+                      p.num_steps, spec->num_participants);
   }
-  int32_t order[CS_MAX_PARTICIPANTS];
-  cs_spec_participant_order(spec, order);
-  uint64_t bw = (uint64_t)job->adapter.bw_bytes, burst = (uint64_t)job->adapter.burst_length;
-  uint8_t is_read = spec->primitive == CS_PRIM_P2P && spec->p2p_op == CS_P2P_READ;
-  uint64_t next = 0;
-  for (uint32_t t = 0; t < steps; t++) {
-    p.step_txn_begin[t] = next;
-    for (int f = 0; f < fps; f++) {
-      flow_shape s = shape_of(spec, t, f);
-      uint32_t fi = t * (uint32_t)fps + (uint32_t)f;
-      cs_flow *flow = &p.flows[fi];
-      flow->step = t;
-      flow->src = order[s.src_index];
-      flow->dst = order[s.dst_index];
-      flow->is_read = is_read;
-      flow->bytes = s.bytes;
-      flow->flits = (s.bytes + bw - 1) / bw;
-      flow->num_txns = (flow->flits + burst - 1) / burst;
-      flow->first_txn = next;
-      for (uint64_t k = 0; k < flow->num_txns; k++, next++) {
-        uint64_t left = flow->flits - k * burst;
-        p.txns[next] = (cs_inject){.request_id = next,
-                                   .src_id = flow->src,
-                                   .dst_id = flow->dst,
-                                   .is_read = is_read,
-                                   .packet_type = CS_PKT_REQ,
-                                   .burst_length = (uint16_t)(left < burst ? left : burst)};
-        p.txn_flow[next] = fi;
-      }
-    }
-  }
-  p.step_txn_begin[steps] = next;
+  cs_spec_participant_order(spec, p.order);
+  p.num_txns = count_steps(job, p.num_steps, p.step_txn_begin, &p.widest_step);
   *plan = p;
   return CS_OK;
+}
+
+void cs_plan_step_flows(const cs_plan *plan, uint32_t t, cs_flow *out) {
+  const cs_spec *spec = &plan->spec;
+  uint64_t bw = (uint64_t)plan->bw_bytes, burst = (uint64_t)plan->burst_length;
+  uint8_t is_read = spec->primitive == CS_PRIM_P2P && spec->p2p_op == CS_P2P_READ;
+  uint64_t next = plan->step_txn_begin[t];
+  for (uint32_t f = 0; f < plan->flows_per_step; f++) {
+    flow_shape s = shape_of(spec, t, (int)f);
+    cs_flow *flow = &out[f];
+    flow->step = t;
+    flow->src = plan->order[s.src_index];
+    flow->dst = plan->order[s.dst_index];
+    flow->is_read = is_read;
+    flow->burst = (uint16_t)burst;
+    flow->bytes = s.bytes;
+    flow->flits = (s.bytes + bw - 1) / bw;
+    flow->num_txns = (flow->flits + burst - 1) / burst;
+    flow->first_txn = next;
+    next += flow->num_txns;
+  }
+}
+
+void cs_plan_step_reqs(const cs_plan *plan, const cs_flow *flows, cs_inject *out) {
+  uint64_t at = 0;
+  for (uint32_t f = 0; f < plan->flows_per_step; f++)
+    for (uint64_t k = 0; k < flows[f].num_txns; k++) out[at++] = cs_flow_req(&flows[f], k);
 }

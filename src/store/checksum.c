@@ -32,26 +32,51 @@ static uint32_t rd32(const unsigned char *p) {
 static uint64_t round64(uint64_t acc, uint64_t in) { return rotl(acc + in * P2, 31) * P1; }
 static uint64_t merge64(uint64_t acc, uint64_t v) { return (acc ^ round64(0, v)) * P1 + P4; }
 
-uint64_t cs_store_xxh64(const void *data, size_t len, uint64_t seed) {
-  const unsigned char *p = data, *end = p + len;
-  uint64_t h;
-  if (len >= 32) {
-    uint64_t v1 = seed + P1 + P2, v2 = seed + P2, v3 = seed, v4 = seed - P1;
-    for (; p + 32 <= end; p += 32) {
-      v1 = round64(v1, rd64(p));
-      v2 = round64(v2, rd64(p + 8));
-      v3 = round64(v3, rd64(p + 16));
-      v4 = round64(v4, rd64(p + 24));
-    }
-    h = rotl(v1, 1) + rotl(v2, 7) + rotl(v3, 12) + rotl(v4, 18);
-    h = merge64(h, v1);
-    h = merge64(h, v2);
-    h = merge64(h, v3);
-    h = merge64(h, v4);
-  } else {
-    h = seed + P5;
+void cs_store_xxh64_begin(cs_store_xxh64_state *x, uint64_t seed) {
+  memset(x, 0, sizeof *x);
+  x->seed = seed;
+  x->v[0] = seed + P1 + P2, x->v[1] = seed + P2, x->v[2] = seed, x->v[3] = seed - P1;
+}
+
+/* The 32-byte stripes of p[0 .. len) into the four lanes; returns the bytes taken. */
+static size_t stripes(uint64_t v[4], const unsigned char *p, size_t len) {
+  size_t done = 0;
+  for (; done + 32 <= len; done += 32) {
+    v[0] = round64(v[0], rd64(p + done));
+    v[1] = round64(v[1], rd64(p + done + 8));
+    v[2] = round64(v[2], rd64(p + done + 16));
+    v[3] = round64(v[3], rd64(p + done + 24));
   }
-  h += (uint64_t)len;
+  return done;
+}
+
+void cs_store_xxh64_update(cs_store_xxh64_state *x, const void *data, size_t len) {
+  const unsigned char *p = data;
+  x->len += len;
+  if (x->fill) { /* complete the stripe held back */
+    size_t k = 32 - x->fill < len ? 32 - x->fill : len;
+    memcpy(x->buf + x->fill, p, k);
+    x->fill += k, p += k, len -= k;
+    if (x->fill < 32) return;
+    stripes(x->v, x->buf, 32);
+    x->fill = 0;
+  }
+  size_t done = stripes(x->v, p, len);
+  memcpy(x->buf, p + done, len - done);
+  x->fill = len - done;
+}
+
+uint64_t cs_store_xxh64_end(const cs_store_xxh64_state *x) {
+  uint64_t h;
+  if (x->len >= 32) {
+    const uint64_t *v = x->v;
+    h = rotl(v[0], 1) + rotl(v[1], 7) + rotl(v[2], 12) + rotl(v[3], 18);
+    for (int i = 0; i < 4; i++) h = merge64(h, v[i]);
+  } else {
+    h = x->seed + P5;
+  }
+  h += x->len;
+  const unsigned char *p = x->buf, *end = p + x->fill;
   for (; p + 8 <= end; p += 8) h = rotl(h ^ round64(0, rd64(p)), 27) * P1 + P4;
   if (p + 4 <= end) {
     h = rotl(h ^ ((uint64_t)rd32(p) * P1), 23) * P2 + P3;
@@ -64,6 +89,13 @@ uint64_t cs_store_xxh64(const void *data, size_t len, uint64_t seed) {
   h *= P3;
   h ^= h >> 32;
   return h;
+}
+
+uint64_t cs_store_xxh64(const void *data, size_t len, uint64_t seed) {
+  cs_store_xxh64_state x;
+  cs_store_xxh64_begin(&x, seed);
+  cs_store_xxh64_update(&x, data, len);
+  return cs_store_xxh64_end(&x);
 }
 
 uint64_t cs_store_txlog_checksum(uint64_t row, const cs_store_txn_row *txns, uint64_t n) {

@@ -35,12 +35,12 @@ const char *cs_store_status_name(int status) {
 }
 
 static void participants_text(const cs_spec *s, char *buf, size_t cap) {
-  char tmp[CS_MAX_PARTICIPANTS * 12];
+  char tmp[CS_STORE_PARTS_LEN + 16]; /* enough to know the list was cut */
   size_t used = 0;
   tmp[0] = '\0';
   for (int i = 0; i < s->num_participants && used < sizeof tmp; i++)
     used += (size_t)snprintf(tmp + used, sizeof tmp - used, "%s%d", i ? "," : "",
-                             (int)s->participants[i]);
+                             (int)cs_spec_participant(s, i));
   cs_store_set_text(buf, cap, tmp);
 }
 

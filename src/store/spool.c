@@ -50,7 +50,7 @@ typedef struct spool_head {
 } spool_head;
 
 /* The stored chunk at *z (its length, then its bytes): its bytes, *len of them; *z moves past it.
- * Only for chunk lists that are well formed (made here, or checked by chunks_well_formed). */
+ * Only for chunk lists made here. */
 static const unsigned char *chunk_next(const unsigned char **z, uint64_t *len) {
   memcpy(len, *z, sizeof *len);
   const unsigned char *bytes = *z + sizeof *len;
@@ -384,6 +384,220 @@ int cs_store_spool_put(cs_store *st, uint64_t row, const char key[CS_STORE_KEY_L
   return rc;
 }
 
+/* ---- a log written while its job runs (cs_store_log) -------------------------------------- */
+
+/* Where the records of a streamed log are in their entry. */
+enum { LOG_FIRST, LOG_CHUNKS, LOG_LAST };
+
+struct cs_store_log {
+  cs_store *st;
+  uint64_t row, offset, count, got; /* the slice, and the records appended so far */
+  cs_store_xxh64_state slice;       /* txlog_checksum, over the rows as /txlog stores them */
+  cs_store_txn_row *buf;            /* the part being gathered */
+  uint64_t nbuf, cap;
+  /* a spooled log: the entry at `at` (head and row written last), its parts after them */
+  off_t at;
+  int part;                      /* LOG_* */
+  uint64_t nfirst, nchunks, done; /* records before the whole chunks, chunks, chunks written */
+  uint64_t zfirst, zchunks, zbody; /* bytes of the parts written */
+  uint64_t parts;                /* parts_checksum chained so far */
+};
+
+static int write_at(int fd, const void *p, size_t len, off_t at, uint64_t row, cs_err *err) {
+  for (size_t done = 0; done < len;) {
+    ssize_t put = pwrite(fd, (const char *)p + done, len - done, at + (off_t)done);
+    if (put < 0 && errno == EINTR) continue;
+    if (put <= 0)
+      return cs_err_set(err, CS_EIO, "writing the log spool of row %llu: %s",
+                        (unsigned long long)row, put < 0 ? strerror(errno) : "nothing written");
+    done += (size_t)put;
+  }
+  return CS_OK;
+}
+
+/* The body bytes at the spool's entry, after its head and row. */
+static off_t body_at(const cs_store_log *lg) {
+  return lg->at + (off_t)(sizeof(spool_head) + sizeof(cs_store_result_row) + lg->zbody);
+}
+
+/* Writes the gathered records as the entry's first part (LZ4 of their planes). */
+static int log_first(cs_store_log *lg, cs_err *err) {
+  cs_store *st = lg->st;
+  size_t z = 0;
+  int rc = pack_rows(lg->buf, lg->nbuf, sizeof *lg->buf, &st->spool_plane, &st->spool_z, 0, &z, err);
+  if (!rc) rc = write_at(st->spool_fd, st->spool_z.p, z, body_at(lg), lg->row, err);
+  if (rc) return rc;
+  lg->parts = cs_store_xxh64(lg->buf, lg->nbuf * sizeof *lg->buf, lg->row);
+  lg->zfirst = z;
+  lg->zbody += z;
+  lg->nbuf = 0;
+  lg->part = lg->nchunks ? LOG_CHUNKS : LOG_LAST;
+  return CS_OK;
+}
+
+/* Writes the gathered records, a whole /txlog chunk, as /txlog stores it. */
+static int log_chunk(cs_store_log *lg, cs_err *err) {
+  cs_store *st = lg->st;
+  size_t at = 0;
+  int rc = pack_chunk(st, lg->buf, &at, err);
+  if (!rc) rc = write_at(st->spool_fd, st->spool_z.p, at, body_at(lg), lg->row, err);
+  if (rc) return rc;
+  lg->parts = cs_store_xxh64((const unsigned char *)st->spool_z.p + sizeof(uint64_t),
+                             at - sizeof(uint64_t), lg->parts);
+  lg->zchunks += at;
+  lg->zbody += at;
+  lg->nbuf = 0;
+  if (++lg->done == lg->nchunks) lg->part = LOG_LAST;
+  return CS_OK;
+}
+
+/* Where the log starts over: nothing appended, the spool cut back to the entry's start. */
+static int log_reset(cs_store_log *lg, cs_err *err) {
+  cs_store *st = lg->st;
+  lg->got = lg->nbuf = lg->done = lg->zfirst = lg->zchunks = lg->zbody = lg->parts = 0;
+  cs_store_xxh64_begin(&lg->slice, lg->row);
+  if (st->spool_fd < 0) return CS_OK;
+  if (ftruncate(st->spool_fd, lg->at) != 0)
+    return cs_err_set(err, CS_EIO, "cutting the log spool back for row %llu: %s",
+                      (unsigned long long)lg->row, strerror(errno));
+  uint64_t c0;
+  whole_chunks(lg->offset, lg->count, st->txlog_chunk_len, &c0, &lg->nchunks, &lg->nfirst);
+  lg->part = LOG_FIRST;
+  return lg->nchunks && lg->nfirst == 0 ? log_first(lg, err) : CS_OK;
+}
+
+int cs_store_log_begin(cs_store *st, uint64_t row, uint64_t offset, uint64_t count,
+                       cs_store_log **out, cs_err *err) {
+  *out = NULL;
+  if (!st->writable || (st->spool_fd < 0 && st->txlog < 0))
+    return cs_err_set(err, CS_EINTERNAL, "a transaction log into a store that takes none");
+  if (offset > st->txlog_len || count > st->txlog_len - offset)
+    return cs_err_set(err, CS_EINTERNAL, "/txlog slice %llu..%llu outside its %llu records",
+                      (unsigned long long)offset, (unsigned long long)(offset + count),
+                      (unsigned long long)st->txlog_len);
+  cs_store_log *lg = calloc(1, sizeof *lg);
+  if (!lg) return cs_err_set(err, CS_ENOMEM, "a transaction log: out of memory");
+  *lg = (cs_store_log){.st = st, .row = row, .offset = offset, .count = count};
+  /* a spooled log holds a part at a time: a chunk, or what comes before and after the chunks;
+   * a serial store's, a batch of rows on their way into /txlog */
+  uint64_t c0, nchunks, nfirst;
+  whole_chunks(offset, count, st->txlog_chunk_len, &c0, &nchunks, &nfirst);
+  lg->cap = st->spool_fd < 0 ? 4096 : nchunks ? st->txlog_chunk_len : count;
+  lg->buf = malloc((lg->cap ? lg->cap : 1) * sizeof *lg->buf);
+  lg->at = st->spool_fd >= 0 ? lseek(st->spool_fd, 0, SEEK_END) : 0;
+  int rc = !lg->buf ? cs_err_set(err, CS_ENOMEM, "a transaction log of %llu records: out of memory",
+                                 (unsigned long long)lg->cap)
+           : lg->at < 0 ? cs_err_set(err, CS_EIO, "the log spool: %s", strerror(errno))
+                        : log_reset(lg, err);
+  if (rc) {
+    cs_store_log_abort(lg);
+    return rc;
+  }
+  *out = lg;
+  return CS_OK;
+}
+
+int cs_store_log_restart(cs_store_log *lg, cs_err *err) { return log_reset(lg, err); }
+
+void cs_store_log_abort(cs_store_log *lg) {
+  if (!lg) return;
+  if (lg->st->spool_fd >= 0 && lg->at >= 0 && ftruncate(lg->st->spool_fd, lg->at) != 0) {
+    /* the torn entry is rejected by its checksums (it has no head) */
+  }
+  free(lg->buf);
+  free(lg);
+}
+
+int cs_store_log_append(cs_store_log *lg, const cs_txn_record *recs, uint64_t n, cs_err *err) {
+  cs_store *st = lg->st;
+  if (n > lg->count - lg->got)
+    return cs_err_set(err, CS_EINTERNAL, "row %llu: %llu transaction records for a slice of %llu",
+                      (unsigned long long)lg->row, (unsigned long long)(lg->got + n),
+                      (unsigned long long)lg->count);
+  for (uint64_t i = 0; i < n; i++) {
+    cs_store_txn_row *r = &lg->buf[lg->nbuf++];
+    r->job = lg->row;
+    memcpy(&r->rec, &recs[i], sizeof r->rec);
+    cs_store_xxh64_update(&lg->slice, r, sizeof *r);
+    lg->got++;
+    int rc = CS_OK;
+    if (st->spool_fd < 0) {
+      if (lg->nbuf == lg->cap || lg->got == lg->count) {
+        if (cs_store_slab_io(st, st->txlog, st->t_txn, lg->offset + lg->got - lg->nbuf, lg->nbuf,
+                             lg->buf, true) < 0)
+          rc = cs_store_h5_error(err, CS_EIO, "writing /txlog records of row %llu",
+                                 (unsigned long long)lg->row);
+        lg->nbuf = 0;
+      }
+    } else if (lg->part == LOG_FIRST && lg->nchunks && lg->nbuf == lg->nfirst) {
+      rc = log_first(lg, err);
+    } else if (lg->part == LOG_CHUNKS && lg->nbuf == st->txlog_chunk_len) {
+      rc = log_chunk(lg, err);
+    }
+    if (rc) return rc;
+  }
+  return CS_OK;
+}
+
+/* The end of a spooled log: its last part and the summaries, then its head and row at its start
+ * (so only an entry written whole has a head). */
+static int log_spool_end(cs_store_log *lg, const char key[CS_STORE_KEY_LEN],
+                         const cs_store_result_row *res, const cs_store_step_row *steps,
+                         uint64_t nsteps, cs_err *err) {
+  cs_store *st = lg->st;
+  spool_head head;
+  memset(&head, 0, sizeof head);
+  if (lg->part == LOG_FIRST) { /* no whole chunk: every record in the first part */
+    int rc = log_first(lg, err);
+    if (rc) return rc;
+  }
+  size_t zlast = 0, zsteps = 0;
+  int rc = pack_rows(lg->buf, lg->nbuf, sizeof *lg->buf, &st->spool_plane, &st->spool_z, 0, &zlast, err);
+  if (!rc) rc = pack_rows(steps, nsteps, sizeof *steps, &st->spool_plane, &st->spool_z, zlast, &zsteps, err);
+  if (!rc) rc = write_at(st->spool_fd, st->spool_z.p, zlast + zsteps, body_at(lg), lg->row, err);
+  if (rc) return rc;
+  memcpy(head.magic, SPOOL_MAGIC, sizeof head.magic);
+  head.row = lg->row;
+  head.n = lg->count;
+  head.nfirst = lg->nchunks ? lg->nfirst : lg->count;
+  head.zfirst = lg->zfirst;
+  head.nchunks = lg->nchunks;
+  head.zchunks = lg->zchunks;
+  head.chunk_len = lg->nchunks ? st->txlog_chunk_len : 0;
+  head.zlast = zlast;
+  head.nsteps = nsteps;
+  head.zsteps = zsteps;
+  if (lg->nchunks) head.parts_sum = cs_store_xxh64(lg->buf, lg->nbuf * sizeof *lg->buf, lg->parts);
+  memcpy(head.key, key, CS_STORE_KEY_LEN);
+  rc = write_at(st->spool_fd, res, sizeof *res, lg->at + (off_t)sizeof head, lg->row, err);
+  return rc ? rc : write_at(st->spool_fd, &head, sizeof head, lg->at, lg->row, err);
+}
+
+int cs_store_put_result_log(cs_store *st, uint64_t row, const char key[CS_STORE_KEY_LEN],
+                            cs_store_result_row *res, cs_store_log *lg,
+                            const cs_store_step_row *steps, uint64_t nsteps, cs_err *err) {
+  int rc = CS_OK;
+  if (lg->st != st || lg->row != row || lg->got != lg->count || res->txlog_offset != lg->offset)
+    rc = cs_err_set(err, CS_EINTERNAL, "row %llu: a log of %llu of %llu records at %llu for row %llu at %llu",
+                    (unsigned long long)lg->row, (unsigned long long)lg->got,
+                    (unsigned long long)lg->count, (unsigned long long)lg->offset,
+                    (unsigned long long)row, (unsigned long long)res->txlog_offset);
+  if (!rc) {
+    res->txlog_count = lg->count;
+    res->txlog_checksum = lg->count ? cs_store_xxh64_end(&lg->slice) : 0;
+    res->steplog_count = nsteps;
+    res->steplog_checksum = cs_store_steplog_checksum(row, steps, nsteps);
+    res->checksum = cs_store_row_checksum(row, key, res);
+  }
+  if (!rc && st->spool_fd >= 0 && !(rc = log_spool_end(lg, key, res, steps, nsteps, err)))
+    lg->at = -1; /* the entry is whole: it stays, whatever becomes of the row */
+  if (!rc)
+    rc = cs_store_put_row(st, row, key, res, NULL, lg->count, steps, nsteps,
+                          CS_PUT_SUMS_GIVEN | CS_PUT_RECORDS_WRITTEN | CS_PUT_SPOOLED, err);
+  cs_store_log_abort(lg);
+  return rc;
+}
+
 /* ---- merging ----------------------------------------------------------------------------- */
 
 typedef struct entry {
@@ -657,32 +871,28 @@ static int chunk_put(cs_store *st, chunk_writer *w, uint64_t first, const cs_sto
   return CS_OK;
 }
 
-/* Writes the nchunks chunks stored at z (each its length, then its bytes) as /txlog chunks c0,
- * c0 + 1, ..., after the chunk gathered so far. */
-static int chunks_write(cs_store *st, chunk_writer *w, uint64_t c0, const unsigned char *z,
-                        uint64_t nchunks, cs_err *err) {
-  int rc = chunk_flush(st, w, err);
+/* Walks the nchunks stored chunks of an entry, zchunks bytes at `at` (each its length, then its
+ * bytes), one at a time through b->chunks: chains their hash onto *h, and with w writes each as
+ * /txlog chunk c0, c0 + 1, ... (after the chunk gathered so far).  CS_ECORRUPT when the
+ * bytes are not nchunks well-formed chunks or cannot be read. */
+static int walk_chunks(cs_store *st, int fd, off_t at, uint64_t zchunks, uint64_t nchunks,
+                       merge_bufs *b, uint64_t *h, chunk_writer *w, uint64_t c0, cs_err *err) {
+  int rc = w ? chunk_flush(st, w, err) : CS_OK;
   for (uint64_t c = 0, len; c < nchunks && !rc; c++) {
-    const unsigned char *bytes = chunk_next(&z, &len);
-    hsize_t at = (c0 + c) * w->len;
-    if (H5Dwrite_chunk(st->txlog, H5P_DEFAULT, 0, &at, len, bytes) < 0)
-      rc = cs_store_h5_error(err, CS_EIO, "writing /txlog records %llu..%llu",
-                             (unsigned long long)at, (unsigned long long)(at + w->len));
-  }
-  return rc;
-}
-
-/* Whether the zchunks bytes at z are nchunks chunks, each its length and then that many bytes. */
-static bool chunks_well_formed(const unsigned char *z, uint64_t zchunks, uint64_t nchunks) {
-  for (uint64_t c = 0; c < nchunks; c++) {
-    uint64_t len;
-    if (zchunks < sizeof len) return false;
-    memcpy(&len, z, sizeof len);
-    if (len > zchunks - sizeof len) return false;
-    z += sizeof len + len;
+    if (zchunks < sizeof len || !read_at(fd, &len, sizeof len, at) || len > zchunks - sizeof len)
+      return CS_ECORRUPT;
+    if (!cs_store_buf_grow(&b->chunks, len))
+      return cs_err_set(err, CS_ENOMEM, "merging the log spools: out of memory");
+    if (!read_at(fd, b->chunks.p, len, at + (off_t)sizeof len)) return CS_ECORRUPT;
+    at += (off_t)(sizeof len + len);
     zchunks -= sizeof len + len;
+    if (h) *h = cs_store_xxh64(b->chunks.p, len, *h);
+    hsize_t first = (c0 + c) * (w ? w->len : 0);
+    if (w && H5Dwrite_chunk(st->txlog, H5P_DEFAULT, 0, &first, len, b->chunks.p) < 0)
+      rc = cs_store_h5_error(err, CS_EIO, "writing /txlog records %llu..%llu",
+                             (unsigned long long)first, (unsigned long long)(first + w->len));
   }
-  return zchunks == 0;
+  return rc ? rc : zchunks ? CS_ECORRUPT : CS_OK;
 }
 
 /* What check_entry found in an entry that holds: its head and row, and where its records go. */
@@ -690,6 +900,7 @@ typedef struct checked {
   spool_head head;
   cs_store_result_row res;
   uint64_t c0, nfirst, nlast; /* first whole chunk; records before and after the whole ones */
+  off_t chunks_at;            /* where the whole chunks are in the spool */
 } checked;
 
 /* Reads entry e and checks it against the file (its checksums, its row's key and reservations,
@@ -719,11 +930,13 @@ static int check_entry(cs_store *st, int fd, const entry *e, merge_bufs *b, cons
   off_t at = e->at + (off_t)(sizeof *h + sizeof *res);
   int got = unpack_rows(fd, at, h->zfirst, nfirst, sizeof(cs_store_txn_row), b, &b->recs);
   at += (off_t)h->zfirst;
+  out->chunks_at = at;
+  /* the whole chunks pass twice, a chunk at a time: hashed now, written once all is checked */
+  uint64_t parts = 0;
   if (!got && nch) {
-    if (!cs_store_buf_grow(&b->chunks, h->zchunks)) got = CS_ENOMEM;
-    else if (!read_at(fd, b->chunks.p, h->zchunks, at) ||
-             !chunks_well_formed(b->chunks.p, h->zchunks, nch))
-      got = CS_ECORRUPT;
+    parts = cs_store_xxh64(b->recs.p, nfirst * sizeof(cs_store_txn_row), row);
+    got = walk_chunks(st, fd, at, h->zchunks, nch, b, &parts, NULL, 0, err);
+    if (got != CS_OK && got != CS_ECORRUPT) return got;
   } else if (!got && h->zchunks) {
     got = CS_ECORRUPT;
   }
@@ -735,8 +948,7 @@ static int check_entry(cs_store *st, int fd, const entry *e, merge_bufs *b, cons
   if (got) return 0;
   const cs_store_txn_row *recs = b->recs.p, *last = b->last.p;
   const cs_store_step_row *steps = b->steps.p;
-  bool records_ok = nch ? parts_checksum(row, recs, nfirst, b->chunks.p, nch, last, nlast) ==
-                              h->parts_sum
+  bool records_ok = nch ? cs_store_xxh64(last, nlast * sizeof *last, parts) == h->parts_sum
                         : cs_store_txlog_checksum(row, recs, n) == res->txlog_checksum;
   const cs_store_index_row *idx = NULL;
   if (!records_ok || cs_store_steplog_checksum(row, steps, ns) != res->steplog_checksum ||
@@ -760,7 +972,12 @@ static int merge_entry(cs_store *st, int fd, const entry *e, merge_bufs *b, chun
   int rc = CS_OK;
   if (w->direct) {
     rc = chunk_put(st, w, c.res.txlog_offset, recs, c.nfirst, err);
-    if (!rc && c.head.nchunks) rc = chunks_write(st, w, c.c0, b->chunks.p, c.head.nchunks, err);
+    if (!rc && c.head.nchunks) {
+      rc = walk_chunks(st, fd, c.chunks_at, c.head.zchunks, c.head.nchunks, b, NULL, w, c.c0, err);
+      if (rc == CS_ECORRUPT)
+        rc = cs_err_set(err, CS_ECORRUPT, "row %llu: its spooled chunks changed while merging",
+                        (unsigned long long)c.head.row);
+    }
     if (!rc) rc = chunk_put(st, w, c.res.txlog_offset + n - c.nlast, last, c.nlast, err);
   }
   /* the records are verified above: the row keeps the checksums it came with */

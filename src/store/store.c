@@ -910,7 +910,8 @@ int cs_store_put_row(cs_store *st, uint64_t row, const char key[CS_STORE_KEY_LEN
   }
   if (st->spool_fd >= 0) {
     /* the row with its logs goes to the spool; the file gets the row without them */
-    if (cs_store_spool_put(st, row, key, res, txns, n, steps, nsteps, err)) return err->code;
+    if (!(flags & CS_PUT_SPOOLED) && cs_store_spool_put(st, row, key, res, txns, n, steps, nsteps, err))
+      return err->code;
     res->txlog_count = res->txlog_checksum = 0;
     res->steplog_count = res->steplog_checksum = 0;
     res->txlog_detail = CS_STORE_LOG_NONE;

@@ -88,7 +88,8 @@ bool cs_store_txlog_direct(cs_store *st, hid_t txlog, uint64_t *len, unsigned *l
 /* cs_store_put_result_steps for the merge (flags CS_PUT_*): CS_PUT_RECORDS_WRITTEN, the caller
  * has written the records into /txlog itself; CS_PUT_SUMS_GIVEN, res carries counts and
  * checksums the caller has verified (txns may then be NULL). */
-enum { CS_PUT_RECORDS_WRITTEN = 1, CS_PUT_SUMS_GIVEN = 2 };
+enum { CS_PUT_RECORDS_WRITTEN = 1, CS_PUT_SUMS_GIVEN = 2,
+       CS_PUT_SPOOLED = 4 /* the row's spool entry is written (cs_store_log) */ };
 int cs_store_put_row(cs_store *st, uint64_t row, const char key[CS_STORE_KEY_LEN],
                      cs_store_result_row *res, const cs_store_txn_row *txns, uint64_t n,
                      const cs_store_step_row *steps, uint64_t nsteps, unsigned flags,

@@ -1,12 +1,16 @@
-/* One job on one rank: run it (cs_job_run) and write its slices and row: the records when the
- * item's detail is full, the per-step summaries (backfill.h) when it is steps or full.  A job
+/* One job on one rank: run it (cs_job_run_logged) and write its slices and row: the records when
+ * the item's detail is full (streamed into the row's log step by step while the job runs), the
+ * per-step summaries (backfill.h) when it is steps or full.  A job
  * that fails is a `failed` row with its message, cached like a result; a failure that says
  * nothing about the job (out of memory, I/O: cs_err_is_transient) writes nothing, so the row
  * stays pending and the next run tries again.  Only a row that cannot be written is an error. */
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include "commsweep/backfill.h"
 #include "commsweep/job.h"
@@ -22,9 +26,56 @@ static void *room_for(void *rows, uint64_t *cap, uint64_t n, size_t size) {
 }
 
 void cs_sweep_logbuf_free(cs_sweep_logbuf *b) {
-  free(b->txns);
   free(b->steps);
   memset(b, 0, sizeof *b);
+}
+
+/* The job's records go straight into its row's log as the job runs, step by step. */
+static int log_records(void *ctx, uint32_t step, const cs_txn_record *recs, uint64_t n,
+                       cs_err *err) {
+  (void)step;
+  return cs_store_log_append(ctx, recs, n, err);
+}
+
+static int log_restart(void *ctx, cs_err *err) { return cs_store_log_restart(ctx, err); }
+
+/* Benchmark hook: COMMSWEEP_JOB_STATS=FILE appends "row cpu_s wall_s peak_kb" per job, its CPU
+ * and wall seconds and the process's peak resident memory while it ran (Linux: the peak is
+ * reset before the job through /proc/self/clear_refs; where that fails, peak_kb is the
+ * process's peak so far).  One write per line (O_APPEND), so the ranks may share the file. */
+static double cpu_seconds(void) {
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
+         (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
+}
+
+static void stats_begin(double *cpu) {
+  int fd = open("/proc/self/clear_refs", O_WRONLY);
+  if (fd >= 0) {
+    if (write(fd, "5", 1) != 1) { /* the peak is then the process's so far */
+    }
+    close(fd);
+  }
+  *cpu = cpu_seconds();
+}
+
+static void stats_end(const char *path, uint64_t row, double cpu0, double wall) {
+  long peak_kb = -1;
+  FILE *f = fopen("/proc/self/status", "r");
+  char line[128];
+  while (f && fgets(line, sizeof line, f))
+    if (!strncmp(line, "VmHWM:", 6)) peak_kb = strtol(line + 6, NULL, 10);
+  if (f) fclose(f);
+  char text[128];
+  int len = snprintf(text, sizeof text, "%llu %.3f %.3f %ld\n", (unsigned long long)row,
+                     cpu_seconds() - cpu0, wall, peak_kb);
+  int fd = open(path, O_WRONLY | O_APPEND | O_CREAT, 0644);
+  if (fd >= 0) {
+    if (write(fd, text, (size_t)len) != len) { /* a benchmark aid: a short write is its loss */
+    }
+    close(fd);
+  }
 }
 
 int cs_sweep_execute(cs_store *st, cs_job_shared *shared, cs_sweep_logbuf *logbuf,
@@ -42,13 +93,20 @@ int cs_sweep_execute(cs_store *st, cs_job_shared *shared, cs_sweep_logbuf *logbu
   row.steplog_offset = item->steplog_offset;
   cs_store_detail detail = results_only ? CS_STORE_LOG_NONE : (cs_store_detail)item->detail;
   bool full = detail == CS_STORE_LOG_FULL, summaries = detail != CS_STORE_LOG_NONE;
-  cs_store_txn_row *txns = NULL;
   cs_store_step_row *steps = NULL;
-  uint64_t n = 0, nsteps = 0;
-  /* the records are copied into rows below, so the job may write them into shared memory */
-  unsigned keep = (full ? CS_JOB_KEEP_RECORDS | CS_JOB_LEND_RECORDS : 0) |
-                  (summaries ? CS_JOB_KEEP_STEPS : 0);
-  int rc = cs_job_run_keeping(shared, job, keep, &out, &jerr);
+  uint64_t nsteps = 0;
+  /* the records stream into the row's log while the job runs (cs_store_log) */
+  cs_store_log *lg = NULL;
+  if (full && item->txlog_count &&
+      cs_store_log_begin(st, item->row, item->txlog_offset, item->txlog_count, &lg, err))
+    return cs_err_prefix(err, "job row %llu", (unsigned long long)item->row);
+  cs_job_log log = {log_records, log_restart, lg};
+  const char *stats = getenv("COMMSWEEP_JOB_STATS");
+  double cpu0 = 0;
+  if (stats) stats_begin(&cpu0);
+  int rc = cs_job_run_logged(shared, job, summaries ? CS_JOB_KEEP_STEPS : 0, lg ? &log : NULL,
+                             &out, &jerr);
+  if (stats) stats_end(stats, item->row, cpu0, rc ? 0 : out.result.wall_time_s);
   /* Test hook: COMMSWEEP_TEST_ENOMEM_ROW=N fails row N as if memory ran out. */
   const char *hook = getenv("COMMSWEEP_TEST_ENOMEM_ROW");
   if (!rc && hook && strtoull(hook, NULL, 10) == item->row) {
@@ -62,7 +120,7 @@ int cs_sweep_execute(cs_store *st, cs_job_shared *shared, cs_sweep_logbuf *logbu
   if (!rc && summaries && out.num_steps != item->steplog_count)
     rc = cs_err_set(&jerr, CS_EINTERNAL, "the job produced %u step summaries, L1 expansion counted %llu",
                     out.num_steps, (unsigned long long)item->steplog_count);
-  /* the rows copy each summary and record byte for byte: the log checksums cover all of them */
+  /* the rows copy each summary byte for byte: the log checksums cover all of them */
   if (!rc && summaries && item->steplog_count) {
     steps = room_for(lb->steps, &lb->steps_cap, item->steplog_count, sizeof *steps);
     if (steps) lb->steps = steps;
@@ -74,23 +132,12 @@ int cs_sweep_execute(cs_store *st, cs_job_shared *shared, cs_sweep_logbuf *logbu
     }
     nsteps = steps ? item->steplog_count : 0;
   }
-  if (!rc && full && out.num_records) {
-    txns = room_for(lb->txns, &lb->txns_cap, out.num_records, sizeof *txns);
-    if (txns) lb->txns = txns;
-    else rc = cs_err_set(&jerr, CS_ENOMEM, "%llu transaction records: out of memory",
-                         (unsigned long long)out.num_records);
-    for (uint64_t i = 0; txns && i < out.num_records; i++) {
-      txns[i].job = item->row;
-      memcpy(&txns[i].rec, &out.records[i], sizeof txns[i].rec);
-    }
-    n = txns ? out.num_records : 0;
-  }
   if (!rc) {
     row.result = out.result;
     row.status = CS_STORE_DONE;
     row.txlog_detail = (uint8_t)detail;
   } else {
-    n = nsteps = 0;
+    nsteps = 0;
     row.status = CS_STORE_FAILED;
     cs_store_set_text(row.result.engine, sizeof row.result.engine, job->engine.name);
     cs_store_set_text(row.error, sizeof row.error, jerr.msg[0] ? jerr.msg : cs_strerror(rc));
@@ -98,13 +145,19 @@ int cs_sweep_execute(cs_store *st, cs_job_shared *shared, cs_sweep_logbuf *logbu
   outcome->failed = rc != 0;
   outcome->ran_again_alone = out.ran_again_alone;
   cs_job_output_free(&out);
+  if (rc) {
+    cs_store_log_abort(lg);
+    lg = NULL;
+  }
   if (rc && cs_err_is_transient(rc)) {
     fprintf(stderr, "commsweep: job row %llu not stored, the next run retries it: %s\n",
             (unsigned long long)item->row, jerr.msg);
     cs_sweep_logbuf_free(&own);
     return CS_OK;
   }
-  int wrc = cs_store_put_result_steps(st, item->row, item->key, &row, txns, n, steps, nsteps, err);
+  int wrc = lg ? cs_store_put_result_log(st, item->row, item->key, &row, lg, steps, nsteps, err)
+               : cs_store_put_result_steps(st, item->row, item->key, &row, NULL, 0, steps, nsteps,
+                                           err);
   cs_sweep_logbuf_free(&own);
   if (wrc) return cs_err_prefix(err, "job row %llu", (unsigned long long)item->row);
   return CS_OK;

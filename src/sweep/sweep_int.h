@@ -6,7 +6,9 @@
 
 #include "commsweep/sweep.h"
 
-#define CS_SWEEP_MAX_AXIS_FIELDS 8
+/* a network with its size of pod (topology, routing, VCs, grid, participants, endpoint counts,
+ * message size) is 9 */
+#define CS_SWEEP_MAX_AXIS_FIELDS 12
 
 /* One axis: one field, or several coupled fields set together from one tuple per value. */
 typedef struct cs_sweep_axis {

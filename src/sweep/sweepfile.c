@@ -16,6 +16,7 @@ static void engine_section_fields(cs_field_doc *out, size_t cap) {
   size_t n = 0;
   out[n++] = (cs_field_doc){"name", "string", "engine"};
   out[n++] = (cs_field_doc){"deadlock_guard_ticks", "integer", "deadlock guard"};
+  out[n++] = (cs_field_doc){"memory_limit_bytes", "integer", "a job's memory bound"};
   for (const cs_engine_ops *const *e = cs_engine_list(); *e && n + 1 < cap; e++)
     out[n++] = (cs_field_doc){(*e)->name, "object", (*e)->summary};
   out[n] = (cs_field_doc){NULL, NULL, NULL};

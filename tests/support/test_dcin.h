@@ -4,6 +4,7 @@
 #define CS_TEST_DCIN_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "engine/dcin/dcin_int.h"
 
@@ -14,5 +15,18 @@ void cs_test_dcin_adapter(cs_adapter_config *a, int mst, int slv);
  * invariant checker every cycle.  Fails the calling test on any error. */
 dcin_sim *cs_test_dcin_sim(const char *die, const char *layout, int mst, int slv, bool yx,
                            bool check);
+
+/* One line of the mixed-traffic files (tests/data/dcin/mixed_*.csv: t_ns, src die, node, gdma_k,
+ * dst die, node, ddr_k, R or W, burst) as a request at its place issued at *t_ns; false for a
+ * comment or any other line.  Inline: check_dcin_oracle is also built against older builds. */
+static inline bool cs_test_dcin_csv_line(const char *line, int *t_ns, dcin_place *p) {
+  int sd, sn, gi, dd, dn, di, burst;
+  char rw;
+  if (line[0] == '#' || sscanf(line, "%d,%d,%d,gdma_%d,%d,%d,ddr_%d,%c,%d", t_ns, &sd, &sn, &gi,
+                               &dd, &dn, &di, &rw, &burst) != 9)
+    return false;
+  *p = (dcin_place){sd, sn, DCIN_IP_GDMA0 + gi, dd, dn, DCIN_IP_DDR0 + di, rw == 'R', burst};
+  return true;
+}
 
 #endif

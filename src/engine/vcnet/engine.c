@@ -29,18 +29,19 @@ static int op_validate(const cs_job *job, cs_err *err) {
                       ad->num_initiators, ad->num_targets, p.topology, t.epr, t.endpoints,
                       t.endpoints, t.endpoints,
                       ad->num_initiators > ad->num_targets ? ad->num_initiators : ad->num_targets);
-  for (int i = 0; i < job->spec.num_participants; i++)
-    if (job->spec.participants[i] >= t.endpoints)
-      return cs_err_set(err, CS_ECONSTRAINT, "vcnet: participant %d has no endpoint on %s (%d endpoints)",
-                        job->spec.participants[i], p.topology, t.endpoints);
+  int32_t top = cs_spec_max_participant(&job->spec);
+  if (top >= t.endpoints)
+    return cs_err_set(err, CS_ECONSTRAINT, "vcnet: participant %d has no endpoint on %s (%d endpoints)",
+                      (int)top, p.topology, t.endpoints);
   /* fat tree: a participant on a faulty leaf fails this job alone, before it runs */
   for (int i = 0; i < job->spec.num_participants && t.fattree; i++) {
-    int leaf = job->spec.participants[i] / t.epr;
+    int32_t id = cs_spec_participant(&job->spec, i);
+    int leaf = id / t.epr;
     if (!vtf_dead(&t.ft, leaf)) continue;
     char name[16];
     vtf_node_name(&t.ft, leaf, name, sizeof name);
     return cs_err_set(err, CS_ECONSTRAINT, "vcnet: participant %d sits on faulty leaf %s of %s (faults \"%s\"%s)",
-                      job->spec.participants[i], name, p.topology, p.faults,
+                      (int)id, name, p.topology, p.faults,
                       p.fault_count ? " and random ones" : "");
   }
   return CS_OK;
@@ -83,6 +84,22 @@ static int op_create(const cs_job *job, void **engine, cs_err *err) {
 
 static int op_inject(void *engine, const cs_inject *in, cs_err *err) {
   return vcn_engine_inject(engine, in, err);
+}
+
+static int op_inject_flows(void *engine, const cs_flow *flows, size_t n, cs_err *err) {
+  return vcn_engine_inject_flows(engine, flows, n, err);
+}
+
+/* The network, and the transactions the trackers let be in flight at once. */
+static uint64_t op_memory(const cs_job *job, uint64_t widest_step) {
+  vcn_params p;
+  cs_err err;
+  if (vcn_job_params(job, &p, &err)) return 0;
+  const cs_adapter_config *ad = &job->adapter;
+  uint64_t trackers = (uint64_t)job->spec.num_participants *
+                      (uint64_t)(ad->mst_rd_outstanding + ad->mst_wr_outstanding);
+  uint64_t inflight = trackers < widest_step ? trackers : widest_step;
+  return vcn_engine_bytes(&p, inflight, (uint64_t)job->spec.num_participants);
 }
 
 static int op_advance(void *engine, uint64_t max_ticks, cs_err *err) {
@@ -163,6 +180,7 @@ const cs_engine_ops cs_vcnet_ops = {
     .options_doc = vcn_options_doc,
     .validate = op_validate,
     .cost = op_cost,
+    .memory = op_memory,
     .network = op_network,
     .result_columns = result_columns,
     .record_columns = record_columns,
@@ -170,6 +188,7 @@ const cs_engine_ops cs_vcnet_ops = {
     .design = op_design,
     .create = op_create,
     .inject = op_inject,
+    .inject_flows = op_inject_flows,
     .advance = op_advance,
     .poll = op_poll,
     .now = op_now,

@@ -19,6 +19,8 @@
 enum { EV_FLIT = 0, EV_CREDIT = 1, EV_EJECT = 2, EV_EPCREDIT = 3 };
 #define EV_KIND(k) ((k) >> 30)
 #define EV_TO(k) ((k) & 0x3fffffffu)
+/* Events a landing loop looks ahead to fetch the state it will touch. */
+#define PREFETCH_AHEAD 8
 
 int vcn_params_check(const vcn_params *p, cs_err *err) {
   struct {
@@ -49,14 +51,27 @@ uint64_t vcn_zero_load_latency(const vcn_params *p, int hops, int flits) {
          (uint64_t)(flits - 1);
 }
 
+uint64_t vcn_net_bytes(const vcn_params *p, const vcn_topo *t, uint64_t packets) {
+  uint64_t R = (uint64_t)t->routers, P = (uint64_t)t->ports, V = (uint64_t)p->num_vcs;
+  uint64_t E = (uint64_t)t->endpoints, D = (uint64_t)p->vc_depth, nvc = R * P * V;
+  uint64_t words = (P * V + 63) / 64;
+  /* per VC: its record and its ring of flits */
+  uint64_t per_vc = vcn_vc_stride((int)D);
+  /* per router: VC masks, SA pointers, coordinates, the link tables, counters and lists */
+  uint64_t per_router = 2 * words * 8 + 3 * P * 2 + VCN_MAX_DIMS + P * (4 + 4 + 1 + 1 + 4 + 4) + 4 + 4 + 1;
+  uint64_t per_ep = 4 + 4 + 4 + 4 + 2 + V * (4 + 1) + 2 + 4 + 1;
+  /* every buffered flit may have a flit event and a credit event pending; buckets double */
+  uint64_t wheels = 2 * nvc * D * (sizeof(vcn_event) + sizeof(uint32_t));
+  return sizeof(vcn_net) + nvc * per_vc + R * per_router + E * per_ep + P * V + wheels +
+         2 * (packets + 256) * (sizeof(vcn_pkt) + sizeof(vcn_queued));
+}
+
 void vcn_net_destroy(vcn_net *n) {
   if (!n) return;
-  free(n->slot), free(n->head), free(n->count), free(n->state), free(n->ready);
-  free(n->out_port), free(n->out_vc), free(n->out_cls), free(n->ovc_busy), free(n->port_of), free(n->credits);
-  free(n->nonempty), free(n->va_rr), free(n->va_in_rr), free(n->sa_acc_rr), free(n->sa_in_rr), free(n->sa_out_rr), free(n->coord), free(n->nbr), free(n->up), free(n->up_port), free(n->arrival), free(n->credit_to), free(n->flit_to), free(n->router_flits);
-  free(n->active), free(n->is_active);
-  free(n->q_head), free(n->q_tail), free(n->ep_pkt), free(n->ep_vc), free(n->ep_sent);
-  free(n->ep_credits), free(n->ep_vc_busy), free(n->ep_rr), free(n->ep_active);
+  free(n->vcs), free(n->port), free(n->ovc_busy), free(n->port_of);
+  free(n->nonempty), free(n->coord), free(n->router_flits);
+  free(n->active_bits), free(n->active_words);
+  free(n->ep), free(n->ep_credits), free(n->ep_vc_busy), free(n->ep_active);
   free(n->ep_is_active), free(n->pkt), free(n->queued);
   if (n->wheel)
     for (uint32_t i = 0; i < n->wheel_size; i++) free(n->wheel[i].ev);
@@ -69,6 +84,7 @@ void vcn_net_destroy(vcn_net *n) {
 
 static bool grow_pkts(vcn_net *n) {
   uint32_t cap = n->pkt_cap ? n->pkt_cap * 2 : 256;
+  if (cap > VCN_MAX_PACKETS) return false;
   vcn_pkt *p = realloc(n->pkt, (size_t)cap * sizeof *p);
   if (!p) return false;
   /* only called with the free list empty */
@@ -107,48 +123,28 @@ int vcn_net_create(const vcn_params *p, vcn_net **out, cs_err *err) {
   n->routing = routing;
   n->V = p->num_vcs, n->D = p->vc_depth, n->P = t.ports;
   n->vcs_per_class = n->V / routing->classes;
+  n->pv_magic = ((1ull << 40) + (uint64_t)(t.ports * p->num_vcs) - 1) / (uint64_t)(t.ports * p->num_vcs);
   size_t R = (size_t)t.routers, P = (size_t)n->P, V = (size_t)n->V, E = (size_t)t.endpoints;
   size_t nvc = R * P * V;
   if (nvc >= (1u << 30)) {
     free(n);
     return cs_err_set(err, CS_EINVAL, "vcnet: %zu virtual channels exceed the limit of 2^30", nvc);
   }
-  n->slot = malloc(nvc * (size_t)n->D * sizeof *n->slot);
-  n->head = calloc(nvc, sizeof *n->head);
-  n->count = calloc(nvc, sizeof *n->count);
-  n->state = calloc(nvc, sizeof *n->state);
-  n->ready = calloc(nvc, sizeof *n->ready);
-  n->out_port = calloc(nvc, sizeof *n->out_port);
-  n->out_vc = calloc(nvc, sizeof *n->out_vc);
-  n->out_cls = calloc(nvc, sizeof *n->out_cls);
-  n->credits = malloc(nvc * sizeof *n->credits);
+  n->vc_stride = vcn_vc_stride(n->D);
+  n->vcs = aligned_alloc(64, (nvc * n->vc_stride + 63) & ~(size_t)63);
+  if (n->vcs) memset(n->vcs, 0, nvc * n->vc_stride);
+  n->port = calloc(R * P, sizeof *n->port);
   n->words = (P * V + 63) / 64;
   n->nonempty = calloc(R * (size_t)n->words, sizeof *n->nonempty);
   n->ovc_busy = calloc(R * (size_t)n->words, sizeof *n->ovc_busy);
   n->port_of = malloc(P * V);
-  n->va_rr = calloc(nvc, sizeof *n->va_rr);
-  n->va_in_rr = calloc(nvc, sizeof *n->va_in_rr);
-  n->sa_acc_rr = calloc(R * P, sizeof *n->sa_acc_rr);
-  n->sa_in_rr = calloc(R * P, sizeof *n->sa_in_rr);
-  n->sa_out_rr = calloc(R * P, sizeof *n->sa_out_rr);
   n->coord = calloc(R * VCN_MAX_DIMS, 1);
-  n->nbr = malloc(R * P * sizeof *n->nbr);
-  n->up = malloc(R * P * sizeof *n->up);
-  n->up_port = malloc(R * P);
-  n->arrival = malloc(R * P);
-  n->credit_to = calloc(R * P, sizeof *n->credit_to);
-  n->flit_to = calloc(R * P, sizeof *n->flit_to);
   n->router_flits = calloc(R, sizeof *n->router_flits);
-  n->active = malloc(R * sizeof *n->active);
-  n->is_active = calloc(R, 1);
-  n->q_head = malloc(E * sizeof *n->q_head);
-  n->q_tail = malloc(E * sizeof *n->q_tail);
-  n->ep_pkt = malloc(E * sizeof *n->ep_pkt);
-  n->ep_vc = malloc(E * sizeof *n->ep_vc);
-  n->ep_sent = calloc(E, sizeof *n->ep_sent);
+  n->active_bits = calloc((R + 63) / 64, sizeof *n->active_bits);
+  n->active_words = calloc((R + 4095) / 4096, sizeof *n->active_words);
+  n->ep = calloc(E, sizeof *n->ep);
   n->ep_credits = malloc(E * V * sizeof *n->ep_credits);
   n->ep_vc_busy = calloc(E * V, 1);
-  n->ep_rr = calloc(E, sizeof *n->ep_rr);
   n->ep_active = malloc(E * sizeof *n->ep_active);
   n->ep_is_active = calloc(E, 1);
   uint32_t longest = (uint32_t)(p->sa_delay + p->st_delay + p->link_latency) + 1 + VCN_RETIRE_CYCLES;
@@ -156,11 +152,10 @@ int vcn_net_create(const vcn_params *p, vcn_net **out, cs_err *err) {
   while (n->wheel_size <= longest) n->wheel_size *= 2;
   n->wheel = calloc(n->wheel_size, sizeof *n->wheel);
   n->cwheel = calloc(n->wheel_size, sizeof *n->cwheel);
-  if (!n->slot || !n->head || !n->count || !n->state || !n->ready || !n->out_port || !n->out_vc ||
-      !n->out_cls || !n->ovc_busy || !n->port_of || !n->credits || !n->nonempty || !n->va_rr || !n->va_in_rr || !n->sa_acc_rr || !n->sa_in_rr || !n->sa_out_rr ||
-      !n->coord || !n->nbr || !n->up || !n->up_port || !n->arrival || !n->credit_to || !n->flit_to || !n->router_flits || !n->active || !n->is_active || !n->q_head || !n->q_tail ||
-      !n->ep_pkt || !n->ep_vc || !n->ep_sent || !n->ep_credits || !n->ep_vc_busy || !n->ep_rr ||
-      !n->ep_active || !n->ep_is_active || !n->wheel || !n->cwheel || !grow_pkts(n)) {
+  if (!n->vcs || !n->port || !n->ovc_busy || !n->port_of || !n->nonempty ||
+      !n->coord || !n->router_flits || !n->active_bits || !n->active_words || !n->ep || !n->ep_credits ||
+      !n->ep_vc_busy || !n->ep_active || !n->ep_is_active || !n->wheel || !n->cwheel ||
+      !grow_pkts(n)) {
     vcn_net_destroy(n);
     return cs_err_set(err, CS_ENOMEM, "vcnet: out of memory for %zu routers", R);
   }
@@ -172,31 +167,31 @@ int vcn_net_create(const vcn_params *p, vcn_net **out, cs_err *err) {
     }
   for (size_t r = 0; r < R; r++)
     for (size_t o = 0; o < P; o++) {
-      n->nbr[r * P + o] = vcn_topo_neighbour(&t, (int)r, (int)o);
+      n->port[r * P + o].nbr = vcn_topo_neighbour(&t, (int)r, (int)o);
       int up = -1, up_port = 0;
       if (o < (size_t)t.links) vcn_topo_upstream(&t, (int)r, (int)o, &up, &up_port);
-      n->up[r * P + o] = up;
-      n->up_port[r * P + o] = (uint8_t)up_port;
-      n->arrival[r * P + o] = (uint8_t)(o < (size_t)t.links ? vcn_topo_arrival_port(&t, (int)r, (int)o) : 0);
+      n->port[r * P + o].up = up;
+      n->port[r * P + o].up_port = (uint8_t)up_port;
+      n->port[r * P + o].arrival = (uint8_t)(o < (size_t)t.links ? vcn_topo_arrival_port(&t, (int)r, (int)o) : 0);
       if (o >= (size_t)t.links) {
         size_t ep = r * (size_t)t.epr + (o - (size_t)t.links);
-        n->credit_to[r * P + o] = (uint32_t)(ep * V);
-        n->flit_to[r * P + o] = (uint32_t)ep;
+        n->port[r * P + o].credit_to = (uint32_t)(ep * V);
+        n->port[r * P + o].flit_to = (uint32_t)ep;
       } else {
-        if (up >= 0) n->credit_to[r * P + o] = (uint32_t)(((size_t)up * P + (size_t)up_port) * V);
-        if (n->nbr[r * P + o] >= 0)
-          n->flit_to[r * P + o] = (uint32_t)(((size_t)n->nbr[r * P + o] * P + n->arrival[r * P + o]) * V);
+        if (up >= 0) n->port[r * P + o].credit_to = (uint32_t)(((size_t)up * P + (size_t)up_port) * V);
+        if (n->port[r * P + o].nbr >= 0)
+          n->port[r * P + o].flit_to = (uint32_t)(((size_t)n->port[r * P + o].nbr * P + n->port[r * P + o].arrival) * V);
       }
       for (size_t v = 0; v < V; v++) {
         size_t g = (r * P + o) * V + v;
         /* an ejection port never runs out of credit: the endpoint sinks every flit */
-        n->credits[g] = o < (size_t)t.links ? (n->nbr[r * P + o] >= 0 ? n->D : 0) : INT32_MAX;
+        VC(n, g)->credits = o < (size_t)t.links ? (n->port[r * P + o].nbr >= 0 ? n->D : 0) : INT32_MAX;
       }
     }
   for (size_t li = 0; li < P * V; li++) n->port_of[li] = (uint8_t)(li / V);
   for (size_t e = 0; e < E; e++) {
-    n->q_head[e] = n->q_tail[e] = n->ep_pkt[e] = VCN_NIL;
-    n->ep_vc[e] = -1;
+    n->ep[e].q_head = n->ep[e].q_tail = n->ep[e].pkt = VCN_NIL;
+    n->ep[e].vc = -1;
     for (size_t v = 0; v < V; v++) n->ep_credits[e * V + v] = n->D;
   }
   *out = n;
@@ -214,7 +209,7 @@ static bool grow_bucket(vcn_bucket *b) {
 }
 
 /* A new event `delay` cycles from now, for the caller to fill. */
-static inline vcn_event *push_event(vcn_net *n, uint32_t delay, uint32_t kind, uint32_t to) {
+static inline vcn_event *push_event(vcn_net *restrict n, uint32_t delay, uint32_t kind, uint32_t to) {
   vcn_bucket *b = &n->wheel[(n->now + delay) & (n->wheel_size - 1)];
   if (b->n == b->cap && !grow_bucket(b)) {
     n->oom = 1;
@@ -228,7 +223,7 @@ static inline vcn_event *push_event(vcn_net *n, uint32_t delay, uint32_t kind, u
 
 /* A credit `delay` cycles from now for output VC `to` (EV_CREDIT) or endpoint VC `to`
  * (EV_EPCREDIT). */
-static inline void schedule_credit(vcn_net *n, uint32_t delay, uint32_t kind, uint32_t to) {
+static inline void schedule_credit(vcn_net *restrict n, uint32_t delay, uint32_t kind, uint32_t to) {
   vcn_cbucket *b = &n->cwheel[(n->now + delay) & (n->wheel_size - 1)];
   if (b->n == b->cap) {
     uint32_t cap = b->cap ? b->cap * 2 : 64, *grown = realloc(b->to, cap * sizeof *grown);
@@ -245,19 +240,17 @@ static inline void schedule_credit(vcn_net *n, uint32_t delay, uint32_t kind, ui
 
 /* A flit event: the flit (pkt, seq, tail) lands in `to` (an input VC of router `router`, or an
  * endpoint). */
-static inline void schedule_flit(vcn_net *n, uint32_t delay, uint32_t kind, uint32_t to,
-                                 uint32_t router, uint32_t pkt, uint16_t seq, uint16_t tail) {
-  vcn_event *ev = push_event(n, delay, kind, to);
-  ev->router = router;
-  ev->pkt = pkt;
-  ev->seq = seq;
-  ev->tail = tail;
+static inline void schedule_flit(vcn_net *restrict n, uint32_t delay, uint32_t kind, uint32_t to,
+                                 vcn_flit f) {
+  push_event(n, delay, kind, to)->flit = f;
 }
 
-static void activate_router(vcn_net *n, uint32_t r) {
-  if (!n->is_active[r]) {
-    n->is_active[r] = 1;
-    n->active[n->n_active++] = r;
+static void activate_router(vcn_net *restrict n, uint32_t r) {
+  uint64_t bit = 1ull << (r & 63);
+  if (!(n->active_bits[r >> 6] & bit)) {
+    n->active_bits[r >> 6] |= bit;
+    n->active_words[r >> 12] |= 1ull << ((r >> 6) & 63);
+    n->n_active++;
   }
 }
 
@@ -282,9 +275,9 @@ uint32_t vcn_net_send(vcn_net *n, int src_ep, int dst_ep, int size, uint64_t tag
   q->dst_ep = dst_ep;
   q->size = (uint32_t)size;
   q->next = VCN_NIL;
-  if (n->q_tail[src_ep] == VCN_NIL) n->q_head[src_ep] = i;
-  else n->queued[n->q_tail[src_ep]].next = i;
-  n->q_tail[src_ep] = i;
+  if (n->ep[src_ep].q_tail == VCN_NIL) n->ep[src_ep].q_head = i;
+  else n->queued[n->ep[src_ep].q_tail].next = i;
+  n->ep[src_ep].q_tail = i;
   n->pkts_live++;
   activate_ep(n, (uint32_t)src_ep);
   return i;
@@ -294,7 +287,7 @@ uint32_t vcn_net_send(vcn_net *n, int src_ep, int dst_ep, int size, uint64_t tag
  * Returns its pool index, or VCN_NIL when out of memory. */
 static uint32_t start_packet(vcn_net *n, uint32_t e) {
   if (n->pkt_free == VCN_NIL && !grow_pkts(n)) return VCN_NIL;
-  uint32_t i = n->pkt_free, qi = n->q_head[e];
+  uint32_t i = n->pkt_free, qi = n->ep[e].q_head;
   vcn_pkt *p = &n->pkt[i];
   const vcn_queued *q = &n->queued[qi];
   n->pkt_free = p->next;
@@ -309,27 +302,25 @@ static uint32_t start_packet(vcn_net *n, uint32_t e) {
   p->tag = q->tag;
   p->t_created = q->t_created;
   p->first_vc = p->last_vc = -1;
-  n->q_head[e] = q->next;
-  if (q->next == VCN_NIL) n->q_tail[e] = VCN_NIL;
+  n->ep[e].q_head = q->next;
+  if (q->next == VCN_NIL) n->ep[e].q_tail = VCN_NIL;
   n->queued[qi].next = n->queued_free;
   n->queued_free = qi;
-  n->ep_pkt[e] = i;
+  n->ep[e].pkt = i;
+  n->ep[e].size = p->size;
   return i;
 }
 
-static void land(vcn_net *n, const vcn_event *ev) {
+static void land(vcn_net *restrict n, const vcn_event *ev) {
   uint32_t to = EV_TO(ev->kind_to);
   switch (EV_KIND(ev->kind_to)) {
     case EV_FLIT: {
-      uint32_t pos = (uint32_t)n->head[to] + n->count[to];
+      vcn_vc *const vc = VC(n, to);
+      uint32_t pos = (uint32_t)vc->head + vc->count;
       if (pos >= (uint32_t)n->D) pos -= (uint32_t)n->D;
-      vcn_flit *s = &n->slot[(size_t)to * (size_t)n->D + pos];
-      s->arrive = n->now;
-      s->pkt = ev->pkt;
-      s->seq = ev->seq;
-      s->tail = ev->tail;
-      uint32_t r = ev->router;
-      if (n->count[to]++ == 0) {
+      VC_SLOTS(vc)[pos] = ev->flit;
+      uint32_t r = (uint32_t)(((uint64_t)to * n->pv_magic) >> 40);
+      if (vc->count++ == 0) {
         uint32_t li = to - r * (uint32_t)(n->P * n->V);
         n->nonempty[(size_t)r * n->words + (li >> 6)] |= 1ull << (li & 63);
       }
@@ -338,11 +329,9 @@ static void land(vcn_net *n, const vcn_event *ev) {
       break;
     }
     case EV_EJECT: {
-      uint32_t pi = ev->pkt;
-      vcn_pkt *p = &n->pkt[pi];
-      p->ejected++;
+      uint32_t pi = VCN_FLIT_PKT(ev->flit);
       n->st.flits_ejected++;
-      if (ev->tail) {
+      if (VCN_FLIT_TAIL(ev->flit)) {
         n->st.packets_ejected++;
         if (n->on_deliver) n->on_deliver(n->ctx, n, pi);
         n->pkt[pi].next = n->pkt_free;
@@ -358,47 +347,47 @@ static void land(vcn_net *n, const vcn_event *ev) {
 /* Endpoint e sends the next flit of the packet at the head of its queue, if a VC and a credit
  * allow; returns false when its queue is empty. */
 static bool endpoint_step(vcn_net *n, uint32_t e) {
-  uint32_t pi = n->ep_pkt[e];
-  if (pi == VCN_NIL && n->q_head[e] == VCN_NIL) return false;
+  uint32_t pi = n->ep[e].pkt;
+  if (pi == VCN_NIL && n->ep[e].q_head == VCN_NIL) return false;
   int V = n->V;
-  if (n->ep_vc[e] < 0) {
+  if (n->ep[e].vc < 0) {
     /* a packet starts in class 0 */
     int span = n->vcs_per_class;
     for (int k = 0; k < span; k++) {
-      int v = (n->ep_rr[e] + k) % span;
+      int v = (n->ep[e].rr + k) % span;
       if (!n->ep_vc_busy[(size_t)e * V + v]) {
-        n->ep_vc[e] = v;
+        n->ep[e].vc = v;
         n->ep_vc_busy[(size_t)e * V + v] = 1;
-        n->ep_rr[e] = (uint16_t)((v + 1) % span);
+        n->ep[e].rr = (uint16_t)((v + 1) % span);
         break;
       }
     }
-    if (n->ep_vc[e] < 0) return true;
+    if (n->ep[e].vc < 0) return true;
   }
-  int v = n->ep_vc[e];
+  int v = n->ep[e].vc;
   if (n->ep_credits[(size_t)e * V + v] <= 0) return true;
   if (pi == VCN_NIL && (pi = start_packet(n, e)) == VCN_NIL) {
     n->oom = 1;
     return true;
   }
   n->ep_credits[(size_t)e * V + v]--;
-  vcn_pkt *p = &n->pkt[pi];
-  vcn_flit f = {0, pi, n->ep_sent[e], (uint16_t)(n->ep_sent[e] + 1 == p->size)};
+  vcn_endpoint *ep = &n->ep[e];
+  bool head = ep->sent == 0, tail = ep->sent + 1 == ep->size;
   uint32_t r = e / (uint32_t)n->t.epr, port = (uint32_t)n->t.links + e % (uint32_t)n->t.epr;
-  schedule_flit(n, 1, EV_FLIT, (r * (uint32_t)n->P + port) * (uint32_t)V + (uint32_t)v, r, pi,
-                f.seq, f.tail);
+  schedule_flit(n, 1, EV_FLIT, (r * (uint32_t)n->P + port) * (uint32_t)V + (uint32_t)v,
+                VCN_FLIT(pi, head, tail));
   n->st.flits_injected++;
-  if (f.seq == 0) {
-    p->t_head_in = n->now;
-    p->first_vc = (int16_t)v;
+  if (head) { /* the packet's record is touched by its head and its tail only */
+    n->pkt[pi].t_head_in = n->now;
+    n->pkt[pi].first_vc = (int16_t)v;
   }
-  n->ep_sent[e]++;
-  if (f.tail) {
-    p->t_tail_out = n->now;
+  ep->sent++;
+  if (tail) {
+    n->pkt[pi].t_tail_out = n->now;
     n->ep_vc_busy[(size_t)e * V + v] = 0;
-    n->ep_vc[e] = -1;
-    n->ep_sent[e] = 0;
-    n->ep_pkt[e] = VCN_NIL;
+    n->ep[e].vc = -1;
+    n->ep[e].sent = 0;
+    n->ep[e].pkt = VCN_NIL;
     n->st.packets_injected++;
     if (n->on_sent) n->on_sent(n->ctx, n, pi);
   }
@@ -429,45 +418,47 @@ static inline uint64_t bits_at(const uint64_t *words, int pos, int len) {
 
 /* Sends the flit at the front of input VC (ip, v) of router r through output port op (switch
  * traversal). */
-static void traverse(vcn_net *n, uint32_t r, int ip, int v, int op) {
+static inline __attribute__((always_inline)) void traverse(vcn_net *restrict n, uint32_t r, int ip,
+                                                          int v, int op) {
   const int P = n->P, V = n->V, links = n->t.links;
-  const size_t base = (size_t)r * (size_t)(P * V), rp = (size_t)r * (size_t)P;
-  int li = ip * V + v;
-  size_t g = base + (size_t)li;
-  const vcn_flit f = n->slot[g * (size_t)n->D + n->head[g]];
-  n->head[g] = (uint16_t)next_of(n->head[g], n->D);
-  if (--n->count[g] == 0) n->nonempty[(size_t)r * n->words + (size_t)(li >> 6)] &= ~(1ull << (li & 63));
+  const size_t stride = n->vc_stride;
+  unsigned char *const vcs = n->vcs;
+  const size_t base = (size_t)r * (size_t)(P * V);
+  vcn_port *const port = &n->port[(size_t)r * (size_t)P];
+  const int li = ip * V + v;
+  vcn_vc *const in = (vcn_vc *)(vcs + (base + (size_t)li) * stride);
+  const vcn_flit f = VC_SLOTS(in)[in->head];
+  const uint32_t pi = VCN_FLIT_PKT(f);
+  in->head = (uint16_t)next_of(in->head, n->D);
+  if (--in->count == 0) n->nonempty[(size_t)r * n->words + (size_t)(li >> 6)] &= ~(1ull << (li & 63));
   n->router_flits[r]--;
-  n->sa_in_rr[rp + (size_t)ip] = (uint16_t)next_of(v, V);
-  n->sa_out_rr[rp + (size_t)op] = (uint16_t)next_of(ip, P);
-  int ov = n->out_vc[g];
-  size_t og = base + (size_t)(op * V + ov);
+  port[ip].sa_in_rr = (uint16_t)next_of(v, V);
+  port[op].sa_out_rr = (uint16_t)next_of(ip, P);
+  const int ov = in->out_vc;
   /* the freed buffer slot goes back upstream as a credit */
   if (ip < links)
-    schedule_credit(n, (uint32_t)n->p.link_latency, EV_CREDIT, n->credit_to[rp + (size_t)ip] + (uint32_t)v);
+    schedule_credit(n, (uint32_t)n->p.link_latency, EV_CREDIT, port[ip].credit_to + (uint32_t)v);
   else
-    schedule_credit(n, 1, EV_EPCREDIT, n->credit_to[rp + (size_t)ip] + (uint32_t)v);
-  uint32_t pipe = (uint32_t)(n->p.sa_delay + n->p.st_delay);
+    schedule_credit(n, 1, EV_EPCREDIT, port[ip].credit_to + (uint32_t)v);
+  const uint32_t pipe = (uint32_t)(n->p.sa_delay + n->p.st_delay);
   if (op < links) {
-    n->credits[og]--;
-    schedule_flit(n, pipe + (uint32_t)n->p.link_latency, EV_FLIT, n->flit_to[rp + (size_t)op] + (uint32_t)ov,
-                  (uint32_t)n->nbr[rp + (size_t)op], f.pkt, f.seq, f.tail);
+    ((vcn_vc *)(vcs + (base + (size_t)(op * V + ov)) * stride))->credits--;
+    schedule_flit(n, pipe + (uint32_t)n->p.link_latency, EV_FLIT, port[op].flit_to + (uint32_t)ov, f);
     n->st.flit_hops++;
-    if (f.seq == 0) n->pkt[f.pkt].hops++;
+    if (VCN_FLIT_HEAD(f)) n->pkt[pi].hops++;
   } else {
-    if (f.seq == 0) n->pkt[f.pkt].last_vc = (int16_t)ov;
-    schedule_flit(n, pipe + 1 + VCN_RETIRE_CYCLES, EV_EJECT, n->flit_to[rp + (size_t)op], 0, f.pkt,
-                  f.seq, f.tail);
+    if (VCN_FLIT_HEAD(f)) n->pkt[pi].last_vc = (int16_t)ov;
+    schedule_flit(n, pipe + 1 + VCN_RETIRE_CYCLES, EV_EJECT, port[op].flit_to, f);
   }
-  if (f.tail) {
+  if (VCN_FLIT_TAIL(f)) {
     int oli = op * V + ov;
     n->ovc_busy[(size_t)r * n->words + (size_t)(oli >> 6)] &= ~(1ull << (oli & 63));
-    n->state[g] = VCN_IDLE;
+    in->state = VCN_IDLE;
   }
 }
 
 /* Route computation for the packet whose head is at the front of input VC g of router r. */
-static inline void route_head(vcn_net *n, uint32_t r, vcn_pkt *p, int *op, int *cls) {
+static inline void route_head(vcn_net *restrict n, uint32_t r, vcn_pkt *p, int *op, int *cls) {
   int mode = n->routing->dor;
   if (!mode) {
     n->routing->fn(&n->t, (int)r, p->dst_router, p->dst_ep % n->t.epr, &p->rs, op, cls);
@@ -487,20 +478,20 @@ static inline void route_head(vcn_net *n, uint32_t r, vcn_pkt *p, int *op, int *
 
 /* Input VC li of router r accepts, among the output VCs granted to it (bit i of `granted`: VC
  * first + i, router-local; at least one), the one nearest after its pointer. */
-static inline void va_accept(vcn_net *n, uint32_t r, int li, int first, int span, uint32_t granted) {
+static inline void va_accept(vcn_net *restrict n, uint32_t r, int li, int first, int span, uint32_t granted) {
   const size_t base = (size_t)r * (size_t)(n->P * n->V), g = base + (size_t)li;
   /* the pointer may come from a port with a wider range (ejection takes any VC) */
-  int from = n->va_in_rr[g] < span ? n->va_in_rr[g] : n->va_in_rr[g] % span;
+  int from = VC(n, g)->va_in_rr < span ? VC(n, g)->va_in_rr : VC(n, g)->va_in_rr % span;
   int i = first_from(granted, from, span), o = first + i;
   n->ovc_busy[(size_t)r * n->words + (size_t)(o >> 6)] |= 1ull << (o & 63);
-  n->va_rr[base + (size_t)o] = (uint16_t)next_of(li, n->P * n->V);
-  n->va_in_rr[g] = (uint16_t)next_of(i, span);
-  n->out_vc[g] = (uint16_t)(o - n->out_port[g] * n->V);
-  n->state[g] = VCN_ACTIVE;
-  n->ready[g] = n->now + (uint64_t)n->p.va_delay;
+  VC(n, base + (size_t)o)->va_rr = (uint16_t)next_of(li, n->P * n->V);
+  VC(n, g)->va_in_rr = (uint16_t)next_of(i, span);
+  VC(n, g)->out_vc = (uint16_t)(o - VC(n, g)->out_port * n->V);
+  VC(n, g)->state = VCN_ACTIVE;
+  VC(n, g)->ready = n->now + (uint64_t)n->p.va_delay;
 }
 
-static void router_step(vcn_net *n, uint32_t r) {
+static void router_step(vcn_net *restrict n, uint32_t r) {
   const int P = n->P, V = n->V, PV = P * V, links = n->t.links;
   const uint64_t t = n->now;
   const size_t base = (size_t)r * (size_t)PV, rp = (size_t)r * (size_t)P;
@@ -513,17 +504,17 @@ static void router_step(vcn_net *n, uint32_t r) {
     for (uint64_t bits = mask[w]; bits; bits &= bits - 1) {
       int li = w * 64 + __builtin_ctzll(bits);
       size_t g = base + (size_t)li;
-      uint8_t st = n->state[g];
+      uint8_t st = VC(n, g)->state;
       if (st == VCN_IDLE) {
-        const vcn_flit *f = &n->slot[g * (size_t)n->D + n->head[g]];
+        const vcn_flit f = VC_SLOTS(VC(n, g))[VC(n, g)->head];
         int op, cls;
-        route_head(n, r, &n->pkt[f->pkt], &op, &cls);
-        n->out_port[g] = (uint8_t)op;
-        n->out_cls[g] = (uint8_t)cls;
-        n->state[g] = st = VCN_VA;
-        n->ready[g] = (f->arrive > t ? f->arrive : t) + (uint64_t)n->p.rc_delay;
+        route_head(n, r, &n->pkt[VCN_FLIT_PKT(f)], &op, &cls);
+        VC(n, g)->out_port = (uint8_t)op;
+        VC(n, g)->out_cls = (uint8_t)cls;
+        VC(n, g)->state = st = VCN_VA;
+        VC(n, g)->ready = t + (uint64_t)n->p.rc_delay; /* the head arrived in this cycle or before */
       }
-      if (n->ready[g] > t) continue;
+      if (VC(n, g)->ready > t) continue;
       if (st == VCN_VA) waiting[nwait++] = (int16_t)li;
       else active[nact++] = (int16_t)li;
     }
@@ -535,8 +526,8 @@ static void router_step(vcn_net *n, uint32_t r) {
     /* a lone requester is granted every free output VC it asks for */
     int li = waiting[0];
     size_t g = base + (size_t)li;
-    int op = n->out_port[g];
-    int lo = op < links ? n->out_cls[g] * n->vcs_per_class : 0;
+    int op = VC(n, g)->out_port;
+    int lo = op < links ? VC(n, g)->out_cls * n->vcs_per_class : 0;
     int span = op < links ? n->vcs_per_class : V;
     uint32_t cand = (uint32_t)~bits_at(&n->ovc_busy[(size_t)r * n->words], op * V + lo, span) &
                     ((1u << span) - 1);
@@ -556,8 +547,8 @@ static void router_step(vcn_net *n, uint32_t r) {
     for (int k = 0; k < nwait; k++) {
       int li = waiting[k];
       size_t g = base + (size_t)li;
-      int op = n->out_port[g];
-      int lo = op < links ? n->out_cls[g] * n->vcs_per_class : 0;
+      int op = VC(n, g)->out_port;
+      int lo = op < links ? VC(n, g)->out_cls * n->vcs_per_class : 0;
       int span = op < links ? n->vcs_per_class : V;
       int first = op * V + lo;
       uint32_t cand = (uint32_t)~bits_at(busy, first, span) & ((1u << span) - 1);
@@ -571,7 +562,7 @@ static void router_step(vcn_net *n, uint32_t r) {
           granted[o >> 6] |= bit;
           grant_of[o] = (int16_t)li;
         } else {
-          int rr = n->va_rr[base + (size_t)o];
+          int rr = VC(n, base + (size_t)o)->va_rr;
           if (wrap_dist(li, rr, PV) < wrap_dist(grant_of[o], rr, PV)) grant_of[o] = (int16_t)li;
         }
       }
@@ -579,7 +570,7 @@ static void router_step(vcn_net *n, uint32_t r) {
     for (int k = 0; k < nreq; k++) {
       int li = waiting[k];
       size_t g = base + (size_t)li;
-      int first = n->out_port[g] * V + lo_of[k], span = span_of[k];
+      int first = VC(n, g)->out_port * V + lo_of[k], span = span_of[k];
       uint32_t mine = 0; /* bit i: output VC lo + i granted to this VC */
       for (uint32_t bits = cand_of[k]; bits; bits &= bits - 1) {
         int i = __builtin_ctz(bits);
@@ -599,11 +590,36 @@ static void router_step(vcn_net *n, uint32_t r) {
     /* a lone requester with a credit wins its output port */
     int li = active[0], ip = n->port_of[li];
     size_t g = base + (size_t)li;
-    int op = n->out_port[g];
-    if (n->credits[base + (size_t)(op * V + n->out_vc[g])] <= 0) return;
-    n->sa_acc_rr[rp + (size_t)ip] = (uint16_t)next_of(op, P);
+    int op = VC(n, g)->out_port;
+    if (VC(n, base + (size_t)(op * V + VC(n, g)->out_vc))->credits <= 0) return;
+    n->port[rp + (size_t)ip].sa_acc_rr = (uint16_t)next_of(op, P);
     traverse(n, r, ip, li - ip * V, op);
     return;
+  }
+  {
+    /* the common case: the requests (VCs with a credit) come from distinct input ports and go
+     * to distinct output ports, so every one is granted and accepted; the pointers move as the
+     * general rounds below would move them */
+    uint64_t ins = 0, outs = 0;
+    int8_t vc_of[VCN_MAX_PORTS], op_of[VCN_MAX_PORTS];
+    bool conflict = false;
+    for (int k = 0; k < nact && !conflict; k++) {
+      int li = active[k], ip = n->port_of[li];
+      size_t g = base + (size_t)li;
+      int op = VC(n, g)->out_port;
+      if (VC(n, base + (size_t)(op * V + VC(n, g)->out_vc))->credits <= 0) continue;
+      conflict = (ins >> ip & 1) || (outs >> op & 1);
+      ins |= 1ull << ip, outs |= 1ull << op;
+      vc_of[ip] = (int8_t)(li - ip * V), op_of[ip] = (int8_t)op;
+    }
+    if (!conflict) {
+      for (uint64_t bits = ins; bits; bits &= bits - 1) { /* ascending input ports */
+        int ip = __builtin_ctzll(bits);
+        n->port[rp + (size_t)ip].sa_acc_rr = (uint16_t)next_of(op_of[ip], P);
+        traverse(n, r, ip, vc_of[ip], op_of[ip]);
+      }
+      return;
+    }
   }
   int8_t want[VCN_MAX_PORTS][VCN_MAX_PORTS]; /* [ip][op]: VC; valid where in_req has the bit */
   _Static_assert(VCN_MAX_PORTS <= 64, "port masks are 64 bits");
@@ -612,11 +628,11 @@ static void router_step(vcn_net *n, uint32_t r) {
   for (int k = 0; k < nact; k++) {
     int li = active[k], ip = n->port_of[li], v = li - ip * V;
     size_t g = base + (size_t)li;
-    int op = n->out_port[g];
-    if (n->credits[base + (size_t)(op * V + n->out_vc[g])] <= 0) continue;
+    int op = VC(n, g)->out_port;
+    if (VC(n, base + (size_t)(op * V + VC(n, g)->out_vc))->credits <= 0) continue;
     if (!(inputs >> ip & 1)) inputs |= 1ull << ip, in_req[ip] = 0;
     if (!(outputs >> op & 1)) outputs |= 1ull << op, out_req[op] = 0;
-    int rr = n->sa_in_rr[rp + (size_t)ip];
+    int rr = n->port[rp + (size_t)ip].sa_in_rr;
     if (!(in_req[ip] >> op & 1u) || wrap_dist(v, rr, V) < wrap_dist(want[ip][op], rr, V))
       want[ip][op] = (int8_t)v;
     in_req[ip] |= 1ull << op;
@@ -624,31 +640,47 @@ static void router_step(vcn_net *n, uint32_t r) {
   }
   for (uint64_t bits = outputs; bits; bits &= bits - 1) {
     int op = __builtin_ctzll(bits);
-    int ip = first_from(out_req[op], n->sa_out_rr[rp + (size_t)op], P);
+    int ip = first_from(out_req[op], n->port[rp + (size_t)op].sa_out_rr, P);
     if (!(accepting >> ip & 1)) accepting |= 1ull << ip, granted[ip] = 0;
     granted[ip] |= 1ull << op;
   }
   /* ascending input ports, as the events they schedule must be ordered */
   for (uint64_t bits = accepting; bits; bits &= bits - 1) {
     int ip = __builtin_ctzll(bits);
-    int op = first_from(granted[ip], n->sa_acc_rr[rp + (size_t)ip], P);
-    n->sa_acc_rr[rp + (size_t)ip] = (uint16_t)next_of(op, P);
+    int op = first_from(granted[ip], n->port[rp + (size_t)ip].sa_acc_rr, P);
+    n->port[rp + (size_t)ip].sa_acc_rr = (uint16_t)next_of(op, P);
     traverse(n, r, ip, want[ip][op], op);
   }
 }
 
+/* Fetches the VCs of router r that hold flits, for its step after the current one. */
+static inline void prefetch_router(const vcn_net *n, uint32_t r) {
+  const size_t base = (size_t)r * (size_t)(n->P * n->V);
+  const uint64_t *mask = &n->nonempty[(size_t)r * n->words];
+  for (int w = 0; w < n->words; w++)
+    for (uint64_t bits = mask[w]; bits; bits &= bits - 1)
+      __builtin_prefetch(VC(n, base + (size_t)(w * 64 + __builtin_ctzll(bits))), 1);
+}
+
 void vcn_net_cycle(vcn_net *n) {
   vcn_cbucket *cb = &n->cwheel[n->now & (n->wheel_size - 1)];
+  /* the targets are spread over the network: their lines are fetched a few events ahead */
   for (uint32_t i = 0; i < cb->n; i++) {
     uint32_t k = cb->to[i];
-    if (EV_KIND(k) == EV_CREDIT) n->credits[EV_TO(k)]++;
+    if (i + PREFETCH_AHEAD < cb->n && EV_KIND(cb->to[i + PREFETCH_AHEAD]) == EV_CREDIT)
+      __builtin_prefetch(VC(n, EV_TO(cb->to[i + PREFETCH_AHEAD])), 1);
+    if (EV_KIND(k) == EV_CREDIT) VC(n, EV_TO(k))->credits++;
     else n->ep_credits[EV_TO(k)]++;
   }
   n->events_pending -= cb->n;
   cb->n = 0;
   vcn_bucket *b = &n->wheel[n->now & (n->wheel_size - 1)];
   /* events landing now may schedule nothing into this bucket (every delay is >= 1) */
-  for (uint32_t i = 0; i < b->n; i++) land(n, &b->ev[i]);
+  for (uint32_t i = 0; i < b->n; i++) {
+    if (i + PREFETCH_AHEAD < b->n && EV_KIND(b->ev[i + PREFETCH_AHEAD].kind_to) == EV_FLIT)
+      __builtin_prefetch(VC(n, EV_TO(b->ev[i + PREFETCH_AHEAD].kind_to)), 1);
+    land(n, &b->ev[i]);
+  }
   n->events_pending -= b->n;
   b->n = 0;
   for (uint32_t i = 0; i < n->n_ep_active;) {
@@ -660,16 +692,23 @@ void vcn_net_cycle(vcn_net *n) {
       n->ep_active[i] = n->ep_active[--n->n_ep_active];
     }
   }
-  for (uint32_t i = 0; i < n->n_active; i++) router_step(n, n->active[i]);
-  for (uint32_t i = 0; i < n->n_active;) {
-    uint32_t r = n->active[i];
-    if (n->router_flits[r]) {
-      i++;
-    } else {
-      n->is_active[r] = 0;
-      n->active[i] = n->active[--n->n_active];
+  /* routers in ascending order, so the sweep runs through memory in order (the order changes
+   * no result: a router step reads and writes only its router's state) */
+  for (uint32_t top = 0; top * 4096 < (uint32_t)n->t.routers; top++)
+    for (uint64_t words = n->active_words[top]; words; words &= words - 1) {
+      uint32_t w = top * 64 + (uint32_t)__builtin_ctzll(words);
+      for (uint64_t bits = n->active_bits[w]; bits; bits &= bits - 1) {
+        uint32_t r = w * 64 + (uint32_t)__builtin_ctzll(bits);
+        uint64_t later = bits & (bits - 1);
+        if (later) prefetch_router(n, w * 64 + (uint32_t)__builtin_ctzll(later));
+        router_step(n, r);
+        if (!n->router_flits[r]) {
+          n->active_bits[w] &= ~(1ull << (r & 63));
+          n->n_active--;
+        }
+      }
+      if (!n->active_bits[w]) n->active_words[top] &= ~(1ull << (w & 63));
     }
-  }
   n->now++;
   n->st.cycles++;
 }
@@ -711,9 +750,9 @@ int vcn_net_check(const vcn_net *n, cs_err *err) {
       uint32_t k = ev->kind_to;
       pending++;
       if (EV_KIND(k) == EV_FLIT) fly[EV_TO(k)]++;
-      if (EV_KIND(k) == EV_EJECT && (int32_t)EV_TO(k) != n->pkt[ev->pkt].dst_ep) {
+      if (EV_KIND(k) == EV_EJECT && (int32_t)EV_TO(k) != n->pkt[VCN_FLIT_PKT(ev->flit)].dst_ep) {
         rc = cs_err_set(err, CS_EINTERNAL, "vcnet check: a flit of packet %u ejects at endpoint %u, not %d",
-                        ev->pkt, EV_TO(k), n->pkt[ev->pkt].dst_ep);
+                        VCN_FLIT_PKT(ev->flit), EV_TO(k), n->pkt[VCN_FLIT_PKT(ev->flit)].dst_ep);
         break;
       }
     }
@@ -735,31 +774,31 @@ int vcn_net_check(const vcn_net *n, cs_err *err) {
     for (int ip = 0; ip < P && !rc; ip++)
       for (int v = 0; v < V && !rc; v++) {
         size_t g = (r * (size_t)P + (size_t)ip) * (size_t)V + (size_t)v;
-        flits += n->count[g];
+        flits += VC(n, g)->count;
         int32_t upstream;
         if (ip < links) {
-          int up = n->up[r * (size_t)P + (size_t)ip];
+          int up = n->port[r * (size_t)P + (size_t)ip].up;
           if (up < 0) {
-            if (n->count[g] || fly[g]) rc = cs_err_set(err, CS_EINTERNAL, "vcnet check: flits on a missing link");
+            if (VC(n, g)->count || fly[g]) rc = cs_err_set(err, CS_EINTERNAL, "vcnet check: flits on a missing link");
             continue;
           }
-          size_t og = ((size_t)up * (size_t)P + n->up_port[r * (size_t)P + (size_t)ip]) * (size_t)V + (size_t)v;
-          upstream = n->credits[og] + cred[og];
+          size_t og = ((size_t)up * (size_t)P + n->port[r * (size_t)P + (size_t)ip].up_port) * (size_t)V + (size_t)v;
+          upstream = VC(n, og)->credits + cred[og];
         } else {
           size_t e = r * (size_t)n->t.epr + (size_t)(ip - links);
           if (e >= E) { /* a fat tree's row/column switch has no endpoints */
-            if (n->count[g] || fly[g]) rc = cs_err_set(err, CS_EINTERNAL, "vcnet check: flits on a switch's endpoint port");
+            if (VC(n, g)->count || fly[g]) rc = cs_err_set(err, CS_EINTERNAL, "vcnet check: flits on a switch's endpoint port");
             continue;
           }
           upstream = n->ep_credits[e * (size_t)V + (size_t)v] + epcred[e * (size_t)V + (size_t)v];
         }
-        int32_t total = upstream + n->count[g] + fly[g];
+        int32_t total = upstream + VC(n, g)->count + fly[g];
         if (total != n->D)
           rc = cs_err_set(err, CS_EINTERNAL,
                           "vcnet check at cycle %llu: router %zu input port %d VC %d: credits %d + "
                           "buffered %u + in flight %d != depth %d",
                           (unsigned long long)n->now, r, ip, v, (int)upstream,
-                          n->count[g], fly[g], n->D);
+                          VC(n, g)->count, fly[g], n->D);
       }
     if (!rc && flits != n->router_flits[r])
       rc = cs_err_set(err, CS_EINTERNAL, "vcnet check: router %zu holds %u flits, counter says %u",

@@ -1,11 +1,17 @@
-/* Synthetic traffic on the router network (commsweep netbench): Bernoulli packet injection at a
+/* Synthetic traffic on the router network (commsweep netbench): Bernoulli packet creation at a
  * given rate in flits per endpoint per cycle, a destination pattern, and latency and throughput
  * measured over a window after a warm-up, in the manner of BookSim's traffic manager.
  *
- * Packets created inside the measure window are the measured ones; their latency runs from
- * creation (entry into the unbounded source queue) to the delivery of their tail.  Accepted
- * throughput counts flits delivered during the window.  After the window traffic continues until
- * every measured packet is delivered, or drain_limit cycles pass (then the run is saturated). */
+ * Each endpoint draws from its own random stream and keeps its own clock of creation times
+ * (BookSim's qtime): while its previous packet still has flits to send it creates nothing; once
+ * it has sent them, it tries the cycles from its clock up to now, one Bernoulli trial each, until
+ * one creates a packet (created at that trial's cycle, so source queueing counts in the latency)
+ * or the clock reaches now.  An endpoint so holds one packet at most, whatever the load, and
+ * saturation costs what the network carries, not what was offered.  Packets created inside the
+ * measure window are the measured ones; their latency runs from creation to the delivery of
+ * their tail.  Accepted throughput counts flits delivered during the window.  After the window
+ * traffic continues until every endpoint's clock has passed it and every measured packet is
+ * delivered, or drain_limit cycles pass (then the run is saturated). */
 #include <cjson/cJSON.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,43 +129,71 @@ int cs_vcnet_netbench(const cs_vcnet_bench *cfg, cs_vcnet_bench_result *out, cs_
   }
   b.net->ctx = &b;
   b.net->on_deliver = on_deliver;
-  uint64_t rng = cfg->seed * 0x9E3779B97F4A7C15ULL + 0x632BE59BD9B4E019ULL;
-  if (!rng) rng = 1;
+  /* one stream and one creation clock per endpoint, the streams seeded apart (splitmix64) */
+  typedef struct source {
+    uint64_t rng, qtime;
+  } source;
+  source *src = calloc((size_t)t->endpoints, sizeof *src);
+  if (!src) {
+    vcn_net_destroy(b.net);
+    return cs_err_set(err, CS_ENOMEM, "netbench: out of memory");
+  }
+  for (int e = 0; e < t->endpoints; e++) {
+    uint64_t z = (cfg->seed + (uint64_t)(e + 1) * 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    src[e].rng = (z ^ (z >> 31)) | 1;
+  }
   double pkt_rate = cfg->rate / cfg->packet_flits;
   b.win_begin = cfg->warmup_cycles;
   b.win_end = cfg->warmup_cycles + cfg->measure_cycles;
   uint64_t stop = b.win_end + cfg->drain_limit, ejected_at_begin = 0;
   bool window_counted = false;
   vcn_net *n = b.net;
+  int lagging = t->endpoints; /* endpoints whose clock has not passed the window */
   while (n->now < stop) {
     if (n->now == b.win_begin) ejected_at_begin = n->st.flits_ejected;
     if (n->now == b.win_end) {
       b.flits_in_window = n->st.flits_ejected - ejected_at_begin;
       window_counted = true;
     }
-    if (n->now >= b.win_end && b.measured_done == b.measured_out) break;
-    bool measured = n->now >= b.win_begin && n->now < b.win_end;
+    if (n->now >= b.win_end && !lagging && b.measured_done == b.measured_out) break;
+    lagging = 0;
     for (int e = 0; e < t->endpoints; e++) {
-      if (uniform01(&rng) >= pkt_rate) continue;
-      int d = destination(t, pat, e, cfg->hotspot_fraction, &rng);
-      /* a fat tree with faults: endpoints on faulty leaves stay silent; a destination without a
-       * route is drawn again (uniform over the reachable ones), or the packet is dropped */
-      if (t->fattree) {
-        for (int tries = 0; vcn_pair_problem(t, e, d, NULL, 0) && tries < 64; tries++) {
-          if (vtf_dead(&t->ft, e / t->epr) || pat != PAT_UNIFORM) break;
-          d = destination(t, pat, e, cfg->hotspot_fraction, &rng);
+      source *so = &src[e];
+      /* a fat tree with faults: endpoints on faulty leaves stay silent */
+      if (t->fattree && vtf_dead(&t->ft, e / t->epr)) continue;
+      if (n->ep[e].q_head == VCN_NIL && n->ep[e].pkt == VCN_NIL)
+        while (so->qtime <= n->now) {
+          uint64_t created = so->qtime++;
+          if (uniform01(&so->rng) >= pkt_rate) continue;
+          int d = destination(t, pat, e, cfg->hotspot_fraction, &so->rng);
+          /* a destination without a route is drawn again (uniform over the reachable ones), or
+           * the trial creates nothing */
+          if (t->fattree) {
+            for (int tries = 0; vcn_pair_problem(t, e, d, NULL, 0) && tries < 64; tries++) {
+              if (pat != PAT_UNIFORM) break;
+              d = destination(t, pat, e, cfg->hotspot_fraction, &so->rng);
+            }
+            if (vcn_pair_problem(t, e, d, NULL, 0)) continue;
+          }
+          bool measured = created >= b.win_begin && created < b.win_end;
+          uint32_t q = vcn_net_send(n, e, d, cfg->packet_flits, measured);
+          if (q == VCN_NIL) b.oom = 1;
+          else n->queued[q].t_created = created;
+          b.measured_out += measured;
+          break;
         }
-        if (vcn_pair_problem(t, e, d, NULL, 0)) continue;
-      }
-      if (vcn_net_send(n, e, d, cfg->packet_flits, measured) == VCN_NIL) b.oom = 1;
-      b.measured_out += measured;
+      lagging += so->qtime < b.win_end;
     }
+    if (n->pkts_live > out->peak_packets) out->peak_packets = n->pkts_live;
     vcn_net_cycle(n);
     if (b.oom || n->oom) {
       rc = cs_err_set(err, CS_ENOMEM, "netbench: out of memory");
       break;
     }
   }
+  free(src);
   if (!rc && !window_counted) b.flits_in_window = n->st.flits_ejected - ejected_at_begin;
   if (!rc) {
     out->saturated = b.measured_done < b.measured_out;

@@ -11,6 +11,7 @@
  * never blocks a link) until a slave tracker (slv_rd/wr_outstanding) is free: that moment is the
  * req-phase completion.  The slave tracker is released when the response's tail leaves the
  * target. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,53 +44,154 @@ static int push_completion(vcn_engine *e, uint64_t id, uint8_t phase) {
   return CS_OK;
 }
 
-/* FIFO of transaction ids linked through vcn_txn.next. */
-static void q_push(vcn_engine *e, vcn_queue *q, uint32_t id) {
-  e->txns[id].next = VCN_NIL;
-  if (q->tail == VCN_NIL) q->head = id;
-  else e->txns[q->tail].next = id;
-  q->tail = id;
+/* ---- slots and runs ------------------------------------------------------------------------ */
+
+/* The uint32 link at byte `next_at` of element i of an array of `size`-byte elements. */
+static uint32_t *link_of(void *base, size_t size, size_t next_at, uint32_t i) {
+  return (uint32_t *)((char *)base + (size_t)i * size + next_at);
 }
 
-static uint32_t q_pop(vcn_engine *e, vcn_queue *q) {
-  uint32_t id = q->head;
-  if (id == VCN_NIL) return id;
-  q->head = e->txns[id].next;
-  if (q->head == VCN_NIL) q->tail = VCN_NIL;
-  return id;
+/* Takes an element off a free list threaded through the elements' links, doubling the array (to
+ * `first` elements at first) when the list is empty; VCN_NIL when out of memory. */
+static uint32_t pool_take(void **base, uint32_t *cap, uint32_t *free_head, size_t size,
+                          size_t next_at, uint32_t first) {
+  if (*free_head == VCN_NIL) {
+    uint32_t grown = *cap ? 2 * *cap : first;
+    void *p = grown > *cap ? realloc(*base, (size_t)grown * size) : NULL;
+    if (!p) return VCN_NIL;
+    for (uint32_t i = grown; i-- > *cap;) {
+      *link_of(p, size, next_at, i) = *free_head;
+      *free_head = i;
+    }
+    *base = p;
+    *cap = grown;
+  }
+  uint32_t i = *free_head;
+  *free_head = *link_of(*base, size, next_at, i);
+  return i;
 }
+
+static uint32_t slot_new(vcn_engine *e) {
+  return pool_take((void **)&e->txns, &e->txn_cap, &e->txn_free, sizeof(vcn_txn),
+                   offsetof(vcn_txn, next), 256);
+}
+
+static uint32_t run_new(vcn_engine *e) {
+  return pool_take((void **)&e->runs, &e->run_cap, &e->run_free, sizeof(vcn_run),
+                   offsetof(vcn_run, next), 64);
+}
+
+static void slot_free(vcn_engine *e, uint32_t s) {
+  cs_idmap_del(&e->by_id, e->txns[s].id);
+  e->txns[s].state = ST_NEW;
+  e->txns[s].next = e->txn_free;
+  e->txn_free = s;
+}
+
+/* Frees the slots of the transactions whose final completion the last poll returned: their
+ * describe() came before this poll or advance (engine.h). */
+static void retire_polled(vcn_engine *e) {
+  for (size_t i = 0; i < e->retire_n; i++) slot_free(e, e->retire[i]);
+  e->retire_n = 0;
+}
+
+/* FIFOs threaded through the elements' links: slots (vcn_txn.next) or runs (vcn_run.next). */
+static void q_push(void *base, size_t size, size_t next_at, vcn_queue *q, uint32_t i) {
+  *link_of(base, size, next_at, i) = VCN_NIL;
+  if (q->tail == VCN_NIL) q->head = i;
+  else *link_of(base, size, next_at, q->tail) = i;
+  q->tail = i;
+}
+
+static uint32_t q_pop(void *base, size_t size, size_t next_at, vcn_queue *q) {
+  uint32_t i = q->head;
+  if (i == VCN_NIL) return i;
+  q->head = *link_of(base, size, next_at, i);
+  if (q->head == VCN_NIL) q->tail = VCN_NIL;
+  return i;
+}
+
+#define SLOTS(e) (e)->txns, sizeof(vcn_txn), offsetof(vcn_txn, next)
+#define RUNS(e) (e)->runs, sizeof(vcn_run), offsetof(vcn_run, next)
 
 static void fail(vcn_engine *e, const char *what) {
   if (!e->fault[0]) snprintf(e->fault, sizeof e->fault, "%s", what);
 }
 
-static void issue_req(vcn_engine *e, uint32_t id) {
-  vcn_txn *t = &e->txns[id];
+/* Network flits of a burst of `burst` adapter flits. */
+static uint64_t net_flits(const vcn_engine *e, uint64_t burst) {
+  uint64_t bytes = burst * (uint64_t)e->bw_bytes;
+  uint64_t flits = (bytes + (uint64_t)e->net->p.flit_bytes - 1) / (uint64_t)e->net->p.flit_bytes;
+  return flits < 1 ? 1 : flits;
+}
+
+static void issue_req(vcn_engine *e, uint32_t s) {
+  vcn_txn *t = &e->txns[s];
   vcn_ep *m = &e->eps[t->src_ep];
   if (t->is_read) m->mst_rd_used++;
   else m->mst_wr_used++;
   t->state = ST_REQ_NET;
   int size = t->is_read ? 1 : t->flits;
-  if (vcn_net_send(e->net, t->src_ep, t->dst_ep, size, (uint64_t)id << 1 | KIND_REQ) == VCN_NIL)
+  if (vcn_net_send(e->net, t->src_ep, t->dst_ep, size, (uint64_t)s << 1 | KIND_REQ) == VCN_NIL)
     fail(e, "out of memory for packets");
 }
 
-/* The target accepts request id: its req phase completes now. */
-static void accept_req(vcn_engine *e, uint32_t id) {
-  vcn_txn *t = &e->txns[id];
-  vcn_ep *s = &e->eps[t->dst_ep];
-  if (t->is_read) s->slv_rd_used++;
-  else s->slv_wr_used++;
+/* Starts the next request of run r (blocked: it waited for its tracker) and issues it. */
+static void start_next(vcn_engine *e, vcn_run *r, bool blocked) {
+  uint32_t s = slot_new(e);
+  if (s == VCN_NIL || cs_idmap_put(&e->by_id, r->first + r->k, s)) {
+    if (s != VCN_NIL) e->txns[s].next = e->txn_free, e->txn_free = s;
+    fail(e, "out of memory for transactions");
+    r->k++;
+    return;
+  }
+  vcn_txn *t = &e->txns[s];
+  memset(t, 0, sizeof *t);
+  t->id = r->first + r->k;
+  t->src_ep = r->src_ep;
+  t->dst_ep = r->dst_ep;
+  t->is_read = r->is_read;
+  uint64_t left = r->flits - r->k * r->burst;
+  t->burst = (uint16_t)(left < r->burst ? left : r->burst);
+  t->flits = (uint16_t)net_flits(e, t->burst);
+  t->req_vc = t->rsp_vc = -1;
+  t->channel = (uint8_t)cs_scheme_channel(r->issued_base + r->k);
+  t->req_inject_cycle = r->inject_cycle;
+  t->mst_blocks = blocked;
+  t->next = VCN_NIL;
+  r->k++;
+  issue_req(e, s);
+}
+
+/* Master m freed a tracker of the kind: the oldest waiting request of that kind starts. */
+static void serve_master(vcn_engine *e, vcn_ep *m, bool is_read) {
+  vcn_queue *q = is_read ? &m->mst_rd_wait : &m->mst_wr_wait;
+  if (q->head == VCN_NIL) return;
+  vcn_run *r = &e->runs[q->head];
+  start_next(e, r, true);
+  if (r->k == r->n) {
+    uint32_t i = q_pop(RUNS(e), q);
+    e->runs[i].next = e->run_free;
+    e->run_free = i;
+  }
+}
+
+/* The target accepts the request in slot s: its req phase completes now. */
+static void accept_req(vcn_engine *e, uint32_t s) {
+  vcn_txn *t = &e->txns[s];
+  vcn_ep *d = &e->eps[t->dst_ep];
+  if (t->is_read) d->slv_rd_used++;
+  else d->slv_wr_used++;
   t->state = ST_AT_SLV;
   t->req_complete_cycle = e->net->now;
-  if (push_completion(e, id, CS_PHASE_REQ)) fail(e, "out of memory for completions");
+  if (push_completion(e, t->id, CS_PHASE_REQ)) fail(e, "out of memory for completions");
 }
 
 static void on_sent(void *ctx, vcn_net *net, uint32_t pi) {
   vcn_engine *e = ctx;
   const vcn_pkt *p = &net->pkt[pi];
-  uint32_t id = (uint32_t)(p->tag >> 1);
-  vcn_txn *t = &e->txns[id];
+  uint32_t s = (uint32_t)(p->tag >> 1);
+  vcn_txn *t = &e->txns[s];
   if ((p->tag & 1) == KIND_REQ) {
     t->req_vc = p->first_vc;
     if (!t->is_read) t->wdata_gen_cycle = p->t_head_in;
@@ -97,14 +199,14 @@ static void on_sent(void *ctx, vcn_net *net, uint32_t pi) {
   }
   t->rsp_vc = p->first_vc;
   /* the response left the target: its slave tracker serves the next waiting request */
-  vcn_ep *s = &e->eps[t->dst_ep];
+  vcn_ep *d = &e->eps[t->dst_ep];
   if (t->is_read) {
-    s->slv_rd_used--;
-    uint32_t next = q_pop(e, &s->slv_rd_wait);
+    d->slv_rd_used--;
+    uint32_t next = q_pop(SLOTS(e), &d->slv_rd_wait);
     if (next != VCN_NIL) accept_req(e, next);
   } else {
-    s->slv_wr_used--;
-    uint32_t next = q_pop(e, &s->slv_wr_wait);
+    d->slv_wr_used--;
+    uint32_t next = q_pop(SLOTS(e), &d->slv_wr_wait);
     if (next != VCN_NIL) accept_req(e, next);
   }
 }
@@ -112,44 +214,41 @@ static void on_sent(void *ctx, vcn_net *net, uint32_t pi) {
 static void on_deliver(void *ctx, vcn_net *net, uint32_t pi) {
   vcn_engine *e = ctx;
   const vcn_pkt *p = &net->pkt[pi];
-  uint32_t id = (uint32_t)(p->tag >> 1);
-  vcn_txn *t = &e->txns[id];
+  uint32_t s = (uint32_t)(p->tag >> 1);
+  vcn_txn *t = &e->txns[s];
   if ((p->tag & 1) == KIND_REQ) {
     t->req_hops = p->hops;
     if (!t->is_read) t->wdata_done_cycle = net->now;
-    vcn_ep *s = &e->eps[t->dst_ep];
-    int used = t->is_read ? s->slv_rd_used : s->slv_wr_used;
+    vcn_ep *d = &e->eps[t->dst_ep];
+    int used = t->is_read ? d->slv_rd_used : d->slv_wr_used;
     int cap = t->is_read ? e->slv_rd : e->slv_wr;
     if (used < cap) {
-      accept_req(e, id);
+      accept_req(e, s);
     } else {
       t->slv_blocks++;
       e->slv_blocks++;
       t->state = ST_SLV_WAIT;
-      q_push(e, t->is_read ? &s->slv_rd_wait : &s->slv_wr_wait, id);
+      q_push(SLOTS(e), t->is_read ? &d->slv_rd_wait : &d->slv_wr_wait, s);
     }
     return;
   }
   t->state = ST_DONE;
   t->rsp_hops = p->hops;
   t->rsp_complete_cycle = net->now;
-  if (push_completion(e, id, CS_PHASE_FINAL)) fail(e, "out of memory for completions");
+  if (push_completion(e, t->id, CS_PHASE_FINAL)) fail(e, "out of memory for completions");
   vcn_ep *m = &e->eps[t->src_ep];
-  if (t->is_read) {
-    m->mst_rd_used--;
-    uint32_t next = q_pop(e, &m->mst_rd_wait);
-    if (next != VCN_NIL) issue_req(e, next);
-  } else {
-    m->mst_wr_used--;
-    uint32_t next = q_pop(e, &m->mst_wr_wait);
-    if (next != VCN_NIL) issue_req(e, next);
-  }
+  bool is_read = t->is_read;
+  if (is_read) m->mst_rd_used--;
+  else m->mst_wr_used--;
+  serve_master(e, m, is_read); /* may move e->txns */
 }
 
 int vcn_engine_create(const cs_adapter_config *ad, const vcn_params *p, vcn_engine **out,
                       cs_err *err) {
   vcn_engine *e = calloc(1, sizeof *e);
   if (!e) return cs_err_set(err, CS_ENOMEM, "vcnet: out of memory");
+  cs_idmap_init(&e->by_id);
+  e->txn_free = e->run_free = VCN_NIL;
   int rc = vcn_net_create(p, &e->net, err);
   if (rc) {
     free(e);
@@ -191,81 +290,96 @@ void vcn_engine_destroy(vcn_engine *e) {
   vcn_net_destroy(e->net);
   free(e->eps);
   free(e->txns);
+  free(e->runs);
+  cs_idmap_free(&e->by_id);
   free(e->comp);
+  free(e->retire);
   free(e);
 }
 
-int vcn_engine_inject(vcn_engine *e, const cs_inject *in, cs_err *err) {
+/* The checks of a flow's requests: endpoints that exist and can talk, bursts that fit. */
+static int check_flow(const vcn_engine *e, const cs_flow *f, cs_err *err) {
   int E = e->net->t.endpoints;
-  if (in->src_id < 0 || in->src_id >= E || in->dst_id < 0 || in->dst_id >= E)
+  if (f->src < 0 || f->src >= E || f->dst < 0 || f->dst >= E)
     return cs_err_set(err, CS_EINVAL,
                       "vcnet: request %llu from %d to %d: endpoint ids must be in [0, %d) on %s "
                       "with %d endpoint(s) per router",
-                      (unsigned long long)in->request_id, in->src_id, in->dst_id, E,
-                      e->net->p.topology, e->net->t.epr);
+                      (unsigned long long)f->first_txn, f->src, f->dst, E, e->net->p.topology,
+                      e->net->t.epr);
   char why[96];
-  if (vcn_pair_problem(&e->net->t, in->src_id, in->dst_id, why, sizeof why))
+  if (vcn_pair_problem(&e->net->t, f->src, f->dst, why, sizeof why))
     return cs_err_set(err, CS_EINVAL, "vcnet: request %llu from endpoint %d to %d on %s: %s",
-                      (unsigned long long)in->request_id, in->src_id, in->dst_id,
-                      e->net->p.topology, why);
-  if (in->request_id >= VCN_NIL)
-    return cs_err_set(err, CS_EINVAL, "vcnet: request id %llu too large",
-                      (unsigned long long)in->request_id);
-  uint32_t id = (uint32_t)in->request_id;
+                      (unsigned long long)f->first_txn, f->src, f->dst, e->net->p.topology, why);
+  uint64_t flits = net_flits(e, f->burst);
+  if (flits > 65535)
+    return cs_err_set(err, CS_EINVAL, "vcnet: request %llu carries %llu flits (limit 65535)",
+                      (unsigned long long)f->first_txn, (unsigned long long)flits);
+  return CS_OK;
+}
+
+/* The requests of flow f arrive: those a free master tracker allows start now, the rest wait
+ * as one run, in order behind the master's earlier ones. */
+static int take_flow(vcn_engine *e, const cs_flow *f, cs_err *err) {
+  if (!f->num_txns) return CS_OK;
+  int rc = check_flow(e, f, err);
+  if (rc) return rc;
+  vcn_ep *m = &e->eps[f->src];
+  vcn_run r = {.first = f->first_txn, .n = f->num_txns, .issued_base = m->issued,
+               .inject_cycle = e->net->now, .flits = f->flits, .src_ep = f->src, .dst_ep = f->dst,
+               .next = VCN_NIL, .burst = f->burst, .is_read = f->is_read};
+  m->issued += f->num_txns;
+  int *used = f->is_read ? &m->mst_rd_used : &m->mst_wr_used;
+  int cap = f->is_read ? e->mst_rd : e->mst_wr;
+  while (r.k < r.n && *used < cap && !e->fault[0]) start_next(e, &r, false);
+  if (r.k < r.n) {
+    e->mst_blocks += r.n - r.k;
+    uint32_t i = run_new(e);
+    if (i == VCN_NIL) return cs_err_set(err, CS_ENOMEM, "vcnet: out of memory for waiting requests");
+    e->runs[i] = r;
+    q_push(RUNS(e), f->is_read ? &m->mst_rd_wait : &m->mst_wr_wait, i);
+  }
+  if (e->fault[0]) return cs_err_set(err, CS_ENOMEM, "vcnet: %s", e->fault);
+  return CS_OK;
+}
+
+int vcn_engine_inject_flows(vcn_engine *e, const cs_flow *flows, size_t n, cs_err *err) {
+  retire_polled(e);
+  for (size_t i = 0; i < n; i++) {
+    int rc = take_flow(e, &flows[i], err);
+    if (rc) return rc;
+  }
+  return CS_OK;
+}
+
+int vcn_engine_inject(vcn_engine *e, const cs_inject *in, cs_err *err) {
+  uint64_t id = in->request_id;
   if (in->packet_type == CS_PKT_REQ) {
-    if (id >= e->txn_cap) {
-      size_t cap = e->txn_cap ? e->txn_cap : 256;
-      while (cap <= id) cap *= 2;
-      vcn_txn *t = realloc(e->txns, cap * sizeof *t);
-      if (!t) return cs_err_set(err, CS_ENOMEM, "vcnet: out of memory for transactions");
-      memset(t + e->txn_cap, 0, (cap - e->txn_cap) * sizeof *t);
-      e->txns = t;
-      e->txn_cap = cap;
-    }
-    vcn_txn *t = &e->txns[id];
-    memset(t, 0, sizeof *t);
-    t->src_ep = in->src_id;
-    t->dst_ep = in->dst_id;
-    t->is_read = in->is_read;
-    t->burst = in->burst_length;
-    uint64_t bytes = (uint64_t)in->burst_length * (uint64_t)e->bw_bytes;
-    uint64_t flits = (bytes + (uint64_t)e->net->p.flit_bytes - 1) / (uint64_t)e->net->p.flit_bytes;
-    if (flits < 1) flits = 1;
-    if (flits > 65535)
-      return cs_err_set(err, CS_EINVAL, "vcnet: request %u carries %llu flits (limit 65535)", id,
-                        (unsigned long long)flits);
-    t->flits = (uint16_t)flits;
-    t->req_vc = t->rsp_vc = -1;
-    t->channel = (uint8_t)cs_scheme_channel(e->eps[t->src_ep].issued++);
-    t->req_inject_cycle = e->net->now;
-    vcn_ep *m = &e->eps[t->src_ep];
-    int used = t->is_read ? m->mst_rd_used : m->mst_wr_used;
-    int cap = t->is_read ? e->mst_rd : e->mst_wr;
-    t->state = ST_MST_WAIT;
-    if (used < cap) {
-      issue_req(e, id);
-    } else {
-      t->mst_blocks++;
-      e->mst_blocks++;
-      q_push(e, t->is_read ? &m->mst_rd_wait : &m->mst_wr_wait, id);
-    }
-    if (e->fault[0]) return cs_err_set(err, CS_ENOMEM, "vcnet: %s", e->fault);
-    return CS_OK;
+    if (cs_idmap_get(&e->by_id, id) != CS_IDMAP_NONE)
+      return cs_err_set(err, CS_EINVAL, "vcnet: request %llu injected twice", (unsigned long long)id);
+    /* a lone req is a flow of one transaction */
+    cs_flow f = {.src = in->src_id, .dst = in->dst_id, .is_read = in->is_read,
+                 .burst = in->burst_length, .flits = in->burst_length, .first_txn = id,
+                 .num_txns = 1};
+    return take_flow(e, &f, err);
   }
   if (in->packet_type != CS_PKT_RSP)
-    return cs_err_set(err, CS_ECONSTRAINT, "C9: vcnet: request %u: only req and rsp may be injected", id);
-  if (id >= e->txn_cap || e->txns[id].state != ST_AT_SLV)
-    return cs_err_set(err, CS_EINVAL, "vcnet: rsp for request %u, which has not completed its req phase", id);
-  vcn_txn *t = &e->txns[id];
+    return cs_err_set(err, CS_ECONSTRAINT, "C9: vcnet: request %llu: only req and rsp may be injected",
+                      (unsigned long long)id);
+  uint32_t s = cs_idmap_get(&e->by_id, id);
+  if (s == CS_IDMAP_NONE || e->txns[s].state != ST_AT_SLV)
+    return cs_err_set(err, CS_EINVAL, "vcnet: rsp for request %llu, which has not completed its req phase",
+                      (unsigned long long)id);
+  vcn_txn *t = &e->txns[s];
   t->state = ST_RSP_NET;
   t->rsp_inject_cycle = e->net->now;
   int size = t->is_read ? t->flits : 1;
-  if (vcn_net_send(e->net, t->dst_ep, t->src_ep, size, (uint64_t)id << 1 | KIND_RSP) == VCN_NIL)
+  if (vcn_net_send(e->net, t->dst_ep, t->src_ep, size, (uint64_t)s << 1 | KIND_RSP) == VCN_NIL)
     return cs_err_set(err, CS_ENOMEM, "vcnet: out of memory for packets");
   return CS_OK;
 }
 
 int vcn_engine_advance(vcn_engine *e, uint64_t max_ticks, cs_err *err) {
+  retire_polled(e);
   vcn_net *n = e->net;
   if (e->comp_n) return CS_OK;
   uint64_t target, end = cs_engine_advance_end(e->now_tick, max_ticks, e->tick_num, e->tick_den,
@@ -286,9 +400,18 @@ int vcn_engine_advance(vcn_engine *e, uint64_t max_ticks, cs_err *err) {
 }
 
 size_t vcn_engine_poll(vcn_engine *e, cs_completion *out, size_t cap) {
+  retire_polled(e);
+  if (e->retire_cap < cap) {
+    uint32_t *r = realloc(e->retire, cap * sizeof *r);
+    if (!r) return 0; /* the completions stay; the driver polls again */
+    e->retire = r;
+    e->retire_cap = cap;
+  }
   size_t k = 0;
   while (k < cap && e->comp_n) {
-    out[k++] = e->comp[e->comp_head];
+    out[k] = e->comp[e->comp_head];
+    if (out[k].phase == CS_PHASE_FINAL) e->retire[e->retire_n++] = cs_idmap_get(&e->by_id, out[k].request_id);
+    k++;
     e->comp_head = (e->comp_head + 1) % e->comp_cap;
     e->comp_n--;
   }
@@ -296,8 +419,9 @@ size_t vcn_engine_poll(vcn_engine *e, cs_completion *out, size_t cap) {
 }
 
 void vcn_engine_describe(const vcn_engine *e, uint64_t id, cs_txn_record *rec) {
-  if (id >= e->txn_cap) return;
-  const vcn_txn *t = &e->txns[id];
+  uint32_t s = cs_idmap_get(&e->by_id, id);
+  if (s == CS_IDMAP_NONE) return;
+  const vcn_txn *t = &e->txns[s];
   const vcn_topo *tp = &e->net->t;
   rec->src_die = rec->dst_die = 0;
   rec->src_node = (int16_t)(t->src_ep / tp->epr);
@@ -324,15 +448,42 @@ void vcn_engine_describe(const vcn_engine *e, uint64_t id, cs_txn_record *rec) {
   x[5] = (int32_t)t->rsp_hops;
 }
 
+/* The run that holds request id, waiting for its master's tracker, or NULL. */
+static const vcn_run *waiting_run(const vcn_engine *e, uint64_t id) {
+  for (int ep = 0; ep < e->net->t.endpoints; ep++)
+    for (int k = 0; k < 2; k++) {
+      const vcn_queue *q = k ? &e->eps[ep].mst_rd_wait : &e->eps[ep].mst_wr_wait;
+      for (uint32_t i = q->head; i != VCN_NIL; i = e->runs[i].next) {
+        const vcn_run *r = &e->runs[i];
+        if (id >= r->first + r->k && id < r->first + r->n) return r;
+      }
+    }
+  return NULL;
+}
+
 void vcn_engine_where(const vcn_engine *e, uint64_t id, char *buf, size_t cap) {
   static const char *const names[] = {"not injected", "waiting for a master tracker",
                                       "request in the network", "waiting for a slave tracker",
                                       "at the target, awaiting its response inject",
                                       "response in the network", "done"};
-  if (id >= e->txn_cap) {
-    snprintf(buf, cap, "unknown request");
+  uint32_t s = cs_idmap_get(&e->by_id, id);
+  if (s != CS_IDMAP_NONE) {
+    const vcn_txn *t = &e->txns[s];
+    snprintf(buf, cap, "%s; endpoint %d -> %d", names[t->state], t->src_ep, t->dst_ep);
     return;
   }
-  const vcn_txn *t = &e->txns[id];
-  snprintf(buf, cap, "%s; endpoint %d -> %d", names[t->state], t->src_ep, t->dst_ep);
+  const vcn_run *r = waiting_run(e, id);
+  if (r) snprintf(buf, cap, "%s; endpoint %d -> %d", names[1], r->src_ep, r->dst_ep);
+  else snprintf(buf, cap, "not in flight");
+}
+
+uint64_t vcn_engine_bytes(const vcn_params *p, uint64_t inflight, uint64_t runs) {
+  vcn_topo t;
+  cs_err err;
+  if (vcn_topo_parse(p->topology, p->endpoints_per_router, &t, &err)) return 0;
+  /* a transaction in flight has one packet at most, queued or in the network; pools double */
+  return sizeof(vcn_engine) + (uint64_t)t.endpoints * sizeof(vcn_ep) +
+         vcn_net_bytes(p, &t, inflight) +
+         2 * inflight * (sizeof(vcn_txn) + sizeof(cs_completion)) + cs_idmap_bytes(inflight) +
+         2 * runs * sizeof(vcn_run);
 }

@@ -156,7 +156,6 @@ typedef struct vcn_pkt {
   int32_t src_ep, dst_ep;
   int32_t dst_router;
   uint16_t size;        /* flits */
-  uint16_t ejected;     /* flits delivered so far */
   vcn_route_state rs;
   uint64_t tag;         /* owner's cookie (transaction id and kind, or netbench stamp) */
   uint64_t t_created;   /* cycle it entered the injection queue */
@@ -177,19 +176,19 @@ typedef struct vcn_queued {
   uint32_t size;
 } vcn_queued;
 
-typedef struct vcn_flit {
-  uint64_t arrive;  /* cycle it entered the buffer */
-  uint32_t pkt;     /* packet pool index */
-  uint16_t seq;     /* 0 = head */
-  uint16_t tail;    /* 1 on the last flit */
-} vcn_flit;
+/* A flit in a buffer or in flight: its packet's pool index and whether it is the packet's head
+ * and tail flit, packed in 4 bytes (the buffers and the wheel are what a cycle sweeps). */
+typedef uint32_t vcn_flit;
+#define VCN_FLIT(pkt, head, tail) ((uint32_t)(pkt) << 2 | (uint32_t)(head) << 1 | (uint32_t)(tail))
+#define VCN_FLIT_PKT(f) ((f) >> 2)
+#define VCN_FLIT_HEAD(f) (((f) >> 1) & 1u)
+#define VCN_FLIT_TAIL(f) ((f) & 1u)
+#define VCN_MAX_PACKETS (1u << 30)
 
-/* 16 bytes: a flit's arrival cycle is the cycle it lands, so the event does not carry it. */
+/* 8 bytes: kind and target (an input VC index, or an endpoint for an ejection), and the flit. */
 typedef struct vcn_event {
   uint32_t kind_to; /* kind in the top 2 bits, target index below */
-  uint32_t router;  /* a flit for an input VC: the router holding that VC */
-  uint32_t pkt;     /* a flit: its packet, seq and tail as in vcn_flit */
-  uint16_t seq, tail;
+  vcn_flit flit;
 } vcn_event;
 
 typedef struct vcn_bucket {
@@ -203,6 +202,51 @@ typedef struct vcn_cbucket {
   uint32_t *to;
   uint32_t n, cap;
 } vcn_cbucket;
+
+/* One VC index of a router port: the input VC (its buffer and the packet at its front) and the
+ * output VC of the same index (credits toward the buffer downstream).  Index (r P + port) V + vc.
+ * Each record is followed by its buffer's vc_depth flits (VC_SLOTS), the pair padded to
+ * vc_stride bytes, so with 8-flit buffers a VC is one cache line: on a 4,096-router network the
+ * VCs are megabytes, and a flit's landing, its switch traversal and the credit it returns each
+ * touch one line. */
+typedef struct vcn_vc {
+  uint64_t ready;       /* input: cycle the current stage may act */
+  int32_t credits;      /* output: credits toward the downstream buffer */
+  uint16_t head, count; /* input: the flits, a ring in slot[] */
+  uint16_t out_vc;      /* input: the VC allocated at out_port (local index) */
+  uint16_t va_in_rr;    /* input: next VC of its class range to accept */
+  uint16_t va_rr;       /* output: next router-local input VC to favour */
+  uint8_t state;        /* input: VCN_IDLE / VCN_ROUTING / VCN_VA / VCN_ACTIVE */
+  uint8_t out_port;     /* input: the port route computation chose */
+  uint8_t out_cls;      /* input: the VC class it chose */
+  uint8_t pad_[7];
+} vcn_vc;
+_Static_assert(sizeof(vcn_vc) == 32, "a VC's state is half a cache line");
+
+/* One port of a router (r P + port): its links, what switch traversal needs, its pointers. */
+typedef struct vcn_port {
+  /* as an output: the first VC index of the input port it feeds (a link) or the endpoint it
+   * ejects to; as an input: the first VC index of the upstream output port (a link) or of the
+   * endpoint its credits return to */
+  uint32_t flit_to, credit_to;
+  int32_t nbr;          /* output link: the neighbour router, or -1 */
+  int32_t up;           /* input link: the router feeding it, or -1 */
+  uint16_t sa_acc_rr;   /* input: next output port to accept */
+  uint16_t sa_in_rr;    /* input: next VC */
+  uint16_t sa_out_rr;   /* output: next input port */
+  uint8_t up_port;      /* input link: the output port at `up` (credits return to it) */
+  uint8_t arrival;      /* output link: the input port at the neighbour */
+} vcn_port;
+
+/* An endpoint's sending side. */
+typedef struct vcn_endpoint {
+  uint32_t q_head, q_tail; /* injection queue: indices into `queued` */
+  uint32_t pkt;            /* packet being sent (pool index), VCN_NIL none */
+  int32_t vc;              /* VC the current packet uses, -1 none */
+  uint16_t sent;           /* flits of the current packet sent */
+  uint16_t size;           /* flits of the current packet */
+  uint16_t rr;             /* next injection VC to try */
+} vcn_endpoint;
 
 typedef struct vcn_net vcn_net;
 /* Called when a packet's tail reaches its endpoint and when its tail leaves its source endpoint. */
@@ -221,49 +265,27 @@ struct vcn_net {
   vcn_topo t;
   const vcn_routing *routing;
   int V, D, P;          /* VCs, depth, ports */
+  uint64_t pv_magic;    /* router of VC index g = (g pv_magic) >> 40, g / (P V) exactly */
   int vcs_per_class;
   uint64_t now;         /* the cycle being (or next to be) simulated */
-  /* input VCs, index (r P + port) V + vc */
-  vcn_flit *slot;       /* nivc * D ring buffers */
-  uint16_t *head, *count;
-  uint8_t *state;       /* VCN_IDLE / VCN_ROUTING / VCN_VA / VCN_ACTIVE */
-  uint64_t *ready;      /* cycle the current stage may act */
-  uint8_t *out_port;
-  uint16_t *out_vc;     /* VC at out_port (local index) */
-  uint8_t *out_cls;
+  /* VCs, index (r P + port) V + vc: the input VC and the output VC of that index, each with
+   * its ring of D flits (VC(n, g), VC_SLOTS) */
+  unsigned char *vcs;   /* nvc records of vc_stride bytes, 64-byte aligned */
+  size_t vc_stride;     /* sizeof(vcn_vc) + D flits, rounded up to 32 bytes */
+  vcn_port *port;       /* r P + port */
   uint64_t *nonempty;   /* per router: bit li set when input VC li holds flits */
+  uint64_t *ovc_busy;   /* per router, `words` words: bit set while a packet holds output VC li */
   int words;            /* 64-bit words of nonempty per router */
   uint8_t *port_of;     /* router-local VC index -> its port */
-  /* output VCs, same indexing */
-  uint64_t *ovc_busy;   /* per router, `words` words: bit set while a packet holds output VC li */
-  int32_t *credits;
-  /* router allocator pointers */
-  uint16_t *va_rr;      /* per output VC: next router-local input VC to favour */
-  uint16_t *va_in_rr;   /* per input VC: next VC of its class range to accept */
-  uint16_t *sa_acc_rr;  /* per input port: next output port to accept */
-  uint16_t *sa_in_rr;   /* per input port: next VC */
-  uint16_t *sa_out_rr;  /* per output port: next input port */
   uint8_t *coord;       /* mesh/torus: r VCN_MAX_DIMS + d -> coordinate of router r in dimension d */
-  int32_t *nbr;         /* r P + port -> neighbour router or -1 */
-  int32_t *up;          /* r P + input link port -> the router feeding it, or -1 */
-  uint8_t *up_port;     /* ... and its output port there (credits return to it) */
-  uint8_t *arrival;     /* r P + output link port -> input port at the neighbour */
-  /* what switch traversal needs, one load each: r P + input port -> the first VC index of the
-   * upstream output port (a link) or of the endpoint (an injection port) its credits return to;
-   * r P + output port -> the first VC index of the input port it feeds (a link) or the endpoint
-   * it ejects to */
-  uint32_t *credit_to, *flit_to;
   uint32_t *router_flits; /* flits buffered per router */
-  uint32_t *active, n_active; /* routers with flits */
-  uint8_t *is_active;
+  uint64_t *active_bits;  /* routers with flits, a bit each */
+  uint64_t *active_words; /* bit w: active_bits[w] is not zero */
+  uint32_t n_active;
   /* endpoints */
-  uint32_t *q_head, *q_tail; /* injection queue: indices into `queued` */
-  uint32_t *ep_pkt;     /* packet being sent (pool index), VCN_NIL none */
-  int32_t *ep_vc;       /* VC the current packet uses, -1 none */
-  uint16_t *ep_sent;    /* flits of the current packet sent */
+  vcn_endpoint *ep;
   int32_t *ep_credits;  /* endpoints * V credits toward the router's injection port */
   uint8_t *ep_vc_busy;  /* endpoints * V: an input VC owned by a packet not yet fully sent */
-  uint16_t *ep_rr;
   uint32_t *ep_active, n_ep_active;
   uint8_t *ep_is_active;
   /* packet pool */
@@ -287,7 +309,18 @@ struct vcn_net {
 
 enum { VCN_IDLE = 0, VCN_ROUTING, VCN_VA, VCN_ACTIVE };
 
+/* VC index g's record, and its buffer's flits. */
+#define VC(n, g) ((vcn_vc *)((n)->vcs + (size_t)(g) * (n)->vc_stride))
+#define VC_SLOTS(v) ((vcn_flit *)((v) + 1))
+/* Bytes of a VC's record with its buffer of `depth` flits. */
+static inline size_t vcn_vc_stride(int depth) {
+  return (sizeof(vcn_vc) + (size_t)depth * sizeof(vcn_flit) + 31) & ~(size_t)31;
+}
+
 int vcn_params_check(const vcn_params *p, cs_err *err);
+/* Bytes a network of these options on topology t holds with `packets` packets alive at most
+ * (queued or in the network): its arrays, the pools, and event wheels as full as its buffers. */
+uint64_t vcn_net_bytes(const vcn_params *p, const vcn_topo *t, uint64_t packets);
 /* Builds the network; on failure *out is untouched. */
 int vcn_net_create(const vcn_params *p, vcn_net **out, cs_err *err);
 void vcn_net_destroy(vcn_net *n); /* accepts NULL */

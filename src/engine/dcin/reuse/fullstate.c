@@ -13,7 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dcin_int.h"
+#include "../model/rings/ring.h"
+#include "reuse.h"
 
 typedef struct fs_walk {
   const dcin_sim *s;
@@ -86,9 +87,10 @@ static void fs_flit(fs_walk *w, uint32_t f) { fs_ordinal(w, w->flit_ord, w->flit
 static void fs_txn(fs_walk *w, uint32_t t) { fs_ordinal(w, w->txn_ord, w->txn_at, &w->ntxn, t); }
 
 static void fs_queue(fs_walk *w, const dcin_q *q) {
-  FS_PUT(w, q->n);
-  for (unsigned i = 0; i < q->n; i++) fs_flit(w, dcin_q_at(q, i));
-  fs_flit(w, q->pre);
+  uint16_t n = (uint16_t)dcin_q_len(q);
+  FS_PUT(w, n);
+  for (unsigned i = 0; i < n; i++) fs_flit(w, dcin_q_at(q, i));
+  fs_flit(w, dcin_q_pre(q));
 }
 
 /* A list of flits; timed: the stamp the place reads of them (0: none). */
@@ -150,25 +152,28 @@ static void fs_die(fs_walk *w, const dcin_die *d) {
   for (int net = 0; net < DCIN_NUM_NETS; net++)
     for (int node = 0; node < c->nodes; node++) {
       const dcin_node *nd = &d->nodes[net][node];
-      FS_PUT(w, nd->busy); /* flits in all its queues: none, and the queues are left out */
-      for (int i = 0; nd->busy && i < DCIN_NUM_IPS; i++) {
+      uint32_t busy = dcin_node_held(nd);
+      FS_PUT(w, busy); /* flits in all its queues: none, and the queues are left out */
+      for (int i = 0; busy && i < DCIN_NUM_IPS; i++) {
         fs_queue(w, &nd->iq_ch[i]);
         fs_queue(w, &nd->iq_arb[i]);
         fs_queue(w, &nd->eq_ch[i]);
       }
-      for (int i = 0; nd->busy && i < DCIN_NUM_IQ_DIRS; i++) fs_queue(w, &nd->iq_out[i]);
-      for (int i = 0; nd->busy && i < 2; i++) fs_queue(w, &nd->rb_in[i]), fs_queue(w, &nd->eq_in[i]);
-      for (int i = 0; nd->busy && i < DCIN_NUM_RB_OUT; i++) fs_queue(w, &nd->rb_out[i]);
-      for (int i = 0; nd->busy && i < DCIN_NUM_EQ_PORTS; i++) fs_queue(w, &nd->eq_arb[i]);
+      for (int i = 0; busy && i < DCIN_NUM_IQ_DIRS; i++) fs_queue(w, &nd->iq_out[i]);
+      for (int i = 0; busy && i < 2; i++) fs_queue(w, &nd->rb_in[i]), fs_queue(w, &nd->eq_in[i]);
+      for (int i = 0; busy && i < DCIN_NUM_RB_OUT; i++) fs_queue(w, &nd->rb_out[i]);
+      for (int i = 0; busy && i < DCIN_NUM_EQ_PORTS; i++) fs_queue(w, &nd->eq_arb[i]);
       /* a tagged head waiting to inject holds a slot id of its lane's ring */
-      for (int lane = 0; nd->busy && lane < DCIN_NUM_LANES; lane++) {
+      for (int lane = 0; busy && lane < DCIN_NUM_LANES; lane++) {
         const dcin_q *q = (const dcin_q *)((const char *)nd + d->cp_src[lane]);
-        uint32_t f = dcin_q_front(q);
+        uint32_t f = dcin_q_len(q) ? dcin_q_front(q) : DCIN_NIL;
         if (f != DCIN_NIL && w->s->flits[f].itag)
           w->slot_len[f] = d->rings[net][d->ring_of[node * 4 + lane]].len;
       }
       FS_PUT(w, nd->iq_rr), FS_PUT(w, nd->rb_rr), FS_PUT(w, nd->eq_rr), FS_PUT(w, nd->ue);
-      FS_PUT(w, nd->rel_pending), FS_PUT(w, nd->rel_now), FS_PUT(w, nd->itag_out);
+      uint8_t rel_now[4][3], rel_pending[4][3];
+      dcin_etag_pending(d, nd, rel_now, rel_pending);
+      FS_PUT(w, rel_pending), FS_PUT(w, rel_now), FS_PUT(w, nd->itag_out);
       FS_PUT(w, nd->itag_req);
       for (int dim = 0; dim < 2; dim++) {
         uint32_t len = d->rings[0][d->ring_of[node * 4 + (dim ? DCIN_TD : DCIN_TR)]].len;

@@ -6,7 +6,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "dcin_int.h"
+#include "model.h"
 
 static long gcd_l(long a, long b) {
   while (b) {

@@ -3,7 +3,7 @@
  * Invariant: a flit is in exactly one of pend / chan (in flight, ordered by arrival) / rx of one
  * channel, and chan is FIFO because every flit of a channel has the same latency.
  */
-#include "dcin_int.h"
+#include "transport.h"
 
 dcin_axi *dcin_axi_of(dcin_sim *s, int link, int from_die) {
   return &s->axi[2 * link + (s->links[link].die_a == from_die ? 0 : 1)];

@@ -7,7 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dcin_int.h"
+#include "die.h"
+#include "rings/ring.h"
 
 /* arena entries of a queue of depth cap (dcin_arena_take) */
 static size_t room(int cap) { return dcin_q_room((unsigned)cap); }
@@ -15,18 +16,16 @@ static size_t room(int cap) { return dcin_q_room((unsigned)cap); }
 static size_t node_queue_slots(const dcin_cfg *c) {
   size_t n = (size_t)DCIN_NUM_IPS * (room(c->iq_ch) + room(c->arb_in) + room(c->eq_ch));
   for (int i = 0; i < DCIN_NUM_IQ_DIRS; i++) n += room(c->iq_out[i]);
-  n += 2u * (room(c->rb_in) + room(c->eq_in)) + (size_t)DCIN_NUM_RB_OUT * room(c->rb_out);
+  n += 2u * (room(c->rb_in + 1) + room(c->eq_in + 1)) + (size_t)DCIN_NUM_RB_OUT * room(c->rb_out);
   n += (size_t)DCIN_NUM_EQ_PORTS * room(c->arb_in);
   return n;
 }
 
-size_t dcin_die_arena_slots(const dcin_cfg *c);
 size_t dcin_die_arena_slots(const dcin_cfg *c) {
   size_t per_ip = (size_t)DCIN_NUM_NETS * (room(c->l2h) + room(c->h2l_h) + room(c->h2l_l));
   return (size_t)c->nodes * (DCIN_NUM_NETS * node_queue_slots(c) + DCIN_NUM_IPS * per_ip);
 }
 
-int dcin_die_init(dcin_sim *s, dcin_die *d, int id, cs_err *err);
 int dcin_die_init(dcin_sim *s, dcin_die *d, int id, cs_err *err) {
   dcin_cfg *c = &s->cfg;
   d->id = id;
@@ -48,8 +47,8 @@ int dcin_die_init(dcin_sim *s, dcin_die *d, int id, cs_err *err) {
       for (int i = 0; i < DCIN_NUM_IQ_DIRS; i++)
         rc |= dcin_arena_take(s, &nd->iq_out[i], c->iq_out[i]);
       for (int i = 0; i < 2; i++) {
-        rc |= dcin_arena_take(s, &nd->rb_in[i], c->rb_in);
-        rc |= dcin_arena_take(s, &nd->eq_in[i], c->eq_in);
+        rc |= dcin_arena_take_ej(s, &nd->rb_in[i], c->rb_in);
+        rc |= dcin_arena_take_ej(s, &nd->eq_in[i], c->eq_in);
       }
       for (int i = 0; i < DCIN_NUM_RB_OUT; i++) rc |= dcin_arena_take(s, &nd->rb_out[i], c->rb_out);
       for (int i = 0; i < DCIN_NUM_EQ_PORTS; i++)
@@ -66,15 +65,15 @@ int dcin_die_init(dcin_sim *s, dcin_die *d, int id, cs_err *err) {
   if (!d->busym[0]) return cs_err_set(err, CS_ENOMEM, "die %d node sets", id);
   for (int net = 0; net < DCIN_NUM_NETS; net++) {
     d->busym[net] = d->busym[0] + net * d->mwords;
-    d->iqm[net] = d->busym[0] + (DCIN_NUM_NETS + net) * d->mwords;
   }
-  /* every queue can be listed at most once (its pre holds one flit) */
-  d->cap_pending = (uint32_t)(c->nodes * (DCIN_NUM_NETS * (3 * DCIN_NUM_IPS + DCIN_NUM_IQ_DIRS + 4 +
-                                                           DCIN_NUM_RB_OUT + DCIN_NUM_EQ_PORTS) +
-                                          DCIN_NUM_IPS * DCIN_NUM_NETS * 3));
-  d->pending = malloc(sizeof *d->pending * d->cap_pending);
-  d->rel_list = malloc(sizeof *d->rel_list * (size_t)c->nodes * DCIN_NUM_NETS);
-  if (!d->ip_inj || !d->pending || !d->rel_list)
+  /* a FIFO returns at most one entry per step, two in compat mode (at entry and exit) */
+  d->cap_rel = (uint32_t)c->nodes * DCIN_NUM_NETS * 4 * 2;
+  d->rel[0] = malloc(sizeof *d->rel[0] * d->cap_rel * 2);
+  d->rel[1] = d->rel[0] ? d->rel[0] + d->cap_rel : NULL;
+  /* per step at most one arrival per IP and network, one burst leaving per IP */
+  d->arr = malloc(sizeof *d->arr * (size_t)c->nodes * DCIN_NUM_IPS * (DCIN_NUM_NETS + 1));
+  d->txdone = d->arr ? d->arr + (size_t)c->nodes * DCIN_NUM_IPS * DCIN_NUM_NETS : NULL;
+  if (!d->ip_inj || !d->rel[0] || !d->arr)
     return cs_err_set(err, CS_ENOMEM, "die %d", id);
   if (!d->ips) return cs_err_set(err, CS_ENOMEM, "die %d IP interfaces", id);
   for (int n = 0; n < c->nodes; n++)
@@ -116,7 +115,6 @@ int dcin_die_init(dcin_sim *s, dcin_die *d, int id, cs_err *err) {
   return 0;
 }
 
-void dcin_die_free(dcin_die *d);
 void dcin_die_free(dcin_die *d) {
   if (d->rings[0]) {
     for (int r = 0; r < d->nrings; r++) {
@@ -124,6 +122,7 @@ void dcin_die_free(dcin_die *d) {
       free(d->rings[0][r].lane);
       free(d->rings[0][r].node);
       free(d->rings[0][r].ej);
+      free(d->rings[0][r].ejs);
       free(d->rings[0][r].cp_in_pos);
       free(d->rings[0][r].ndist);
       free(d->rings[0][r].eidx);
@@ -139,42 +138,17 @@ void dcin_die_free(dcin_die *d) {
   free(d->ips);
   free(d->ip_inj);
   free(d->busym[0]);
-  free(d->pending);
-  free(d->rel_list);
+  free(d->rel[0]);
+  free(d->arr);
   free(d->cp_in);
   free(d->cp_out);
   free(d->ring_of);
-  free(d->first_lane);
+  free(d->route);
   free(d->ekey);
   free(d->scoord);
   free(d->t0_bits);
   free(d->t0_read);
   free(d->itag_slot);
   free(d->cp_site[0]);
-}
-
-void dcin_die_step(dcin_sim *s, dcin_die *d, bool ip_cycle, bool net_cycle);
-void dcin_die_step(dcin_sim *s, dcin_die *d, bool ip_cycle, bool net_cycle) {
-  if (!net_cycle && d->cfg->crossring_compat) return; /* the reference steps dies on NoC cycles */
-  if (ip_cycle) dcin_sn_release_due(s, d);
-  dcin_ip_inject(s, d, ip_cycle, net_cycle);
-  if (net_cycle) {
-    for (int net = 0; net < DCIN_NUM_NETS; net++) {
-      if (d->nq[net]) dcin_iq_step(s, d, net);
-      dcin_rings_move(s, d, net);
-      if (!d->nq[net]) continue; /* nothing in any node of this network (ejects included) */
-      /* ring bridge, eject and CP injection touch only the node's own queues and the slots at
-       * its own CP_OUTs, so one pass per node gives the same result as one pass per stage */
-      for (int w = 0; w < d->mwords; w++)
-        for (uint64_t m = d->busym[net][w]; m; m &= m - 1) { /* nodes holding flits, in order */
-          int node = w * 64 + __builtin_ctzll(m);
-          const dcin_node *nd = &d->nodes[net][node];
-          if (nd->rb_n) dcin_rb_step(s, d, net, node);
-          if (nd->eq_n) dcin_eq_step(s, d, net, node);
-          if (nd->cp_n) dcin_cp_inject(s, d, net, node);
-        }
-    }
-  }
-  dcin_ip_eject(s, d, ip_cycle, net_cycle);
-  dcin_commit(s, d);
+  free(d->cp_key);
 }

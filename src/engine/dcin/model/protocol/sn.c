@@ -7,57 +7,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "dcin_int.h"
+#include "protocol.h"
 
-uint64_t dcin_rand(dcin_sim *s) {
-  uint64_t x = s->rng;
-  x ^= x << 13;
-  x ^= x >> 7;
-  x ^= x << 17;
-  s->rng = x;
-  return x;
-}
 
-static void comp_push(dcin_sim *s, uint64_t id, uint8_t phase) {
-  if (s->comp_n == s->comp_cap) {
-    size_t ncap = s->comp_cap ? s->comp_cap * 2 : 256;
-    cs_completion *nc = malloc(ncap * sizeof *nc);
-    if (!nc) {
-      if (!s->fault[0]) snprintf(s->fault, sizeof s->fault, "out of memory (completions)");
-      return;
-    }
-    for (size_t i = 0; i < s->comp_n; i++) nc[i] = s->comp[(s->comp_head + i) % s->comp_cap];
-    free(s->comp);
-    s->comp = nc;
-    s->comp_head = 0;
-    s->comp_cap = ncap;
-  }
-  cs_completion *c = &s->comp[(s->comp_head + s->comp_n++) & (s->comp_cap - 1)]; /* 2^k */
-  c->request_id = id;
-  c->tick = s->cyc * s->tick_num / s->tick_den;
-  c->phase = phase;
-}
 
-void dcin_comp_push(dcin_sim *s, uint64_t id, uint8_t phase) { comp_push(s, id, phase); }
 
-void dcin_req_done(dcin_sim *s, uint32_t ti) {
-  dcin_txn *t = &s->txns[ti];
-  if (t->done_req) return;
-  t->done_req = 1;
-  t->t_req_done = s->cyc;
-  t->gate = 1;
-  comp_push(s, t->request_id, CS_PHASE_REQ);
-}
 
-void dcin_final_done(dcin_sim *s, uint32_t ti) {
-  dcin_txn *t = &s->txns[ti];
-  if (t->done_final) return;
-  t->done_final = 1;
-  t->t_final = s->cyc;
-  t->state = DCIN_TS_DONE;
-  if (s->active_txns) s->active_txns--;
-  comp_push(s, t->request_id, CS_PHASE_FINAL);
-}
 
 static void sn_grant_read(dcin_sim *s, uint32_t ti) {
   dcin_txn *t = &s->txns[ti];
@@ -175,17 +130,17 @@ static void wake_read(dcin_sim *s, dcin_die *d, int node, int ipi, dcin_ip *ip) 
   }
 }
 
-/* A data flit enters the l2h FIFO of (node, ip): the last read-data flit frees the RO tracker. */
-void dcin_sn_tx_data(dcin_sim *s, dcin_die *d, int node, int ipi, uint32_t f) {
-  dcin_flit *fl = &s->flits[f];
-  dcin_txn *t = &s->txns[fl->txn];
-  if (!fl->last || !t->is_read) return;
-  if (ipi == DCIN_IP_DDR0 || ipi == DCIN_IP_DDR1 || ipi == DCIN_IP_D2D_SN) {
+/* The last read-data flit of a burst entered the l2h FIFO of its target (a DDR or the D2D_SN):
+ * the RO tracker is free. */
+void dcin_protocol_txdone(dcin_sim *s, dcin_die *d) {
+  for (uint32_t i = 0; i < d->ntxdone; i++) {
+    int node = d->txdone[i].node, ipi = d->txdone[i].ip;
     dcin_ip *ip = dcin_ipp(d, node, ipi);
     ip->ro_trk++;
-    if (ipi == DCIN_IP_D2D_SN) ip->sn_rdb += t->burst;
+    if (ipi == DCIN_IP_D2D_SN) ip->sn_rdb += s->txns[d->txdone[i].f].burst;
     wake_read(s, d, node, ipi, ip);
   }
+  d->ntxdone = 0;
 }
 
 void dcin_sn_release_due(dcin_sim *s, dcin_die *d) {
@@ -202,7 +157,6 @@ void dcin_sn_release_due(dcin_sim *s, dcin_die *d) {
 }
 
 /* Used by the D2D_SN, which shares the wait-and-Pcredit scheme. */
-void dcin_sn_wake_write(dcin_sim *s, dcin_die *d, int node, int ipi);
 void dcin_sn_wake_write(dcin_sim *s, dcin_die *d, int node, int ipi) {
   dcin_ip *ip = dcin_ipp(d, node, ipi);
   wake_write(s, d, node, ipi, ip, &ip->share_trk, &ip->sn_wdb);

@@ -1,65 +1,18 @@
-/* Requester side of the REQ_RSP protocol (gdma channels): resource reservation before a request
- * leaves, DBID -> write data, Retry -> hold, Pcredit -> re-send at the front, read data and Comp
- * -> completion; plus the flit factory and the IP-side dispatch shared by every IP.
+/* Requester side of the REQ_RSP protocol (gdma channels; the reservation before a request leaves
+ * is the IP interface's, ip_inject.c): DBID -> write data, Retry -> hold, Pcredit -> re-send at
+ * the front, read data and Comp -> completion and the release of the tracker.
  * Invariant: an RN holds one tracker and `burst` buffer slots from reservation until completion
  * (die-local writes: until DBID), and a retried request keeps them.
  */
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "dcin_int.h"
+#include "protocol.h"
 
-void dcin_pool_fault(dcin_sim *s) {
-  if (!s->fault[0]) snprintf(s->fault, sizeof s->fault, "out of memory growing the flit pool");
-}
 
-void dcin_enqueue(dcin_sim *s, dcin_die *d, int node, int ip, uint32_t f) {
-  if (f == DCIN_NIL) return;
-  dcin_ip *x = dcin_ipp(d, node, ip);
-  dcin_flit *fl = &s->flits[f];
-  if (fl->net == DCIN_NET_RSP)
-    dcin_list_push(s, &x->rsp_q[fl->kind - DCIN_K_RSP_DBID], f);
-  else
-    dcin_list_push(s, &x->inj[fl->net], f);
-  dcin_ip_inj_add(d, node, ip, x);
-}
 
-void dcin_send_rsp_at(dcin_sim *s, dcin_die *d, int node, int ip, uint32_t t, int kind,
-                      int dst_node, int dst_ip, uint64_t base) {
-  uint32_t f = dcin_make_flit(s, t, d->id, DCIN_NET_RSP, kind, node, ip, dst_node, dst_ip);
-  if (f == DCIN_NIL) return;
-  s->flits[f].depart = base + (uint64_t)d->cfg->cycles_per_ns_int + d->cfg->sn_proc;
-  dcin_enqueue(s, d, node, ip, f);
-}
 
-void dcin_send_rsp(dcin_sim *s, dcin_die *d, int node, int ip, uint32_t t, int kind, int dst_node,
-                   int dst_ip) {
-  dcin_send_rsp_at(s, d, node, ip, t, kind, dst_node, dst_ip, s->cyc);
-}
 
-bool dcin_rn_reserve(dcin_sim *s, dcin_ip *ip, dcin_txn *t) {
-  (void)s;
-  if (t->is_read) {
-    bool trk = ip->rd_trk > 0, buf = ip->rdb >= t->burst;
-    if (!trk || !buf) {
-      if (!trk && !t->rn_rd_block) t->rn_rd_block = 1;
-      if (!buf && !t->rn_rdb_block) t->rn_rdb_block = 1;
-      return false;
-    }
-    ip->rd_trk--;
-    ip->rdb -= t->burst;
-  } else {
-    bool trk = ip->wr_trk > 0, buf = ip->wdb >= t->burst;
-    if (!trk || !buf) {
-      if (!trk && !t->rn_wr_block) t->rn_wr_block = 1;
-      if (!buf && !t->rn_wdb_block) t->rn_wdb_block = 1;
-      return false;
-    }
-    ip->wr_trk--;
-    ip->wdb -= t->burst;
-  }
-  return true;
-}
 
 static void rn_release(dcin_die *d, int node, int ipi, dcin_txn *t, dcin_ip *ip) {
   if (t->rn_released) return;
@@ -151,20 +104,3 @@ void dcin_rn_receive(dcin_sim *s, dcin_die *d, int node, int ipi, uint32_t f) {
   dcin_flit_free(s, f);
 }
 
-void dcin_ip_receive(dcin_sim *s, dcin_die *d, int node, int ip, uint32_t f) {
-  switch (ip) {
-    case DCIN_IP_GDMA0:
-    case DCIN_IP_GDMA1:
-      dcin_rn_receive(s, d, node, ip, f);
-      break;
-    case DCIN_IP_DDR0:
-    case DCIN_IP_DDR1:
-      dcin_sn_receive(s, d, node, ip, f);
-      break;
-    case DCIN_IP_D2D_SN:
-      dcin_d2d_sn_receive(s, d, node, f);
-      break;
-    default:
-      dcin_d2d_rn_receive(s, d, node, f);
-  }
-}

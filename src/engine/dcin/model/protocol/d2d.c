@@ -6,9 +6,8 @@
  */
 #include <stdio.h>
 
-#include "dcin_int.h"
+#include "protocol.h"
 
-void dcin_sn_wake_write(dcin_sim *s, dcin_die *d, int node, int ipi);
 
 static void send_axi(dcin_sim *s, int die, uint32_t ti, int chan, uint32_t f) {
   dcin_axi_send(s, dcin_axi_of(s, s->txns[ti].link, die), chan, f);

@@ -3,25 +3,34 @@
  * carved from.  Invariant: a flit index is either on the free list or in exactly one place of the
  * model; growth doubles, so the cycle loop reaches malloc only O(log n) times.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "commsweep/bigmem.h"
-#include "dcin_int.h"
+#include "pool.h"
 
-int dcin_arena_take(dcin_sim *s, dcin_q *q, int cap) {
-  size_t room = dcin_q_room((unsigned)cap);
+static int arena_take(dcin_sim *s, dcin_q *q, int cap, size_t room) {
   if (s->arena_used + room > s->arena_cap) return CS_EINTERNAL;
   q->buf = s->arena + s->arena_used;
   s->arena_used += room;
   q->cap = (uint16_t)cap;
   q->mask = (uint16_t)(room - 1);
   q->head = q->n = 0;
-  q->pre = DCIN_NIL;
+  q->put = DCIN_NO_CYCLE;
   return 0;
 }
 
-int dcin_flit_grow(dcin_sim *s) {
+int dcin_arena_take(dcin_sim *s, dcin_q *q, int cap) {
+  return arena_take(s, q, cap, dcin_q_room((unsigned)cap));
+}
+
+int dcin_arena_take_ej(dcin_sim *s, dcin_q *q, int cap) {
+  return arena_take(s, q, cap, dcin_q_room((unsigned)cap + 1));
+}
+
+/* Doubles the flit pool, threading the new flits onto the free list (CS_ENOMEM if it cannot). */
+int dcin_pool_grow_flits(dcin_sim *s) {
   uint32_t ncap = s->cap_flits ? s->cap_flits * 2 : 4096;
   dcin_flit *nf = cs_big_realloc(s->flits, (size_t)ncap * sizeof *nf);
   if (!nf) return CS_ENOMEM;
@@ -35,7 +44,55 @@ int dcin_flit_grow(dcin_sim *s) {
   return 0;
 }
 
+void dcin_pool_fault(dcin_sim *s) {
+  if (!s->fault[0]) snprintf(s->fault, sizeof s->fault, "out of memory growing the flit pool");
+}
+
+DCIN_HOT uint32_t dcin_flit_new(dcin_sim *s) {
+  if (s->free_flit == DCIN_NIL && dcin_pool_grow_flits(s)) return DCIN_NIL;
+  uint32_t f = s->free_flit;
+  dcin_flit *fl = &s->flits[f];
+  s->free_flit = fl->next;
+  memset(fl, 0, sizeof *fl);
+  fl->next = DCIN_NIL;
+  fl->used_entry = DCIN_T_NONE;
+  fl->etag = DCIN_T2;
+  s->nflits++;
+  return f;
+}
+
+DCIN_HOT uint32_t dcin_make_flit(dcin_sim *s, uint32_t t, int die, int net, int kind,
+                                 int src_node, int src_ip, int dst_node, int dst_ip) {
+  uint32_t f = dcin_flit_new(s);
+  if (f == DCIN_NIL) {
+    dcin_pool_fault(s);
+    return DCIN_NIL;
+  }
+  dcin_flit *fl = &s->flits[f];
+  fl->txn = t;
+  s->txns[t].live++;
+  fl->die = (uint8_t)die;
+  fl->net = (uint8_t)net;
+  fl->kind = (uint8_t)kind;
+  fl->src_node = (int16_t)src_node;
+  fl->src_ip = (uint8_t)src_ip;
+  fl->dst_node = (int16_t)dst_node;
+  fl->dst_ip = (uint8_t)dst_ip;
+  return f;
+}
+
+DCIN_HOT void dcin_flit_free(dcin_sim *s, uint32_t f) {
+  dcin_flit *fl = &s->flits[f];
+  uint32_t t = fl->txn;
+  if (t != DCIN_NIL && --s->txns[t].live == 0) dcin_txn_try_free(s, t);
+  fl->txn = DCIN_NIL;
+  fl->next = s->free_flit;
+  s->free_flit = f;
+  s->nflits--;
+}
+
 void dcin_list_push(dcin_sim *s, dcin_list *l, uint32_t f) {
+  DCIN_COUNT(s, moved_list);
   s->flits[f].next = DCIN_NIL;
   if (l->tail == DCIN_NIL || l->n == 0)
     l->head = f;
@@ -46,6 +103,7 @@ void dcin_list_push(dcin_sim *s, dcin_list *l, uint32_t f) {
 }
 
 void dcin_list_push_front(dcin_sim *s, dcin_list *l, uint32_t f) {
+  DCIN_COUNT(s, moved_list);
   s->flits[f].next = l->n ? l->head : DCIN_NIL;
   l->head = f;
   if (l->n == 0) l->tail = f;

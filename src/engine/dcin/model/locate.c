@@ -5,7 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "dcin_int.h"
+#include "model.h"
+#include "rings/ring.h"
 
 static const char *const net_name[DCIN_NUM_NETS] = {"REQ", "RSP", "DATA"};
 static const char *const lane_name[DCIN_NUM_LANES] = {"TR", "TL", "TD", "TU"};
@@ -14,7 +15,6 @@ static const char *const ip_name[DCIN_NUM_IPS] = {"d2d_rn_0", "d2d_sn_0", "ddr_0
 static const char *const axi_name[DCIN_NUM_AXI] = {"AR", "R", "AW", "W", "B"};
 
 static bool q_has(const dcin_sim *s, const dcin_q *q, uint32_t t) {
-  if (q->pre != DCIN_NIL && s->flits[q->pre].txn == t) return true;
   for (int i = 0; i < q->n; i++)
     if (s->flits[dcin_q_at(q, (unsigned)i)].txn == t) return true;
   return false;
@@ -58,7 +58,7 @@ void dcin_locate(const dcin_sim *s, uint32_t t, char *buf, size_t cap) {
       }
       for (int node = 0; node < s->cfg.nodes; node++) {
         const dcin_node *nd = &d->nodes[net][node];
-        if (!nd->busy) continue;
+        if (!nd->occ) continue;
         for (int i = 0; i < DCIN_NUM_IPS; i++) {
           if (q_has(s, &nd->iq_ch[i], t) || q_has(s, &nd->iq_arb[i], t))
             ADD("; %s flit in die%d node %d inject queue of %s", net_name[net], di, node,

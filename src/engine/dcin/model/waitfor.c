@@ -9,7 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dcin_int.h"
+#include "model.h"
+#include "rings/ring.h"
 
 enum { W_NONE, W_RING, W_Q, W_LIST };
 /* queue kinds of a node / IP */
@@ -48,7 +49,6 @@ static void w_q(wmap *m, const dcin_q *q, wloc l) {
     uint32_t f = dcin_q_at(q, (unsigned)i);
     if (f < m->cap) m->at[f] = l;
   }
-  if (q->pre != DCIN_NIL && q->pre < m->cap) m->at[q->pre] = l;
 }
 
 static int w_build(const dcin_sim *s, wmap *m) {
@@ -128,7 +128,7 @@ static int w_build(const dcin_sim *s, wmap *m) {
 
 /* The flit that keeps q from taking a flit this cycle, DCIN_NIL if q has room. */
 static uint32_t w_blocker(const dcin_q *q) {
-  if (q->pre != DCIN_NIL) return q->pre;
+  if (dcin_q_pre(q) != DCIN_NIL) return dcin_q_pre(q);
   if (q->n >= q->cap) return q->buf[q->head];
   return DCIN_NIL;
 }
@@ -160,7 +160,7 @@ static uint32_t w_next(const dcin_sim *s, const wmap *m, uint32_t f, char *why, 
                : fl->etag == DCIN_T1 ? "T1"
                                      : "T2",
                nd->ue[fifo][2], capl[2], nd->ue[fifo][1], capl[1], nd->ue[fifo][0], capl[0]);
-      if (q->pre != DCIN_NIL) return q->pre;
+      if (dcin_q_pre(q) != DCIN_NIL) return dcin_q_pre(q);
       return q->n ? q->buf[q->head] : DCIN_NIL; /* entries are held by the flits inside */
     }
     int nx = p + 1 == g->len ? 0 : p + 1;
@@ -183,11 +183,12 @@ static uint32_t w_next(const dcin_sim *s, const wmap *m, uint32_t f, char *why, 
   }
   /* bounded queue: a flit behind the head waits for the head */
   const dcin_q *q = l->q;
-  if (q->pre != f && q->buf[q->head] != f) {
+  uint32_t pre = dcin_q_pre(q);
+  if (pre != f && q->buf[q->head] != f) {
     snprintf(why, cap, "the head of its queue");
     return q->buf[q->head];
   }
-  if (q->pre == f) {
+  if (pre == f) {
     snprintf(why, cap, "room in its FIFO");
     return q->n ? q->buf[q->head] : DCIN_NIL;
   }
@@ -200,7 +201,7 @@ static uint32_t w_next(const dcin_sim *s, const wmap *m, uint32_t f, char *why, 
       to = &nd->iq_arb[l->idx];
       break;
     case Q_IQARB:
-      to = &nd->iq_out[d->first_lane[fl->src_node * c->nodes + fl->dst_node]];
+      to = &nd->iq_out[dcin_first_lane(c, fl->src_node, fl->dst_node)];
       break;
     case Q_IQOUT:
       if (l->idx == DCIN_IQ_EQ)

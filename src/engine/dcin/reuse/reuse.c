@@ -44,7 +44,7 @@
 #include <string.h>
 
 #include "commsweep/bigmem.h"
-#include "dcin_int.h"
+#include "reuse.h"
 
 typedef struct reuse_ev {
   uint32_t rel;  /* completion cycle - step start */
@@ -287,8 +287,10 @@ static bool reuse_sig(dcin_sim *s, dcin_reuse *r) {
         for (int l = 0; l < 4; l++)
           if (nd->itag_out[l]) return false;
         /* the T0 pointers are not here: see reuse_t0 */
+        uint8_t rel_now[4][3], rel_pending[4][3];
+        dcin_etag_pending(d, nd, rel_now, rel_pending);
         ok = PUT(r, nd->iq_rr) && PUT(r, nd->rb_rr) && PUT(r, nd->eq_rr) && PUT(r, nd->ue) &&
-             PUT(r, nd->rel_pending) && PUT(r, nd->rel_now) && PUT(r, nd->itag_req);
+             PUT(r, rel_pending) && PUT(r, rel_now) && PUT(r, nd->itag_req);
       }
     for (int k2 = 0; k2 < c->nodes * DCIN_NUM_IPS && ok; k2++) {
       const dcin_ip *ip = &d->ips[k2];
@@ -338,24 +340,29 @@ static void reuse_apply(dcin_sim *s, const uint8_t *p, uint64_t now) {
     GET(p, n);
     /* the releases themselves are rebuilt from the step record; skip their key form */
     p += (size_t)n * (sizeof(int64_t) + sizeof(int16_t) + sizeof(uint8_t) + sizeof(uint16_t));
-    d->nrel = 0;
+    d->nrel[0] = d->nrel[1] = 0;
     for (int net = 0; net < DCIN_NUM_NETS; net++)
       for (int node = 0; node < c->nodes; node++) {
         dcin_node *nd = &d->nodes[net][node];
+        uint8_t rel_now[4][3], rel_pending[4][3];
         GET(p, nd->iq_rr);
         GET(p, nd->rb_rr);
         GET(p, nd->eq_rr);
         GET(p, nd->ue);
-        GET(p, nd->rel_pending);
-        GET(p, nd->rel_now);
+        GET(p, rel_pending);
+        GET(p, rel_now);
         GET(p, nd->itag_req);
-        nd->rel_pmask = nd->rel_nmask = 0;
-        for (int i = 0; i < 12; i++) {
-          if ((&nd->rel_pending[0][0])[i]) nd->rel_pmask |= (uint16_t)(1u << i);
-          if ((&nd->rel_now[0][0])[i]) nd->rel_nmask |= (uint16_t)(1u << i);
+        /* as dcin_etag_pending reads them: rel_now returned at the end of the next step */
+        for (int e = 0; e < 12; e++) {
+          for (int n = 0; n < (&rel_now[0][0])[e]; n++) {
+            int k = (int)((d->relgen + 1) & 1);
+            d->rel[k][d->nrel[k]++] = &nd->ue[0][0] + e;
+          }
+          for (int n = 0; n < (&rel_pending[0][0])[e]; n++) {
+            int k = (int)(d->relgen & 1);
+            d->rel[k][d->nrel[k]++] = &nd->ue[0][0] + e;
+          }
         }
-        nd->rel_any = (nd->rel_pmask | nd->rel_nmask) != 0;
-        if (nd->rel_any) d->rel_list[d->nrel++] = nd;
       }
     for (int k = 0; k < c->nodes * DCIN_NUM_IPS; k++) {
       dcin_ip *ip = &d->ips[k];
@@ -367,7 +374,6 @@ static void reuse_apply(dcin_sim *s, const uint8_t *p, uint64_t now) {
       get_bucket(&p, &ip->rx_tok, &ip->rx_last, ip->cap, now);
     }
   }
-  s->netcyc_of = DCIN_NO_CYCLE;
 }
 
 /* T0 pointers index ring slots, whose ids rotate with the clock, so their value relative to the

@@ -1,5 +1,5 @@
-/* Rings of slices: geometry, routing of the first hop, and the per-cycle movement with the eject
- * check at CP_IN.  Slice order per ring (S = slices per link):
+/* Rings of slices: geometry, routing of the first hop, and the frame shift of a train stalled at the
+ * wrap (the cycle of a ring, ejects and movement, is the transport's: eject.c).  Slice order per ring (S = slices per link):
  *
  *   pos lane:  CP_IN(n0) CP_OUT(n0) L*S  CP_IN(n1) CP_OUT(n1) L*S ... CP_IN(nN-1) CP_OUT(nN-1)
  *   neg lane:  CP_IN(nN-1) CP_OUT(nN-1) L*S ... CP_IN(n0) CP_OUT(n0)   -> wraps to index 0
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dcin_int.h"
+#include "ring.h"
 
 int dcin_first_lane(const dcin_cfg *c, int src, int dst) {
   if (src == dst) return DCIN_IQ_EQ;
@@ -45,16 +45,29 @@ int dcin_ring_build(dcin_sim *s, dcin_die *d, cs_err *err) {
   const dcin_cfg *c = d->cfg;
   d->nrings = c->rows + c->cols;
   int nodes4 = c->nodes * 4;
-  d->first_lane = malloc((size_t)c->nodes * c->nodes);
+  d->route = malloc((size_t)c->nodes * c->nodes);
   d->ekey = malloc(sizeof *d->ekey * 2 * (size_t)c->nodes);
   d->scoord = malloc(sizeof *d->scoord * (size_t)c->nodes);
-  if (!d->first_lane || !d->ekey || !d->scoord) return cs_err_set(err, CS_ENOMEM, "routing tables");
+  if (!d->route || !d->ekey || !d->scoord) return cs_err_set(err, CS_ENOMEM, "routing tables");
   for (int a = 0; a < c->nodes; a++) {
-    for (int b = 0; b < c->nodes; b++)
-      d->first_lane[a * c->nodes + b] = (uint8_t)dcin_first_lane(c, a, b);
     for (int dim = 0; dim < 2; dim++) d->ekey[a * 2 + dim] = (int16_t)dcin_eject_key(c, a, dim);
     d->scoord[a] = (int16_t)(c->yx ? a % c->cols : a / c->cols);
   }
+  /* a flit reaches the ring bridge where it leaves its first-dimension ring (the node there with
+   * its target's first-dimension coordinate) or, when its first lane is of the second dimension,
+   * at its source; there it goes to the EQ if that node is its target, else up or down */
+  for (int a = 0; a < c->nodes; a++)
+    for (int b = 0; b < c->nodes; b++) {
+      int dir = dcin_first_lane(c, a, b), t = a;
+      if (dir != DCIN_IQ_EQ && dcin_lane_dim(c, dir) == 0)
+        t = c->yx ? (b / c->cols) * c->cols + a % c->cols : (a / c->cols) * c->cols + b % c->cols;
+      int o = b == t ? DCIN_RB_EQ : d->scoord[b] > d->scoord[t] ? DCIN_RB_P : DCIN_RB_N;
+      d->route[a * c->nodes + b] = (uint8_t)(dir | o << DCIN_ROUTE_RB_SHIFT);
+    }
+  d->lane_p = c->yx ? DCIN_TR : DCIN_TD;
+  d->lane_n = c->yx ? DCIN_TL : DCIN_TU;
+  d->eq_fifo_p = (uint8_t)dcin_etag_fifo(c, d->lane_p);
+  d->eq_fifo_n = (uint8_t)dcin_etag_fifo(c, d->lane_n);
   /* first-dimension lanes inject from the IQ, second-dimension ones from the ring bridge */
   for (int lane = 0; lane < DCIN_NUM_LANES; lane++)
     d->cp_src[lane] = dcin_lane_dim(c, lane) == 0
@@ -62,6 +75,20 @@ int dcin_ring_build(dcin_sim *s, dcin_die *d, cs_err *err) {
                       : lane == DCIN_TL || lane == DCIN_TU
                           ? offsetof(dcin_node, rb_out) + DCIN_RB_N * sizeof(dcin_q)
                           : offsetof(dcin_node, rb_out) + DCIN_RB_P * sizeof(dcin_q);
+  /* the stages' inputs as occ bits (lane_p / lane_n: the second-dimension lanes) */
+  int lane_p = c->yx ? DCIN_TR : DCIN_TD, lane_n = c->yx ? DCIN_TL : DCIN_TU;
+  d->m_rb = DCIN_BIT(DCIN_B_RBIN) | DCIN_BIT(DCIN_B_RBIN + 1) | DCIN_BIT(DCIN_B_IQOUT + lane_p) |
+            DCIN_BIT(DCIN_B_IQOUT + lane_n);
+  d->m_eq = DCIN_BIT(DCIN_B_EQIN) | DCIN_BIT(DCIN_B_EQIN + 1) |
+            DCIN_BIT(DCIN_B_IQOUT + DCIN_IQ_EQ) | DCIN_BIT(DCIN_B_RBOUT + DCIN_RB_EQ) |
+            0xfull << DCIN_B_EQARB;
+  d->m_cp = 0;
+  for (int lane = 0; lane < DCIN_NUM_LANES; lane++) {
+    d->cp_bit[lane] = (uint8_t)(dcin_lane_dim(c, lane) == 0 ? DCIN_B_IQOUT + lane
+                                : lane == DCIN_TL || lane == DCIN_TU ? DCIN_B_RBOUT + DCIN_RB_N
+                                                                     : DCIN_B_RBOUT + DCIN_RB_P);
+    d->m_cp |= DCIN_BIT(d->cp_bit[lane]);
+  }
   d->cp_in = calloc((size_t)nodes4, sizeof *d->cp_in);
   d->cp_out = calloc((size_t)nodes4, sizeof *d->cp_out);
   d->ring_of = calloc((size_t)nodes4, sizeof *d->ring_of);
@@ -89,7 +116,8 @@ int dcin_ring_build(dcin_sim *s, dcin_die *d, cs_err *err) {
     g->lane = calloc((size_t)len, 1);
     g->node = calloc((size_t)len, sizeof(int16_t));
     g->ej = malloc((size_t)len * sizeof(int16_t));
-    if (!g->kind || !g->lane || !g->node || !g->ej) {
+    g->ejs = calloc((size_t)len, sizeof *g->ejs);
+    if (!g->kind || !g->lane || !g->node || !g->ej || !g->ejs) {
       free(nodes);
       return cs_err_set(err, CS_ENOMEM, "rings");
     }
@@ -105,6 +133,18 @@ int dcin_ring_build(dcin_sim *s, dcin_die *d, cs_err *err) {
     g->n_cp_in = 0;
     for (int i = len - 1; i >= 0; i--)
       if (g->kind[i] == DCIN_SL_CP_IN) g->cp_in_pos[g->n_cp_in++] = (uint16_t)i;
+    for (int i = 0; i < len; i++) {
+      if (g->kind[i] != DCIN_SL_CP_IN) continue;
+      int lane = g->lane[i], neg = lane & 1, dim = dcin_lane_dim(c, lane);
+      g->ejs[i] = (dcin_ejsite){
+          .qoff = (uint16_t)(dim == 0 ? offsetof(dcin_node, rb_in) + (size_t)neg * sizeof(dcin_q)
+                                      : offsetof(dcin_node, eq_in) + (size_t)neg * sizeof(dcin_q)),
+          .bit = (uint8_t)((dim == 0 ? DCIN_B_RBIN : DCIN_B_EQIN) + neg),
+          .fifo = (uint8_t)dcin_etag_fifo(c, lane),
+          .lane = (uint8_t)lane,
+          .node = g->node[i],
+          .t2cap = (int16_t)c->etag_cap[lane][DCIN_T2]};
+    }
     for (int i = 0; i < len; i++)
       g->ej[i] = g->kind[i] != DCIN_SL_CP_IN ? -1
                  : g->dim == 1               ? g->node[i]
@@ -144,10 +184,9 @@ int dcin_ring_build(dcin_sim *s, dcin_die *d, cs_err *err) {
     for (int net = 0; net < DCIN_NUM_NETS; net++) {
       dcin_ring *x = &d->rings[net][r];
       x->len = g->len, x->kind = g->kind, x->lane = g->lane, x->node = g->node;
-      x->ej = g->ej, x->dim = g->dim, x->cp_in_pos = g->cp_in_pos, x->n_cp_in = g->n_cp_in;
+      x->ej = g->ej, x->ejs = g->ejs, x->dim = g->dim, x->cp_in_pos = g->cp_in_pos, x->n_cp_in = g->n_cp_in;
       x->ndist = g->ndist, x->eidx = g->eidx, x->necoord = g->necoord;
       x->flits = &s->flits;
-      x->slot_of = UINT64_MAX;
       x->slot = malloc(sizeof(uint32_t) * (size_t)len);
       x->dkey = malloc(sizeof(uint16_t) * 3 * (size_t)len); /* dkey, dnext, dhead */
       if (!x->slot || !x->dkey) {
@@ -169,12 +208,25 @@ int dcin_ring_build(dcin_sim *s, dcin_die *d, cs_err *err) {
   /* per network: each ring's slice of the I-Tag table, and each (node, lane)'s CP_OUT */
   d->cp_site[0] = malloc(sizeof(dcin_cp_site) * DCIN_NUM_NETS * (size_t)nodes4);
   if (!d->cp_site[0]) return cs_err_set(err, CS_ENOMEM, "tag tables");
+  /* per CP_OUT and target node: the slices to the CP_IN where it leaves (dcin_ring_key from 0) */
+  d->cp_key = malloc(sizeof *d->cp_key * (size_t)nodes4 * c->nodes);
+  if (!d->cp_key) return cs_err_set(err, CS_ENOMEM, "eject keys");
+  for (int k = 0; k < nodes4; k++) {
+    const dcin_ring *g = &d->rings[0][d->ring_of[k]];
+    for (int t = 0; t < c->nodes; t++) {
+      int e = d->ekey[t * 2 + g->dim];
+      int row = e >= 0 && e < g->necoord ? g->eidx[e] : -1;
+      d->cp_key[(size_t)k * c->nodes + t] =
+          row < 0 ? DCIN_NO_KEY : g->ndist[(size_t)row * g->len + d->cp_out[k]];
+    }
+  }
   for (int net = 0; net < DCIN_NUM_NETS; net++) {
     d->cp_site[net] = d->cp_site[0] + (size_t)net * nodes4;
     for (int r = 0; r < d->nrings; r++)
       d->rings[net][r].itag = &d->itag_slot[((size_t)net * d->nrings + r) * d->itag_stride];
     for (int k = 0; k < nodes4; k++)
-      d->cp_site[net][k] = (dcin_cp_site){&d->rings[net][d->ring_of[k]], d->cp_out[k]};
+      d->cp_site[net][k] = (dcin_cp_site){&d->rings[net][d->ring_of[k]], d->cp_out[k],
+                                          &d->cp_key[(size_t)k * c->nodes]};
   }
   return 0;
 }
@@ -186,61 +238,13 @@ int dcin_eject_key(const dcin_cfg *c, int node, int dim) {
   return c->yx ? node / c->cols : node % c->cols;
 }
 
-/* The eject attempt of the flit at frame index i, which the caller took out of its bucket: it
- * leaves the ring, or it is filed under its next eject CP_IN (a failure upgrades its E-Tag). */
-DCIN_INLINE void eject_due(dcin_sim *s, dcin_die *d, int net, dcin_ring *g, int i) {
-  int p = i + g->off;
-  if (p >= g->len) p -= g->len;
-  uint32_t f = g->slot[i];
-  g->dkey[i] = DCIN_NO_KEY;
-  if (g->ej[p] == s->flits[f].ecoord && dcin_eject_try(s, d, net, g->node[p], g->lane[p], f)) {
-    g->slot[i] = DCIN_NIL;
-    g->count--;
-    return;
-  }
-  dcin_ring_key(g, i, p, 1); /* still riding: filed under its next eject CP_IN */
-}
-
-/* The flits standing on their eject CP_IN now (bucket[off], which holds `due` first), visited
- * from the highest position down as the reference's scan does.  Each leaves or is filed again
- * (possibly in this same bucket, one rotation ahead), so the bucket is detached whole instead of
- * unlinking flit by flit. */
-static void eject_bucket(dcin_sim *s, dcin_die *d, int net, dcin_ring *g, int due) {
-  uint16_t due_i[512], due_p[512];
-  int nd = 0, len = g->len;
-  for (int i = due; i != DCIN_NO_KEY; i = g->dnext[i]) {
-    int p = i + g->off, k = nd++;
-    if (p >= len) p -= len;
-    while (k > 0 && due_p[k - 1] < p) due_p[k] = due_p[k - 1], due_i[k] = due_i[k - 1], k--;
-    due_p[k] = (uint16_t)p, due_i[k] = (uint16_t)i;
-  }
-  for (int k = 0; k < nd; k++) eject_due(s, d, net, g, due_i[k]);
-}
-/* The same, with a lone due flit handled inline (the common case). */
-DCIN_INLINE void eject_all_due(dcin_sim *s, dcin_die *d, int net, dcin_ring *g) {
-  uint16_t due = g->dhead[g->off];
-  if (due == DCIN_NO_KEY) return;
-  g->dhead[g->off] = DCIN_NO_KEY;
-  if (g->dnext[due] == DCIN_NO_KEY)
-    eject_due(s, d, net, g, due);
-  else
-    eject_bucket(s, d, net, g, due);
-}
-
-/* The eject attempt at a CP_IN: true when the flit left the ring (failures upgrade its E-Tag). */
-static bool try_eject(dcin_sim *s, dcin_die *d, int net, dcin_ring *g, int p, uint32_t f) {
-  if (!dcin_eject_try(s, d, net, g->node[p], g->lane[p], f)) return false;
-  dcin_ring_take(g, p);
-  return true;
-}
-
 /* The stalled train at positions lo..len-1 (lo > 0, so position lo - 1 is empty) is shifted back
  * by one frame index so that after the rotation it stays, lowest flit first (each moves into the
  * index its predecessor just left); its flits are listed in stalled[].  Each keeps its filing one
  * rotation later (its next eject CP_IN is reached one cycle later), except a flit standing on a
  * CP_IN where it may leave: its eject just failed there and it tries again next cycle, as the
  * slice-by-slice scan does.  This equals filing each anew from its position after the rotation. */
-static void shift_train_back(dcin_ring *g, int lo, uint32_t *stalled) {
+void dcin_ring_shift_back(dcin_ring *g, int lo, uint32_t *stalled) {
   int len = g->len, i = dcin_ring_idx(g, lo);
   for (int p = lo; p < len; p++) {
     int k = i == 0 ? len - 1 : i - 1, next = i + 1 == len ? 0 : i + 1;
@@ -258,108 +262,5 @@ static void shift_train_back(dcin_ring *g, int lo, uint32_t *stalled) {
     }
     g->dkey[k] = (uint16_t)key;
     i = next;
-  }
-}
-
-/* One cycle of one ring, equivalent to visiting the slices from the last down to 0 and moving each
- * flit into the next slice if that slice is empty at that moment:
- *   1. flits at CP_IN slices whose route ends or turns here try to eject;
- *   2. everything moves one slice (the frame rotates), except that when both the last slice and
- *      slice 0 were occupied at the start, the train of flits ending at the last slice stays put
- *      (it is shifted back in the frame);
- *   3. compat only: a flit that wrapped into slice 0 is visited again (eject check, then one more
- *      slice), as the reference's scan does. */
-static void ring_cycle(dcin_sim *s, dcin_die *d, int net, dcin_ring *g) {
-  int len = g->len, last = len - 1;
-  bool stall = dcin_ring_at(g, last) != DCIN_NIL && dcin_ring_at(g, 0) != DCIN_NIL;
-  bool wraps = !stall && dcin_ring_at(g, last) != DCIN_NIL;
-  eject_all_due(s, d, net, g);
-  /* A ring with every slice occupied rotates as a whole: the slots of a slotted ring advance
-   * every cycle (the rotating slot ids of I-Tag and T0 assume it).  The reference's downward scan
-   * would leave such a ring frozen for good, each flit waiting behind the next (compat keeps
-   * that). */
-  if (stall && g->count == (uint32_t)len && !d->cfg->crossring_compat) {
-    stall = false;
-    s->st.full_ring_cycles++;
-  }
-  uint32_t stalled[512];
-  int run = 0;
-  int lo = last;
-  bool refile_after = false;
-  if (stall) {
-    /* the stalled train: contiguous occupied positions ending at the last slice (after the
-     * ejects above, which the reference does before reaching lower slices) */
-    while (lo > 0 && dcin_ring_at(g, lo - 1) != DCIN_NIL) lo--;
-    if (lo > 0) {
-      shift_train_back(g, lo, stalled);
-      run = len - lo;
-    } else {
-      /* a frozen full ring (compat): lift the whole train first, then place it, so that it
-       * cannot overwrite itself; each flit is filed again below, once the frame has rotated */
-      for (int p = lo; p <= last; p++) {
-        int i = dcin_ring_idx(g, p);
-        stalled[run++] = g->slot[i];
-        dcin_ring_unkey(g, i);
-        g->slot[i] = DCIN_NIL;
-      }
-      for (int r = 0; r < run; r++) {
-        int i = dcin_ring_idx(g, lo + r), k = i == 0 ? len - 1 : i - 1;
-        g->slot[k] = stalled[r];
-        g->dkey[k] = DCIN_NO_KEY;
-      }
-      refile_after = true;
-    }
-  }
-  s->st.flit_hops += g->count - (uint32_t)run;
-  g->off = (uint16_t)(g->off + 1 == len ? 0 : g->off + 1);
-  /* The lifted flits stand where they stood: file each under its next eject CP_IN from its own
-   * position, which is this one when it stands on a CP_IN where it may leave (a flit whose eject
-   * just failed there tries again next cycle, as the slice-by-slice scan does). */
-  if (refile_after)
-    for (int r = 0; r < run; r++) dcin_ring_key(g, dcin_ring_idx(g, lo + r), lo + r, 0);
-  if (wraps && d->cfg->crossring_compat) {
-    uint32_t f = dcin_ring_at(g, 0);
-    if (s->trace) DCIN_TRACE(s, f, "CP_IN", g->node[0], g->lane[0]);
-    if (!(g->ej[0] == s->flits[f].ecoord && try_eject(s, d, net, g, 0, f)) &&
-        dcin_ring_at(g, 1) == DCIN_NIL) {
-      dcin_ring_take(g, 0);
-      dcin_ring_put(g, 1, f);
-      s->st.flit_hops++;
-    }
-  }
-  if (s->trace) {
-    for (int p = 0; p < len; p++) {
-      uint32_t f = dcin_ring_at(g, p);
-      if (f == DCIN_NIL || g->kind[p] == DCIN_SL_LINK) continue;
-      if (wraps && d->cfg->crossring_compat && p == 0) continue; /* traced above */
-      bool st = false;
-      for (int k = 0; k < run && !st; k++) st = stalled[k] == f;
-      if (!st)
-        DCIN_TRACE(s, f, g->kind[p] == DCIN_SL_CP_IN ? "CP_IN" : "CP_OUT", g->node[p], g->lane[p]);
-    }
-  }
-}
-
-void dcin_rings_move(dcin_sim *s, dcin_die *d, int net) {
-  dcin_ring *rings = d->rings[net];
-  int nrings = d->nrings; /* locals: the stores into the rings could alias the die's fields */
-  if (d->cfg->crossring_compat || s->trace) {
-    for (int r = 0; r < nrings; r++)
-      if (rings[r].count) ring_cycle(s, d, net, &rings[r]);
-    return;
-  }
-  /* the common case without a call: no train at the wrap waiting behind slice 0, so after the
-   * ejects every flit moves (what ring_cycle does then) */
-  for (int r = 0; r < nrings; r++) {
-    dcin_ring *g = &rings[r];
-    if (!g->count) continue;
-    int off = g->off, len = g->len;
-    if (g->slot[len - 1 - off] == DCIN_NIL || g->slot[off ? len - off : 0] == DCIN_NIL) {
-      eject_all_due(s, d, net, g);
-      s->st.flit_hops += g->count;
-      g->off = (uint16_t)(off + 1 == len ? 0 : off + 1);
-      continue;
-    }
-    ring_cycle(s, d, net, g);
   }
 }

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dcin_int.h"
+#include "model.h"
 
 typedef struct seen {
   uint8_t *mark;
@@ -25,17 +25,13 @@ static int see(seen *v, uint32_t f, const char *where, cs_err *err) {
 }
 
 static int see_q(seen *v, const dcin_q *q, const char *where, uint32_t *held, cs_err *err) {
-  if (q->n > q->cap)
+  if (q->n > q->cap + 1)
     return cs_err_set(err, CS_EINTERNAL, "%s: %u flits in depth %u", where, q->n, q->cap);
   for (int i = 0; i < q->n; i++) {
     int rc = see(v, dcin_q_at(q, (unsigned)i), where, err);
     if (rc) return rc;
   }
-  if (q->pre != DCIN_NIL) {
-    int rc = see(v, q->pre, where, err);
-    if (rc) return rc;
-  }
-  *held += q->n + (q->pre != DCIN_NIL);
+  *held += q->n;
   return 0;
 }
 
@@ -100,16 +96,17 @@ int dcin_check(const dcin_sim *s, cs_err *err) {
           rc = cs_err_set(err, CS_EINTERNAL, "die %d net %d ring %d: %u keyed, %u filed", di, net,
                           r, keyed, filed);
       }
-      uint32_t nq = 0;
+      uint32_t nact = 0;
       for (int node = 0; node < c->nodes; node++) {
-        nq += d->nodes[net][node].busy;
-        if (!rc && (d->busym[net][node >> 6] >> (node & 63) & 1) != (d->nodes[net][node].busy > 0))
+        const dcin_node *nd = &d->nodes[net][node];
+        nact += nd->occ != 0;
+        if (!rc && (d->busym[net][node >> 6] >> (node & 63) & 1) != (nd->occ != 0))
           rc =
               cs_err_set(err, CS_EINTERNAL, "die %d net %d node %d: busy bit wrong", di, net, node);
       }
-      if (!rc && nq != d->nq[net])
-        rc = cs_err_set(err, CS_EINTERNAL, "die %d net %d: nodes hold %u, nq %u", di, net, nq,
-                        d->nq[net]);
+      if (!rc && nact != d->nact[net])
+        rc = cs_err_set(err, CS_EINTERNAL, "die %d net %d: %u busy nodes, nact %u", di, net, nact,
+                        d->nact[net]);
       for (int node = 0; node < c->nodes && !rc; node++) {
         const dcin_node *nd = &d->nodes[net][node];
         uint32_t held = 0;
@@ -128,31 +125,24 @@ int dcin_check(const dcin_sim *s, cs_err *err) {
           rc = see_q(&v, &nd->rb_out[i], "rb_out", &held, err);
         for (int i = 0; i < DCIN_NUM_EQ_PORTS && !rc; i++)
           rc = see_q(&v, &nd->eq_arb[i], "eq_arb", &held, err);
-        if (!rc) {
-          uint32_t iq = 0, rb = 0, eq = 0, cp = 0;
-          int lp = c->yx ? DCIN_TR : DCIN_TD, ln = c->yx ? DCIN_TL : DCIN_TU;
-#define QN(q) ((uint32_t)(q).n + ((q).pre != DCIN_NIL))
-          for (int i = 0; i < DCIN_NUM_IPS; i++) iq += QN(nd->iq_ch[i]) + QN(nd->iq_arb[i]);
-          if (!rc && (iq > 0) != (d->iqm[net][node >> 6] >> (node & 63) & 1))
-            rc = cs_err_set(err, CS_EINTERNAL, "die %d net %d node %d: IQ set bit wrong", di, net,
-                            node);
-          rb = QN(nd->rb_in[0]) + QN(nd->rb_in[1]) + QN(nd->iq_out[lp]) + QN(nd->iq_out[ln]);
-          eq = QN(nd->eq_in[0]) + QN(nd->eq_in[1]) + QN(nd->iq_out[DCIN_IQ_EQ]) +
-               QN(nd->rb_out[DCIN_RB_EQ]);
-          for (int i = 0; i < DCIN_NUM_EQ_PORTS; i++) eq += QN(nd->eq_arb[i]);
-          cp = QN(nd->rb_out[DCIN_RB_P]) + QN(nd->rb_out[DCIN_RB_N]) +
-               QN(nd->iq_out[c->yx ? DCIN_TD : DCIN_TR]) +
-               QN(nd->iq_out[c->yx ? DCIN_TU : DCIN_TL]);
-#undef QN
-          if (!rc && (iq != nd->iq_n || rb != nd->rb_n || eq != nd->eq_n || cp != nd->cp_n))
-            rc = cs_err_set(
-                err, CS_EINTERNAL,
-                "die %d net %d node %d: stage counters iq %u/%u rb %u/%u eq %u/%u cp %u/%u", di,
-                net, node, iq, nd->iq_n, rb, nd->rb_n, eq, nd->eq_n, cp, nd->cp_n);
+        /* occ: one bit per queue, set exactly when it holds a flit */
+        const struct { const dcin_q *q; int n, bit; } qs[] = {
+            {nd->iq_ch, DCIN_NUM_IPS, DCIN_B_IQCH},       {nd->iq_arb, DCIN_NUM_IPS, DCIN_B_IQARB},
+            {nd->iq_out, DCIN_NUM_IQ_DIRS, DCIN_B_IQOUT}, {nd->rb_in, 2, DCIN_B_RBIN},
+            {nd->rb_out, DCIN_NUM_RB_OUT, DCIN_B_RBOUT},  {nd->eq_in, 2, DCIN_B_EQIN},
+            {nd->eq_arb, DCIN_NUM_EQ_PORTS, DCIN_B_EQARB}, {nd->eq_ch, DCIN_NUM_IPS, DCIN_B_EQCH}};
+        uint64_t occ = 0;
+        for (size_t k = 0; k < sizeof qs / sizeof qs[0]; k++)
+          for (int i = 0; i < qs[k].n; i++)
+            if (qs[k].q[i].n) occ |= DCIN_BIT(qs[k].bit + i);
+        for (int i = 0; i < DCIN_NUM_IPS; i++) { /* and its IPs' l2h and h2l_h on this network */
+          const dcin_ip *ip = &d->ips[node * DCIN_NUM_IPS + i];
+          if (ip->l2h[net].n) occ |= DCIN_BIT(DCIN_B_L2H + i);
+          if (ip->h2l_h[net].n) occ |= DCIN_BIT(DCIN_B_H2LH + i);
         }
-        if (!rc && held != nd->busy)
-          rc = cs_err_set(err, CS_EINTERNAL, "die %d net %d node %d: holds %u, busy %u", di, net,
-                          node, held, nd->busy);
+        if (!rc && occ != nd->occ)
+          rc = cs_err_set(err, CS_EINTERNAL, "die %d net %d node %d: occ %llx, queues %llx", di,
+                          net, node, (unsigned long long)nd->occ, (unsigned long long)occ);
         for (int f = 0; f < 4 && !rc; f++)
           for (int l = 0; l < 3 && !rc; l++)
             if ((nd->ue[f][l] < 0 && !c->crossring_compat) ||
@@ -186,22 +176,17 @@ int dcin_check(const dcin_sim *s, cs_err *err) {
     for (int node = 0; node < c->nodes && !rc; node++) {
       for (int i = 0; i < DCIN_NUM_IPS && !rc; i++) {
         const dcin_ip *ip = &d->ips[node * DCIN_NUM_IPS + i];
-        uint32_t e = 0, h = 0;
+        uint32_t h = 0, l = 0;
         for (int net = 0; net < DCIN_NUM_NETS; net++) {
-          const dcin_q *q = &d->nodes[net][node].eq_ch[i];
-          e += q->n + (q->pre != DCIN_NIL);
-          if (!rc && ip->eqch_net[net] != q->n + (q->pre != DCIN_NIL))
-            rc = cs_err_set(err, CS_EINTERNAL, "die %d node %d ip %d net %d: eq_ch count %u", di,
-                            node, i, net, ip->eqch_net[net]);
-          h += ip->h2l_h[net].n + (ip->h2l_h[net].pre != DCIN_NIL) + ip->h2l_l[net].n +
-               (ip->h2l_l[net].pre != DCIN_NIL);
+          h += ip->h2l_h[net].n + ip->h2l_l[net].n;
+          l += ip->h2l_l[net].n;
         }
-        if (e != ip->eqch || h != ip->h2l_n)
-          rc = cs_err_set(err, CS_EINTERNAL, "die %d node %d ip %d: eq_ch %u/%u h2l %u/%u", di,
-                          node, i, e, ip->eqch, h, ip->h2l_n);
+        if (!rc && (h != ip->h2l_n || l != ip->rx_n))
+          rc = cs_err_set(err, CS_EINTERNAL, "die %d node %d ip %d: h2l %u/%u, h2l_l %u/%u", di,
+                          node, i, h, ip->h2l_n, l, ip->rx_n);
         unsigned b = (unsigned)(node * DCIN_IP_BITS + i);
         bool inj = d->ip_inj[b >> 6] >> (b & 63) & 1, ej = d->ip_ej[b >> 6] >> (b & 63) & 1;
-        if (!rc && ((inj && ip->busy == ip->h2l_n) || ej != (ip->eqch + ip->h2l_n > 0)))
+        if (!rc && ((inj && ip->busy == ip->h2l_n) || ej != (ip->rx_n > 0)))
           rc = cs_err_set(err, CS_EINTERNAL, "die %d node %d ip %d: work sets inject %d eject %d",
                           di, node, i, inj, ej);
         if (!rc && !inj && ip->busy > ip->h2l_n && !parked_rightly(s, ip, i))
