@@ -52,6 +52,7 @@ static size_t stripes(uint64_t v[4], const unsigned char *p, size_t len) {
 
 void cs_store_xxh64_update(cs_store_xxh64_state *x, const void *data, size_t len) {
   const unsigned char *p = data;
+  if (!len) return; /* an empty piece may come as NULL: nothing to copy */
   x->len += len;
   if (x->fill) { /* complete the stripe held back */
     size_t k = 32 - x->fill < len ? 32 - x->fill : len;
