@@ -10,22 +10,10 @@
 #include <stdbool.h>
 
 #include "commsweep/err.h"
+#include "commsweep/hash.h"
 #include "commsweep/model.h"
 
-#define CS_KEY_HEX 65 /* 64 hex digits + NUL */
-
-typedef struct cs_sha256 {
-  uint32_t h[8];
-  uint64_t len;
-  uint8_t buf[64];
-  size_t fill;
-  bool portable; /* false: the CPU's SHA instructions when it has them (tests set true) */
-} cs_sha256;
-
-void cs_sha256_init(cs_sha256 *s);
-void cs_sha256_update(cs_sha256 *s, const void *data, size_t n);
-void cs_sha256_final(cs_sha256 *s, uint8_t out[32]);
-void cs_sha256_hex(const void *data, size_t n, char out[CS_KEY_HEX]);
+#define CS_KEY_HEX CS_SHA256_HEX /* 64 hex digits + NUL */
 
 /* The bytes the key hashes (src/job/cachekey.c describes the form), with the adapter version
  * given (tests vary it); returns their length, which may exceed cap (then buf holds a prefix). */

@@ -73,4 +73,9 @@ size_t cs_json_canonical(const struct cJSON *value, char *buf, size_t cap);
  * field by its full path.  CS_EINVAL on the first fault found. */
 int cs_json_strict(const struct cJSON *value, const char *path, cs_err *err);
 
+/* Reads an integral JSON number in [min, max] into *out; CS_EINVAL with a message naming key
+ * and the value otherwise (the topology files' integers too). */
+int cs_json_integer(const struct cJSON *v, const char *key, double min, double max, double *out,
+                    cs_err *err);
+
 #endif

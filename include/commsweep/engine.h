@@ -61,7 +61,7 @@ typedef struct cs_engine_column {
   const char *doc;  /* one line */
 } cs_engine_column;
 
-/* Everything the rest of the program knows about an engine.  Only the registry (engine.c)
+/* Everything the rest of the program knows about an engine.  Only the registry (registry.def)
  * lists engines; no other file names one. */
 typedef struct cs_engine_ops {
   const char *name;          /* matches cs_engine_options.name */
@@ -205,7 +205,7 @@ const cs_engine_ops *const *cs_engine_list(void);
 
 /* The first slot of cs_result.engine_extra (cs_txn_record.engine_extra) that holds ops'
  * result_columns (record_columns).  Engines take slots in registry order, so no two share one;
- * check_engine checks that every engine's columns fit. */
+ * check_backfill checks that every engine's columns fit. */
 size_t cs_engine_extra_slot(const cs_engine_ops *ops);
 size_t cs_engine_record_slot(const cs_engine_ops *ops);
 /* The slots of cs_txn_record.engine_extra some engine's column uses: the first n.  The driver

@@ -16,6 +16,7 @@
 
 #include "commsweep/config.h"
 #include "commsweep/engine.h"
+#include "commsweep/hash.h"
 #include "commsweep/job.h"
 #include "commsweep/store.h"
 #include "commsweep/sweep.h"
@@ -108,7 +109,7 @@ static design design_of(const cs_job *j, size_t index) {
   memcpy(d.topology, j->adapter.topology, sizeof d.topology);
   memcpy(d.layout, j->adapter.dcin_layout, sizeof d.layout);
   for (int i = 0; i < j->spec.num_participants; i++)
-    d.parts_hash = (d.parts_hash ^ (uint32_t)cs_spec_participant(&j->spec, i)) * 1099511628211ULL;
+    d.parts_hash = cs_fnv1a_word(d.parts_hash, (uint32_t)cs_spec_participant(&j->spec, i));
   return d;
 }
 

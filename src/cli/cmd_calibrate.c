@@ -2,6 +2,7 @@
  * reference engine (dcin) in a result file, on a sample of them, and says how well it does on
  * the rows left out.  The calibration file holds the fitted engine options and the error band
  * per primitive that a refinement (commsweep sweep --refine) allows the cheap engine. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,11 +10,55 @@
 #include <cjson/cJSON.h>
 
 #include "cli.h"
+#include "opts.h"
 #include "commsweep/calib.h"
 #include "commsweep/config.h"
 #include "commsweep/engine.h"
 #include "commsweep/store.h"
 #include "commsweep/sweep.h"
+
+typedef struct calibrate_args {
+  const char *file, *out, *ref, *start, *sweep;
+  cs_calib_options opt;
+  double fraction;
+  long worst;
+} calibrate_args;
+
+static int set_sample(void *args, const char *option, const char *v) {
+  char *end;
+  double x = strtod(v, &end);
+  if (!*v || *end || !(x > 0 && x <= 1)) {
+    fprintf(stderr, "commsweep calibrate: %s %s: want a fraction in (0, 1]\n", option, v);
+    return 2;
+  }
+  ((calibrate_args *)args)->fraction = x;
+  return 0;
+}
+
+#define A(field) offsetof(calibrate_args, field)
+static const cs_cli_opt options[] = {
+    {CS_CLI_STR, "--out", NULL, "F", A(out), .help = "the calibration file to write"},
+    {CS_CLI_STR, "--sweep", NULL, "S", A(sweep),
+     .help = "run the sample of sweep file S (on its engine) into FILE.h5 first"},
+    {CS_CLI_STR, "--reference", NULL, "NAME", A(ref),
+     .help = "the engine whose rows are fitted to (default dcin)"},
+    {CS_CLI_STR, "--engine", NULL, "NAME", A(opt.cheap), .help = "the engine to fit (default math)"},
+    {CS_CLI_STR, "--start", NULL, "F", A(start),
+     .help = "options to start from: a calibration file or an engine file\n"
+             "(default: the engine's defaults)"},
+    {CS_CLI_FN, "--sample", NULL, "FRACTION", .set = set_sample,
+     .help = "share of the reference rows fitted on, 0 < FRACTION <= 1\n"
+             "(default 0.2); the others are held out"},
+    {CS_CLI_INT, "--max-evals", NULL, "N", A(opt.max_evals), 0, 1000000, "an integer in 0..1000000",
+     .help = "runs of the sample the fit may spend (default 400); 0: no fit,\n"
+             "only the starting options' errors"},
+    {CS_CLI_LONG, "--worst", NULL, "N", A(worst), 0, 1000000, "an integer in 0..1000000",
+     .help = "held-out jobs with the largest errors to list (default 10)"},
+    {CS_CLI_CLEAR, "--quiet", "-q", NULL, A(opt.verbose), .help = "no progress on stderr"},
+    {CS_CLI_END}};
+#undef A
+
+static const cs_cli_cmd command = {"calibrate", options, 1, {offsetof(calibrate_args, file)}};
 
 static void usage(FILE *f) {
   fprintf(f,
@@ -28,19 +73,8 @@ static void usage(FILE *f) {
           "held out.  CALIB.json holds the fitted engine options (\"engine\": usable as an\n"
           "engine file or in a sweep's base), the error band per primitive (\"band\") and the\n"
           "fit's figures (\"fit\").  docs/math-engine.md describes the model and the fit.\n"
-          "\n"
-          "  --out F            the calibration file to write\n"
-          "  --sweep S          run the sample of sweep file S (on its engine) into FILE.h5 first\n"
-          "  --reference NAME   the engine whose rows are fitted to (default dcin)\n"
-          "  --engine NAME      the engine to fit (default math)\n"
-          "  --start F          options to start from: a calibration file or an engine file\n"
-          "                     (default: the engine's defaults)\n"
-          "  --sample FRACTION  share of the reference rows fitted on, 0 < FRACTION <= 1\n"
-          "                     (default 0.2); the others are held out\n"
-          "  --max-evals N      runs of the sample the fit may spend (default 400); 0: no fit,\n"
-          "                     only the starting options' errors\n"
-          "  --worst N          held-out jobs with the largest errors to list (default 10)\n"
-          "  -q, --quiet        no progress on stderr\n");
+          "\n");
+  cs_cli_print_options(&command, f);
 }
 
 static int cmp_err(const void *a, const void *b) {
@@ -144,58 +178,20 @@ static int mark_sample(cs_calib_set *set, char *keys, size_t n, cs_err *err) {
 }
 
 int cs_cli_calibrate(int argc, char **argv) {
-  const char *file = NULL, *out = NULL, *ref = "dcin", *start = NULL, *sweep = NULL;
-  cs_calib_options opt = {.cheap = "math", .max_evals = 400, .verbose = true};
-  double fraction = 0.2;
-  long worst = 10;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    bool more = i + 1 < argc;
-    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-      usage(stdout);
-      return 0;
-    } else if (!strcmp(a, "--out") && more) {
-      out = argv[++i];
-    } else if (!strcmp(a, "--sweep") && more) {
-      sweep = argv[++i];
-    } else if (!strcmp(a, "--reference") && more) {
-      ref = argv[++i];
-    } else if (!strcmp(a, "--engine") && more) {
-      opt.cheap = argv[++i];
-    } else if (!strcmp(a, "--start") && more) {
-      start = argv[++i];
-    } else if (!strcmp(a, "--sample") && more) {
-      char *end;
-      fraction = strtod(argv[++i], &end);
-      if (*end || !(fraction > 0 && fraction <= 1)) {
-        fprintf(stderr, "commsweep calibrate: --sample %s: want a fraction in (0, 1]\n", argv[i]);
-        return 2;
-      }
-    } else if ((!strcmp(a, "--max-evals") || !strcmp(a, "--worst")) && more) {
-      char *end;
-      long v = strtol(argv[++i], &end, 10);
-      if (*end || v < 0 || v > 1000000) {
-        fprintf(stderr, "commsweep calibrate: %s %s: want an integer in 0..1000000\n", a, argv[i]);
-        return 2;
-      }
-      if (!strcmp(a, "--worst"))
-        worst = v;
-      else
-        opt.max_evals = (int)v;
-    } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
-      opt.verbose = false;
-    } else if (a[0] != '-' && !file) {
-      file = a;
-    } else {
-      fprintf(stderr, "commsweep calibrate: unknown or incomplete option '%s'\n\n", a);
-      usage(stderr);
-      return 2;
-    }
-  }
-  if (!file || !out) {
+  calibrate_args a = {.ref = "dcin", .fraction = 0.2, .worst = 10,
+                      .opt = {.cheap = "math", .max_evals = 400, .verbose = true}};
+  int urc = cs_cli_parse(&command, argc, argv, &a);
+  if (urc == 1) usage(stdout);
+  if (urc) return urc == 1 ? 0 : 2;
+  if (!a.file || !a.out) {
+    fprintf(stderr, "commsweep calibrate: need FILE.h5 and --out CALIB.json\n\n");
     usage(stderr);
     return 2;
   }
+  const char *file = a.file, *out = a.out, *ref = a.ref, *start = a.start, *sweep = a.sweep;
+  cs_calib_options opt = a.opt;
+  double fraction = a.fraction;
+  long worst = a.worst;
   cs_err err;
   cs_err_clear(&err);
   if (start && cs_engine_options_load(start, &opt.start, &err)) {

@@ -3,6 +3,7 @@
  * (--steps), or its inputs and EngineResult as one JSON object (--result).  The row's checksums
  * are verified first; a pending, failed or corrupt row is an error, not an empty export. */
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,21 +11,9 @@
 #include <cjson/cJSON.h>
 
 #include "cli.h"
+#include "opts.h"
 #include "commsweep/backfill.h"
 #include "commsweep/store.h"
-
-static void usage(FILE *f) {
-  fprintf(f,
-          "usage: commsweep export FILE.h5 (--job ROW | --key HEX) [--jsonl | --steps | --result] "
-          "[-o OUT]\n"
-          "\n"
-          "  --job ROW     row of /jobs and /results (as `commsweep show` prints it)\n"
-          "  --key HEX     the job's cache key, or a unique prefix of it\n"
-          "  --jsonl       the transaction records as JSON lines (default)\n"
-          "  --steps       the per-step summaries (/steplog) as JSON lines, one per step\n"
-          "  --result      the job's inputs and EngineResult as one JSON object\n"
-          "  -o, --out F   write to F instead of stdout\n");
-}
 
 #define TXT(dst, src) cs_store_get_text((src), sizeof(src), (dst), sizeof(dst))
 
@@ -187,34 +176,45 @@ static int export_row(cs_store *st, const char *path, uint64_t row, what w, FILE
   return rc;
 }
 
+typedef struct export_args {
+  const char *path, *key, *out_path;
+  long job;
+  int what; /* what */
+} export_args;
+
+#define A(field) offsetof(export_args, field)
+static const cs_cli_opt options[] = {
+    {CS_CLI_LONG, "--job", NULL, "ROW", A(job), 0, 9007199254740992.0, "a row number",
+     .help = "row of /jobs and /results (as `commsweep show` prints it)"},
+    {CS_CLI_STR, "--key", NULL, "HEX", A(key), .help = "the job's cache key, or a unique prefix of it"},
+    {CS_CLI_CONST, "--jsonl", NULL, NULL, A(what), RECORDS,
+     .help = "the transaction records as JSON lines (default)"},
+    {CS_CLI_CONST, "--steps", NULL, NULL, A(what), STEPS,
+     .help = "the per-step summaries (/steplog) as JSON lines, one per step"},
+    {CS_CLI_CONST, "--result", NULL, NULL, A(what), RESULT,
+     .help = "the job's inputs and EngineResult as one JSON object"},
+    {CS_CLI_STR, "--out", "-o", "F", A(out_path), .help = "write to F instead of stdout"},
+    {CS_CLI_END}};
+#undef A
+
+static const cs_cli_cmd command = {"export", options, 1, {offsetof(export_args, path)}};
+
+static void usage(FILE *f) {
+  fprintf(f,
+          "usage: commsweep export FILE.h5 (--job ROW | --key HEX) [--jsonl | --steps | --result] "
+          "[-o OUT]\n"
+          "\n");
+  cs_cli_print_options(&command, f);
+}
+
 int cs_cli_export(int argc, char **argv) {
-  const char *path = NULL, *key = NULL, *out_path = NULL;
-  long long job = -1;
-  what w = RECORDS;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    bool has_value = i + 1 < argc;
-    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-      usage(stdout);
-      return 0;
-    } else if (!strcmp(a, "--jsonl")) w = RECORDS;
-    else if (!strcmp(a, "--steps")) w = STEPS;
-    else if (!strcmp(a, "--result")) w = RESULT;
-    else if (!strcmp(a, "--job") && has_value) {
-      char *end;
-      job = strtoll(argv[++i], &end, 10);
-      if (*end || job < 0) {
-        fprintf(stderr, "commsweep export: --job wants a row number, got '%s'\n", argv[i]);
-        return 2;
-      }
-    } else if (!strcmp(a, "--key") && has_value) key = argv[++i];
-    else if ((!strcmp(a, "-o") || !strcmp(a, "--out")) && has_value) out_path = argv[++i];
-    else if (a[0] == '-' || path) {
-      fprintf(stderr, "commsweep export: unexpected argument '%s'\n\n", a);
-      usage(stderr);
-      return 2;
-    } else path = a;
-  }
+  export_args a = {.job = -1, .what = RECORDS};
+  int urc = cs_cli_parse(&command, argc, argv, &a);
+  if (urc == 1) usage(stdout);
+  if (urc) return urc == 1 ? 0 : 2;
+  const char *path = a.path, *key = a.key, *out_path = a.out_path;
+  long long job = a.job;
+  what w = (what)a.what;
   if (!path || (job < 0) == !key) {
     fprintf(stderr, "commsweep export: need FILE.h5 and one of --job ROW or --key HEX\n\n");
     usage(stderr);

@@ -1,51 +1,61 @@
 /* `commsweep route`, `commsweep deadlock-check` and `commsweep netbench`: network tools on the
  * router-network model of the vcnet engine (docs/vcnet.md). */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "cli.h"
+#include "opts.h"
 #include "commsweep/vcnet.h"
 
-static const char *arg_value(int argc, char **argv, int *i) {
-  if (*i + 1 >= argc) {
-    fprintf(stderr, "commsweep: option %s needs a value\n", argv[*i]);
-    return NULL;
-  }
-  return argv[++*i];
-}
+#define INTEGER(kind, name, arg, field, help_text)                                          \
+  {kind, name, NULL, arg, offsetof(ARGS, field), 0, 2147483647.0, "a non-negative integer",      \
+   .help = help_text}
+#define COUNT64(name, arg, field, help_text)                                                   \
+  {CS_CLI_U64, name, NULL, arg, offsetof(ARGS, field), 0, 18446744073709551615.0,               \
+   "a non-negative integer", .help = help_text}
+#define NUMBER(name, arg, field, help_text)                                                    \
+  {CS_CLI_DOUBLE, name, NULL, arg, offsetof(ARGS, field), 0, 1e300, "a non-negative number",   \
+   .help = help_text}
+#define TEXT(name, arg, field, help_text)                                                      \
+  {CS_CLI_STR, name, NULL, arg, offsetof(ARGS, field), .help = help_text}
+
+typedef struct route_args {
+  const char *topo, *routing, *src, *dst, *faults;
+  int vcs;
+} route_args;
+
+#define ARGS route_args
+static const cs_cli_opt route_options[] = {
+    TEXT("--topology", "T", topo, "torus:4x4x4, mesh:8x8, fattree2d:RxC (required)"),
+    TEXT("--routing", "R", routing, "dor | dor_dateline; vtftr | vtftr_novc | alg_a | xy on fattree2d"),
+    INTEGER(CS_CLI_INT, "--vcs", "N", vcs, "VCs per port, for the VC numbers printed (2)"),
+    TEXT("--src", "ROUTER", src, "X,Y,Z coordinates (dimension 0 first) or a router id (required)"),
+    TEXT("--dst", "ROUTER", dst, "the destination, as --src (required)"),
+    TEXT("--faults", "\"r,c;!r,c\"", faults, "fattree2d only: faulty leaves (\"!\": not yet in the tables)"),
+    {CS_CLI_END}};
+#undef ARGS
+static const cs_cli_cmd route_command = {"route", route_options, 0, {0}};
 
 int cs_cli_route(int argc, char **argv) {
-  const char *topo = NULL, *routing = NULL, *src = NULL, *dst = NULL, *faults = NULL;
-  int vcs = 2;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i], *v = NULL;
-    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-      printf("usage: commsweep route --topology torus:4x4x4 [--routing dor|dor_dateline] [--vcs N]\n"
-             "                      --src X,Y,Z --dst X,Y,Z\n"
-             "\nPrints the dimension-order route hop by hop: router, output port, VC class and its VCs.\n"
-             "Routers are coordinates (dimension 0 first) or router ids.  The routing defaults to\n"
-             "dor_dateline on a torus and dor on a mesh; --vcs (default 2) only labels VC numbers.\n"
-             "On fattree2d:RxC routers are leaves \"r,c\", the routing vtftr (default), vtftr_novc,\n"
-             "alg_a or xy, --faults \"r,c;!r,c\" lists faulty leaves (\"!\": not yet in the tables),\n"
-             "and the VTFTR case of the route is printed (docs/vtftr.md).\n");
-      return 0;
-    }
-    if (!strcmp(a, "--topology") || !strcmp(a, "--routing") || !strcmp(a, "--src") ||
-        !strcmp(a, "--dst") || !strcmp(a, "--vcs") || !strcmp(a, "--faults")) {
-      if (!(v = arg_value(argc, argv, &i))) return 2;
-      if (!strcmp(a, "--topology")) topo = v;
-      else if (!strcmp(a, "--routing")) routing = v;
-      else if (!strcmp(a, "--src")) src = v;
-      else if (!strcmp(a, "--dst")) dst = v;
-      else if (!strcmp(a, "--faults")) faults = v;
-      else vcs = atoi(v);
-      continue;
-    }
-    fprintf(stderr, "commsweep route: unknown option '%s' (see --help)\n", a);
-    return 2;
+  route_args a = {.vcs = 2};
+  int urc = cs_cli_parse(&route_command, argc, argv, &a);
+  if (urc == 1) {
+    printf("usage: commsweep route --topology torus:4x4x4 [--routing dor|dor_dateline] [--vcs N]\n"
+           "                      --src X,Y,Z --dst X,Y,Z\n"
+           "\nPrints the dimension-order route hop by hop: router, output port, VC class and its VCs.\n"
+           "Routers are coordinates (dimension 0 first) or router ids.  The routing defaults to\n"
+           "dor_dateline on a torus and dor on a mesh; --vcs (default 2) only labels VC numbers.\n"
+           "On fattree2d:RxC routers are leaves \"r,c\", the routing vtftr (default), vtftr_novc,\n"
+           "alg_a or xy, --faults \"r,c;!r,c\" lists faulty leaves (\"!\": not yet in the tables),\n"
+           "and the VTFTR case of the route is printed (docs/vtftr.md).\n\n");
+    cs_cli_print_options(&route_command, stdout);
   }
+  if (urc) return urc == 1 ? 0 : 2;
+  const char *topo = a.topo, *routing = a.routing, *src = a.src, *dst = a.dst, *faults = a.faults;
+  int vcs = a.vcs;
   if (!topo || !src || !dst) {
     fprintf(stderr, "commsweep route: --topology, --src and --dst are required (see --help)\n");
     return 2;
@@ -60,26 +70,30 @@ int cs_cli_route(int argc, char **argv) {
   return 0;
 }
 
+typedef struct deadlock_args {
+  const char *topo, *routing;
+} deadlock_args;
+
+#define ARGS deadlock_args
+static const cs_cli_opt deadlock_options[] = {
+    TEXT("--topology", "T", topo, "torus:16x16x16, mesh:8x8, fattree2d:RxC (required)"),
+    TEXT("--routing", "R", routing, "dor_dateline on a torus, vtftr on fattree2d, dor otherwise (default)"),
+    {CS_CLI_END}};
+#undef ARGS
+static const cs_cli_cmd deadlock_command = {"deadlock-check", deadlock_options, 0, {0}};
+
 int cs_cli_deadlock_check(int argc, char **argv) {
-  const char *topo = NULL, *routing = NULL;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i], *v;
-    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-      printf("usage: commsweep deadlock-check --topology torus:16x16x16 [--routing dor|dor_dateline]\n"
-             "\nBuilds the channel dependency graph (channel = link x VC class) of the routing function\n"
-             "over every source/destination pair and prints \"acyclic\" or one cycle, channel by\n"
-             "channel.  Exit status 0 when acyclic, 3 when a cycle exists.\n");
-      return 0;
-    }
-    if (!strcmp(a, "--topology") || !strcmp(a, "--routing")) {
-      if (!(v = arg_value(argc, argv, &i))) return 2;
-      if (!strcmp(a, "--topology")) topo = v;
-      else routing = v;
-      continue;
-    }
-    fprintf(stderr, "commsweep deadlock-check: unknown option '%s' (see --help)\n", a);
-    return 2;
+  deadlock_args a = {0};
+  int urc = cs_cli_parse(&deadlock_command, argc, argv, &a);
+  if (urc == 1) {
+    printf("usage: commsweep deadlock-check --topology torus:16x16x16 [--routing dor|dor_dateline]\n"
+           "\nBuilds the channel dependency graph (channel = link x VC class) of the routing function\n"
+           "over every source/destination pair and prints \"acyclic\" or one cycle, channel by\n"
+           "channel.  Exit status 0 when acyclic, 3 when a cycle exists.\n\n");
+    cs_cli_print_options(&deadlock_command, stdout);
   }
+  if (urc) return urc == 1 ? 0 : 2;
+  const char *topo = a.topo, *routing = a.routing;
   if (!topo) {
     fprintf(stderr, "commsweep deadlock-check: --topology is required (see --help)\n");
     return 2;
@@ -96,67 +110,70 @@ int cs_cli_deadlock_check(int argc, char **argv) {
   return acyclic ? 0 : 3;
 }
 
-static void netbench_usage(FILE *f) {
-  fprintf(f,
-          "usage: commsweep netbench [network options] [traffic options]\n"
-          "\nSynthetic traffic on the vcnet router network: Bernoulli injection, one destination\n"
-          "pattern; prints average and 99th-percentile packet latency (cycles, creation to tail\n"
-          "delivery) and accepted throughput (flits/endpoint/cycle).  With --rates it sweeps the\n"
-          "rate and prints one CSV row per rate (scripts/netbench_curve draws the PNG).\n"
-          "\nnetwork options (or --options FILE.json with the engine's option object):\n"
-          "  --topology T        torus:8x8 (default), mesh:8x8, torus:4x4x4 ...\n"
-          "  --routing R         dor_dateline on a torus, dor on a mesh (default)\n"
-          "  --vcs N             VCs per port (2)        --depth N   flits per VC (8)\n"
-          "  --delays RC,VA,SA,ST  stage delays (1,1,1,1) --link N    link latency (1)\n"
-          "  --epr N             endpoints per router (1)\n"
-          "  --faults \"r,c;..\"   fattree2d:RxC only: faulty leaves (routing vtftr by default; docs/vtftr.md)\n"
-          "traffic options:\n"
-          "  --pattern P         uniform | transpose | bitcomp | tornado | hotspot (uniform)\n"
-          "  --rate R            offered flits/endpoint/cycle (0.1)\n"
-          "  --rates R1,R2,...   sweep these rates, CSV out\n"
-          "  --packet N          flits per packet (1)    --hotspot F  share sent to endpoint 0 (0.1)\n"
-          "  --warmup N (1000)  --measure N (10000)  --drain N (50000)  --seed N (1)\n");
+typedef struct netbench_args {
+  const char *topo, *routing, *opt_file, *rates, *faults;
+  int vcs, depth, link, epr, d[4];
+  cs_vcnet_bench b;
+} netbench_args;
+
+static int set_delays(void *args, const char *option, const char *v) {
+  int *d = ((netbench_args *)args)->d, n = 0;
+  if (sscanf(v, "%d,%d,%d,%d%n", &d[0], &d[1], &d[2], &d[3], &n) != 4 || v[n]) {
+    fprintf(stderr, "commsweep netbench: %s wants four stage delays RC,VA,SA,ST, got '%s'\n",
+            option, v);
+    return 2;
+  }
+  return 0;
 }
 
+#define ARGS netbench_args
+static const cs_cli_opt netbench_options[] = {
+    {CS_CLI_TEXT, .help = "network options (or --options FILE.json with the engine's option object):"},
+    TEXT("--options", "FILE.json", opt_file, "the vcnet engine's option object (the network options below\n"
+                                             "are then ignored)"),
+    TEXT("--topology", "T", topo, "torus:8x8 (default), mesh:8x8, torus:4x4x4 ..."),
+    TEXT("--routing", "R", routing, "dor_dateline on a torus, dor on a mesh (default)"),
+    INTEGER(CS_CLI_INT, "--vcs", "N", vcs, "VCs per port (2)"),
+    INTEGER(CS_CLI_INT, "--depth", "N", depth, "flits per VC (8)"),
+    {CS_CLI_FN, "--delays", NULL, "RC,VA,SA,ST", .set = set_delays, .help = "stage delays (1,1,1,1)"},
+    INTEGER(CS_CLI_INT, "--link", "N", link, "link latency (1)"),
+    INTEGER(CS_CLI_INT, "--epr", "N", epr, "endpoints per router (1)"),
+    TEXT("--faults", "\"r,c;..\"", faults, "fattree2d:RxC only: faulty leaves (routing vtftr by default;\n"
+                                          "docs/vtftr.md)"),
+    {CS_CLI_TEXT, .help = "traffic options:"},
+    TEXT("--pattern", "P", b.pattern, "uniform | transpose | bitcomp | tornado | hotspot (uniform)"),
+    NUMBER("--rate", "R", b.rate, "offered flits/endpoint/cycle (0.1)"),
+    TEXT("--rates", "R1,R2,...", rates, "sweep these rates, CSV out"),
+    INTEGER(CS_CLI_INT, "--packet", "N", b.packet_flits, "flits per packet (1)"),
+    NUMBER("--hotspot", "F", b.hotspot_fraction, "share sent to endpoint 0 (0.1)"),
+    COUNT64("--warmup", "N", b.warmup_cycles, "warm-up cycles (1000)"),
+    COUNT64("--measure", "N", b.measure_cycles, "measured cycles (10000)"),
+    COUNT64("--drain", "N", b.drain_limit, "cycles the measured packets may take to drain (50000)"),
+    COUNT64("--seed", "N", b.seed, "random seed (1)"),
+    {CS_CLI_END}};
+#undef ARGS
+static const cs_cli_cmd netbench_command = {"netbench", netbench_options, 0, {0}};
+
 int cs_cli_netbench(int argc, char **argv) {
-  const char *topo = "torus:8x8", *routing = NULL, *opt_file = NULL, *rates = NULL, *faults = "";
-  int vcs = 2, depth = 8, link = 1, epr = 1, d[4] = {1, 1, 1, 1};
-  cs_vcnet_bench b = {.pattern = "uniform", .rate = 0.1, .packet_flits = 1, .warmup_cycles = 1000,
-                      .measure_cycles = 10000, .drain_limit = 50000, .seed = 1,
-                      .hotspot_fraction = 0.1};
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i], *v;
-    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-      netbench_usage(stdout);
-      return 0;
-    }
-    if (a[0] != '-' || a[1] != '-' || !(v = arg_value(argc, argv, &i))) {
-      fprintf(stderr, "commsweep netbench: bad argument '%s' (see --help)\n", a);
-      return 2;
-    }
-    if (!strcmp(a, "--topology")) topo = v;
-    else if (!strcmp(a, "--routing")) routing = v;
-    else if (!strcmp(a, "--faults")) faults = v;
-    else if (!strcmp(a, "--options")) opt_file = v;
-    else if (!strcmp(a, "--vcs")) vcs = atoi(v);
-    else if (!strcmp(a, "--depth")) depth = atoi(v);
-    else if (!strcmp(a, "--link")) link = atoi(v);
-    else if (!strcmp(a, "--epr")) epr = atoi(v);
-    else if (!strcmp(a, "--delays") && sscanf(v, "%d,%d,%d,%d", &d[0], &d[1], &d[2], &d[3]) == 4) {}
-    else if (!strcmp(a, "--pattern")) b.pattern = v;
-    else if (!strcmp(a, "--rate")) b.rate = atof(v);
-    else if (!strcmp(a, "--rates")) rates = v;
-    else if (!strcmp(a, "--packet")) b.packet_flits = atoi(v);
-    else if (!strcmp(a, "--hotspot")) b.hotspot_fraction = atof(v);
-    else if (!strcmp(a, "--warmup")) b.warmup_cycles = strtoull(v, NULL, 10);
-    else if (!strcmp(a, "--measure")) b.measure_cycles = strtoull(v, NULL, 10);
-    else if (!strcmp(a, "--drain")) b.drain_limit = strtoull(v, NULL, 10);
-    else if (!strcmp(a, "--seed")) b.seed = strtoull(v, NULL, 10);
-    else {
-      fprintf(stderr, "commsweep netbench: unknown option '%s' (see --help)\n", a);
-      return 2;
-    }
+  netbench_args a = {.topo = "torus:8x8", .faults = "", .vcs = 2, .depth = 8, .link = 1, .epr = 1,
+                     .d = {1, 1, 1, 1},
+                     .b = {.pattern = "uniform", .rate = 0.1, .packet_flits = 1,
+                           .warmup_cycles = 1000, .measure_cycles = 10000, .drain_limit = 50000,
+                           .seed = 1, .hotspot_fraction = 0.1}};
+  int urc = cs_cli_parse(&netbench_command, argc, argv, &a);
+  if (urc == 1) {
+    printf("usage: commsweep netbench [network options] [traffic options]\n"
+           "\nSynthetic traffic on the vcnet router network: Bernoulli injection, one destination\n"
+           "pattern; prints average and 99th-percentile packet latency (cycles, creation to tail\n"
+           "delivery) and accepted throughput (flits/endpoint/cycle).  With --rates it sweeps the\n"
+           "rate and prints one CSV row per rate (scripts/netbench_curve draws the PNG).\n\n");
+    cs_cli_print_options(&netbench_command, stdout);
   }
+  if (urc) return urc == 1 ? 0 : 2;
+  const char *topo = a.topo, *routing = a.routing, *opt_file = a.opt_file, *rates = a.rates;
+  const char *faults = a.faults;
+  int vcs = a.vcs, depth = a.depth, link = a.link, epr = a.epr, *d = a.d;
+  cs_vcnet_bench b = a.b;
   if (!b.measure_cycles) {
     fprintf(stderr, "commsweep netbench: --measure must be positive\n");
     return 2;

@@ -2,6 +2,7 @@
  * computed from the file's rows (done rows whose checksum holds), as a table, CSV or JSON.  The
  * objectives come from a sweep file's "pareto" section or from the command line.  Serial; needs
  * no MPI. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include <cjson/cJSON.h>
 
 #include "cli.h"
+#include "opts.h"
 #include "commsweep/pareto.h"
 #include "commsweep/sweep.h"
 
@@ -17,6 +19,32 @@ typedef struct pareto_args {
   cs_pareto_filter filter;
   bool csv, json, all, columns;
 } pareto_args;
+
+#define A(field) offsetof(pareto_args, field)
+static const cs_cli_opt options[] = {
+    {CS_CLI_TEXT, .help = "objectives:"},
+    {CS_CLI_STR, "--sweep", NULL, "SWEEP.json", A(obj.sweep), .help = "the sweep file's \"pareto\" section"},
+    {CS_CLI_STR, "--minimize", NULL, "COLS", A(obj.minimize), .help = "comma-separated columns to minimise"},
+    {CS_CLI_STR, "--maximize", NULL, "COLS", A(obj.maximize), .help = "comma-separated columns to maximise"},
+    {CS_CLI_STR, "--workload", NULL, "COLS", A(obj.workload),
+     .help = "the job columns whose values make a workload\n(default " CS_PARETO_DEFAULT_WORKLOAD ")"},
+    {CS_CLI_FLAG, "--columns", NULL, NULL, A(columns),
+     .help = "list every column an objective or a workload can name"},
+    {CS_CLI_TEXT, .help = "filters:"},
+    {CS_CLI_STR, "--engine", NULL, "E", A(filter.engine), .help = "rows of this engine"},
+    {CS_CLI_STR, "--primitive", NULL, "P", A(filter.primitive), .help = "rows of this primitive"},
+    {CS_CLI_STR, "--sweep-name", NULL, "NAME", A(filter.sweep), .help = "rows added by that sweep"},
+    {CS_CLI_TEXT, .help = "output:"},
+    {CS_CLI_FLAG, "--all", NULL, NULL, A(all), .help = "the dominated points too (the table marks the front)"},
+    {CS_CLI_FLAG, "--csv", NULL, NULL, A(csv), .help = "one line per point (every point, on_front 1 or 0)"},
+    {CS_CLI_FLAG, "--json", NULL, NULL, A(json),
+     .help = "every group with every point: the objectives' values, the front\n"
+             "flag, the row, key, design id and design (`commsweep report`\n"
+             "reads this)"},
+    {CS_CLI_END}};
+#undef A
+
+static const cs_cli_cmd command = {"pareto", options, 1, {offsetof(pareto_args, obj.path)}};
 
 static void usage(FILE *f) {
   fprintf(f,
@@ -30,58 +58,15 @@ static void usage(FILE *f) {
           "in one; two points equal in every objective are both on the front), with their objective\n"
           "values and the design columns that vary within the workload, and how many points the\n"
           "front dominates.  Only done rows whose checksum holds take part (docs/pareto.md).\n"
-          "\n"
-          "objectives:\n"
-          "  --sweep SWEEP.json   the sweep file's \"pareto\" section\n"
-          "  --minimize COLS      comma-separated columns to minimise\n"
-          "  --maximize COLS      comma-separated columns to maximise\n"
-          "  --workload COLS      the job columns whose values make a workload (default %s)\n"
-          "  --columns            list every column an objective or a workload can name\n"
-          "filters:\n"
-          "  --engine E, --primitive P, --sweep-name NAME (rows added by that sweep)\n"
-          "output:\n"
-          "  --all                the dominated points too (the table marks the front)\n"
-          "  --csv                one line per point (every point, on_front 1 or 0)\n"
-          "  --json               every group with every point: the objectives' values, the front\n"
-          "                       flag, the row, key, design id and design (`commsweep report`\n"
-          "                       reads this)\n",
-          CS_PARETO_DEFAULT_WORKLOAD);
+          "\n");
+  cs_cli_print_options(&command, f);
 }
 
+/* 0 to go on, 1 for --help, 2 for a usage error (printed). */
 static int parse(int argc, char **argv, pareto_args *a) {
   memset(a, 0, sizeof *a);
-  static const char *const valued[] = {"--sweep",  "--minimize",  "--maximize",   "--workload",
-                                       "--engine", "--primitive", "--sweep-name", NULL};
-  for (int i = 1; i < argc; i++) {
-    const char *o = argv[i];
-    bool takes = false;
-    for (const char *const *v = valued; *v && !takes; v++) takes = !strcmp(*v, o);
-    if (takes && i + 1 >= argc) {
-      fprintf(stderr, "commsweep pareto: option '%s' needs a value\n", o);
-      return 2;
-    }
-    if (!strcmp(o, "-h") || !strcmp(o, "--help")) return 1;
-    else if (!strcmp(o, "--csv")) a->csv = true;
-    else if (!strcmp(o, "--json")) a->json = true;
-    else if (!strcmp(o, "--all")) a->all = true;
-    else if (!strcmp(o, "--columns")) a->columns = true;
-    else if (!strcmp(o, "--sweep")) a->obj.sweep = argv[++i];
-    else if (!strcmp(o, "--minimize")) a->obj.minimize = argv[++i];
-    else if (!strcmp(o, "--maximize")) a->obj.maximize = argv[++i];
-    else if (!strcmp(o, "--workload")) a->obj.workload = argv[++i];
-    else if (!strcmp(o, "--engine")) a->filter.engine = argv[++i];
-    else if (!strcmp(o, "--primitive")) a->filter.primitive = argv[++i];
-    else if (!strcmp(o, "--sweep-name")) a->filter.sweep = argv[++i];
-    else if (o[0] == '-') {
-      fprintf(stderr, "commsweep pareto: unknown option '%s'\n", o);
-      return 2;
-    } else if (!a->obj.path) a->obj.path = o;
-    else {
-      fprintf(stderr, "commsweep pareto: unexpected argument '%s'\n", o);
-      return 2;
-    }
-  }
-  if (a->columns) return 0;
+  int rc = cs_cli_parse(&command, argc, argv, a);
+  if (rc || a->columns) return rc;
   const char *why = a->csv && a->json ? "give --csv or --json, not both"
                                       : cs_cli_objectives_missing(&a->obj);
   if (why) {
@@ -298,11 +283,8 @@ int cs_cli_pareto_json(const char *path, const cs_pareto_set *set, FILE *f) {
 int cs_cli_pareto(int argc, char **argv) {
   pareto_args a;
   int urc = parse(argc, argv, &a);
-  if (urc) {
-    if (urc == 2) fputc('\n', stderr);
-    usage(urc == 1 ? stdout : stderr);
-    return urc == 1 ? 0 : 2;
-  }
+  if (urc == 1) usage(stdout);
+  if (urc) return urc == 1 ? 0 : 2;
   if (a.columns) {
     cs_pareto_print_columns(stdout);
     return 0;

@@ -18,11 +18,39 @@
 #include <string.h>
 
 #include "cli.h"
+#include "opts.h"
 #include "commsweep/engine.h"
 #include "commsweep/store.h"
 #include "commsweep/sweep.h"
 
 #define BLOCK 64
+
+#define MAX_SWEEPS 16
+
+typedef struct repair_args {
+  const char *path, *sweep_paths[MAX_SWEEPS];
+  size_t nsweeps;
+  bool dry;
+} repair_args;
+
+static int add_sweep(void *args, const char *option, const char *value) {
+  repair_args *a = args;
+  if (a->nsweeps == MAX_SWEEPS) {
+    fprintf(stderr, "commsweep repair: %s: at most %d sweep files\n", option, MAX_SWEEPS);
+    return 2;
+  }
+  a->sweep_paths[a->nsweeps++] = value;
+  return 0;
+}
+
+static const cs_cli_opt options[] = {
+    {CS_CLI_FN, "--sweep", NULL, "S", .set = add_sweep,
+     .help = "the sweep file(s) that wrote FILE.h5 (repeatable)"},
+    {CS_CLI_FLAG, "--dry-run", "-n", NULL, offsetof(repair_args, dry),
+     .help = "report what would be kept; write nothing"},
+    {CS_CLI_END}};
+
+static const cs_cli_cmd command = {"repair", options, 1, {offsetof(repair_args, path)}};
 
 static void usage(FILE *f) {
   fprintf(f,
@@ -32,9 +60,8 @@ static void usage(FILE *f) {
           "row becomes pending (the next sweep reruns it).  /jobs rows that cannot be read are\n"
           "rebuilt from SWEEP.json when given.  The file is replaced by one rename once the new\n"
           "one is complete; nothing changes when the repair fails.\n"
-          "\n"
-          "  --sweep S    the sweep file(s) that wrote FILE.h5 (repeatable)\n"
-          "  -n, --dry-run  report what would be kept; write nothing\n");
+          "\n");
+  cs_cli_print_options(&command, f);
 }
 
 typedef struct tally {
@@ -209,26 +236,14 @@ static int rebuild(cs_store *old, cs_store *st, const cs_sweep *sweeps, size_t n
 }
 
 int cs_cli_repair(int argc, char **argv) {
-  const char *path = NULL, *sweep_paths[16];
-  size_t nsweeps = 0;
-  bool dry = false;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-      usage(stdout);
-      return 0;
-    } else if (!strcmp(a, "--sweep") && i + 1 < argc && nsweeps < 16) {
-      sweep_paths[nsweeps++] = argv[++i];
-    } else if (!strcmp(a, "-n") || !strcmp(a, "--dry-run")) {
-      dry = true;
-    } else if (a[0] == '-' || path) {
-      fprintf(stderr, "commsweep repair: unexpected argument '%s'\n\n", a);
-      usage(stderr);
-      return 2;
-    } else {
-      path = a;
-    }
-  }
+  repair_args a;
+  memset(&a, 0, sizeof a);
+  int urc = cs_cli_parse(&command, argc, argv, &a);
+  if (urc == 1) usage(stdout);
+  if (urc) return urc == 1 ? 0 : 2;
+  const char *path = a.path, *const *sweep_paths = a.sweep_paths;
+  size_t nsweeps = a.nsweeps;
+  bool dry = a.dry;
   if (!path) {
     fprintf(stderr, "commsweep repair: which file?\n\n");
     usage(stderr);
@@ -236,7 +251,7 @@ int cs_cli_repair(int argc, char **argv) {
   }
   cs_err err;
   cs_err_clear(&err);
-  cs_sweep sweeps[16];
+  cs_sweep sweeps[MAX_SWEEPS];
   memset(sweeps, 0, sizeof sweeps);
   int rc = CS_OK;
   for (size_t s = 0; s < nsweeps && !rc; s++) rc = cs_sweep_load(sweep_paths[s], &sweeps[s], &err);

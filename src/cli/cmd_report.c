@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <spawn.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include <sys/wait.h>
 
 #include "cli.h"
+#include "opts.h"
 #include "commsweep/pareto.h"
 
 extern char **environ;
@@ -19,6 +21,28 @@ extern char **environ;
 #ifndef CS_SCRIPTS_DIR
 #define CS_SCRIPTS_DIR "scripts"
 #endif
+
+typedef struct report_args {
+  cs_cli_objectives obj;
+  cs_pareto_filter filter;
+  const char *dir;
+} report_args;
+
+#define A(field) offsetof(report_args, field)
+static const cs_cli_opt options[] = {
+    {CS_CLI_STR, "--out", "-o", "DIR", A(dir), .help = "the directory of index.html (required)"},
+    {CS_CLI_STR, "--sweep", NULL, "SWEEP.json", A(obj.sweep),
+     .help = "the objectives of the sweep file's \"pareto\" section"},
+    {CS_CLI_STR, "--minimize", NULL, "COLS", A(obj.minimize), .help = "comma-separated columns to minimise"},
+    {CS_CLI_STR, "--maximize", NULL, "COLS", A(obj.maximize), .help = "comma-separated columns to maximise"},
+    {CS_CLI_STR, "--workload", NULL, "COLS", A(obj.workload),
+     .help = "the job columns whose values make a workload"},
+    {CS_CLI_STR, "--engine", NULL, "E", A(filter.engine), .help = "rows of this engine"},
+    {CS_CLI_STR, "--primitive", NULL, "P", A(filter.primitive), .help = "rows of this primitive"},
+    {CS_CLI_END}};
+#undef A
+
+static const cs_cli_cmd command = {"report", options, 1, {offsetof(report_args, obj.path)}};
 
 static void usage(FILE *f) {
   fprintf(f,
@@ -32,45 +56,17 @@ static void usage(FILE *f) {
           "fronts are computed from the file (DIR/fronts.json holds them).\n"
           "\n"
           "Draws with matplotlib: $COMMSWEEP_PYTHON (default /usr/bin/python3) runs\n"
-          "$COMMSWEEP_REPORT_SCRIPT (default %s/report.py).\n",
+          "$COMMSWEEP_REPORT_SCRIPT (default %s/report.py).\n"
+          "\n",
           CS_SCRIPTS_DIR);
+  cs_cli_print_options(&command, f);
 }
 
-typedef struct report_args {
-  cs_cli_objectives obj;
-  cs_pareto_filter filter;
-  const char *dir;
-} report_args;
-
+/* 0 to go on, 1 for --help, 2 for a usage error (printed). */
 static int parse(int argc, char **argv, report_args *a) {
   memset(a, 0, sizeof *a);
-  for (int i = 1; i < argc; i++) {
-    const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-    const char **slot = !strcmp(o, "--out") || !strcmp(o, "-o") ? &a->dir
-                        : !strcmp(o, "--sweep")                 ? &a->obj.sweep
-                        : !strcmp(o, "--minimize")              ? &a->obj.minimize
-                        : !strcmp(o, "--maximize")              ? &a->obj.maximize
-                        : !strcmp(o, "--workload")              ? &a->obj.workload
-                        : !strcmp(o, "--engine")                ? &a->filter.engine
-                        : !strcmp(o, "--primitive")             ? &a->filter.primitive
-                                                                : NULL;
-    if (!strcmp(o, "-h") || !strcmp(o, "--help")) return 1;
-    if (slot && !v) {
-      fprintf(stderr, "commsweep report: option '%s' needs a value\n", o);
-      return 2;
-    }
-    if (slot) {
-      *slot = argv[++i];
-    } else if (o[0] == '-') {
-      fprintf(stderr, "commsweep report: unknown option '%s'\n", o);
-      return 2;
-    } else if (!a->obj.path) {
-      a->obj.path = o;
-    } else {
-      fprintf(stderr, "commsweep report: unexpected argument '%s'\n", o);
-      return 2;
-    }
-  }
+  int rc = cs_cli_parse(&command, argc, argv, a);
+  if (rc) return rc;
   const char *why = a->obj.path && !a->dir ? "--out DIR is required"
                                           : cs_cli_objectives_missing(&a->obj);
   if (why) {
@@ -106,11 +102,8 @@ static int draw(const report_args *a, const char *fronts) {
 int cs_cli_report(int argc, char **argv) {
   report_args a;
   int urc = parse(argc, argv, &a);
-  if (urc) {
-    if (urc == 2) fputc('\n', stderr);
-    usage(urc == 1 ? stdout : stderr);
-    return urc == 1 ? 0 : 2;
-  }
+  if (urc == 1) usage(stdout);
+  if (urc) return urc == 1 ? 0 : 2;
   cs_err err;
   cs_err_clear(&err);
   char fronts[PATH_MAX];

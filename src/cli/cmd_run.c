@@ -1,5 +1,6 @@
 /* `commsweep run`: one spec and one adapter configuration in, one EngineResult out (JSON or a
  * table), and the transaction log as JSON lines. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,7 @@
 #include <cjson/cJSON.h>
 
 #include "cli.h"
+#include "opts.h"
 #include "commsweep/backfill.h"
 #include "commsweep/cachekey.h"
 #include "commsweep/config.h"
@@ -15,24 +17,46 @@
 #include "commsweep/job.h"
 #include "commsweep/topo.h"
 
+typedef struct run_args {
+  const char *spec_path, *config_path, *engine_name, *engine_path, *txlog;
+  long deadlock;
+  bool table, no_txlog;
+} run_args;
+
+#define A(field) offsetof(run_args, field)
+static const cs_cli_opt options[] = {
+    {CS_CLI_TEXT, .help = "options:"},
+    {CS_CLI_STR, "--spec", NULL, "SPEC.json", A(spec_path), .help = "the collective (required)"},
+    {CS_CLI_STR, "--config", NULL, "ADAPTER.json", A(config_path),
+     .help = "the adapter configuration (required)"},
+    {CS_CLI_STR, "--engine", NULL, "NAME", A(engine_name),
+     .help = "engine (default: the first listed below)"},
+    {CS_CLI_STR, "--engine-config", NULL, "FILE", A(engine_path),
+     .help = "engine options JSON {name, deadlock_guard_ticks, NAME{...}};\n"
+             "without it the engine runs with its default options"},
+    {CS_CLI_LONG, "--deadlock-ticks", NULL, "N", A(deadlock), 1, 9007199254740992.0,
+     "a positive integer",
+     .help = "ticks without a completion, while the engine simulates,\n"
+             "before the job fails (include/commsweep/drive.h)"},
+    {CS_CLI_STR, "--txlog", NULL, "FILE.jsonl", A(txlog),
+     .help = "write the transaction records here (default: the adapter's\n"
+             "transaction_log_path, {key} replaced by the cache key,\n"
+             "relative to the current directory; the path is printed)"},
+    {CS_CLI_FLAG, "--no-txlog", NULL, NULL, A(no_txlog), .help = "do not write the transaction log"},
+    {CS_CLI_FLAG, "--table", NULL, NULL, A(table), .help = "print a readable table instead of JSON"},
+    {CS_CLI_END}};
+#undef A
+
+static const cs_cli_cmd command = {"run", options, 0, {0}};
+
 static void usage(FILE *f) {
   fprintf(f,
           "usage: commsweep run --spec SPEC.json --config ADAPTER.json [options]\n"
           "\n"
           "Runs one job (L1 expand, L2 drive, L3 back-fill) and prints its EngineResult.\n"
-          "\n"
-          "options:\n"
-          "  --engine NAME          engine (default: the first listed below)\n"
-          "  --engine-config FILE   engine options JSON {name, deadlock_guard_ticks, NAME{...}};\n"
-          "                         without it the engine runs with its default options\n"
-          "  --deadlock-ticks N     ticks without a completion, while the engine simulates,\n"
-          "                         before the job fails (include/commsweep/drive.h)\n"
-          "  --txlog FILE.jsonl     write the transaction records here (default: the adapter's\n"
-          "                         transaction_log_path, {key} replaced by the cache key,\n"
-          "                         relative to the current directory; the path is printed)\n"
-          "  --no-txlog             do not write the transaction log\n"
-          "  --table                print a readable table instead of JSON\n"
-          "  -h, --help             this text\n"
+          "\n");
+  cs_cli_print_options(&command, f);
+  fprintf(f,
           "\n"
           "Spec fields:\n");
   for (const cs_field_doc *d = cs_config_spec_fields(); d->key; d++)
@@ -124,30 +148,14 @@ static void print_table(const cs_job *job, const cs_result *r) {
 }
 
 int cs_cli_run(int argc, char **argv) {
-  const char *spec_path = NULL, *config_path = NULL, *engine_name = cs_engine_list()[0]->name;
-  const char *engine_path = NULL;
-  const char *txlog = NULL;
-  long long deadlock = -1;
-  bool table = false, no_txlog = false;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    bool has_value = i + 1 < argc;
-    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-      usage(stdout);
-      return 0;
-    } else if (!strcmp(a, "--spec") && has_value) spec_path = argv[++i];
-    else if (!strcmp(a, "--config") && has_value) config_path = argv[++i];
-    else if (!strcmp(a, "--engine") && has_value) engine_name = argv[++i];
-    else if (!strcmp(a, "--engine-config") && has_value) engine_path = argv[++i];
-    else if (!strcmp(a, "--txlog") && has_value) txlog = argv[++i];
-    else if (!strcmp(a, "--deadlock-ticks") && has_value) deadlock = atoll(argv[++i]);
-    else if (!strcmp(a, "--no-txlog")) no_txlog = true;
-    else if (!strcmp(a, "--table")) table = true;
-    else {
-      fprintf(stderr, "commsweep run: unknown or incomplete option '%s' (see commsweep run --help)\n", a);
-      return 2;
-    }
-  }
+  run_args a = {.engine_name = cs_engine_list()[0]->name, .deadlock = -1};
+  int urc = cs_cli_parse(&command, argc, argv, &a);
+  if (urc == 1) usage(stdout);
+  if (urc) return urc == 1 ? 0 : 2;
+  const char *spec_path = a.spec_path, *config_path = a.config_path, *engine_name = a.engine_name;
+  const char *engine_path = a.engine_path, *txlog = a.txlog;
+  long long deadlock = a.deadlock;
+  bool table = a.table, no_txlog = a.no_txlog;
   if (!spec_path || !config_path) {
     fprintf(stderr, "commsweep run: --spec and --config are required (see commsweep run --help)\n");
     return 2;
@@ -180,10 +188,6 @@ int cs_cli_run(int argc, char **argv) {
   } else {
     snprintf(job.engine.name, sizeof job.engine.name, "%s", engine_name);
     job.engine.deadlock_guard_ticks = CS_DEFAULT_DEADLOCK_GUARD;
-  }
-  if (deadlock == 0 || deadlock < -1) {
-    fprintf(stderr, "commsweep run: --deadlock-ticks must be a positive integer\n");
-    return 2;
   }
   if (deadlock > 0) job.engine.deadlock_guard_ticks = (uint64_t)deadlock;
 

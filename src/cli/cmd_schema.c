@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "opts.h"
 #include "commsweep/store.h"
 
 static const char *type_name(const cs_col *c, char *buf, size_t cap) {
@@ -30,13 +31,16 @@ static void table(const char *title, const cs_col *cols) {
 }
 
 int cs_cli_schema(int argc, char **argv) {
-  if (argc > 1) {
-    bool help = !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help");
-    fprintf(help ? stdout : stderr,
-            "usage: commsweep schema\n\nPrints the columns of /jobs, /job_json, /results, /errors, "
-            "/txlog and /steplog as Markdown tables.\n");
-    return help ? 0 : 2;
+  static const cs_cli_opt options[] = {{CS_CLI_END}};
+  static const cs_cli_cmd command = {"schema", options, 0, {0}};
+  char unused;
+  int urc = cs_cli_parse(&command, argc, argv, &unused);
+  if (urc == 1) {
+    printf("usage: commsweep schema\n\nPrints the columns of /jobs, /job_json, /results, /errors, "
+           "/txlog and /steplog as Markdown tables.\n\n");
+    cs_cli_print_options(&command, stdout);
   }
+  if (urc) return urc == 1 ? 0 : 2;
   cs_col cols[CS_STORE_MAX_COLUMNS];
   cs_store_job_columns(cols, CS_STORE_MAX_COLUMNS);
   table("/jobs", cols);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "opts.h"
 #include "commsweep/engine.h"
 #include "commsweep/store.h"
 #include "show.h"
@@ -23,6 +24,54 @@ typedef struct options {
   long limit;
 } options;
 
+static int set_filter(void *args, const char *option, const char *value) {
+  return show_filter_add(&((options *)args)->filters, option, value);
+}
+
+static void engine_names(FILE *f) {
+  for (const cs_engine_ops *const *e = cs_engine_list(); *e; e++)
+    fprintf(f, "%s%s", e == cs_engine_list() ? "" : " | ", (*e)->name);
+}
+
+#define FILTER(name, arg, ...) {CS_CLI_FN, name, NULL, arg, .set = set_filter, __VA_ARGS__}
+static const cs_cli_opt option_table[] = {
+    {CS_CLI_TEXT, .help = "filters (a row is shown when it passes all of them; values given twice "
+                          "for one column\nare alternatives):"},
+    FILTER("--where", "COLUMN=VALUE",
+           .help = "any /jobs column (commsweep schema lists them), e.g.\n"
+                   "--where network=\"2die_spread (5x4)\" --where burst_length=8"),
+    FILTER("--primitive", "P", .help = "allreduce | allgather | reducescatter | alltoall | p2p"),
+    FILTER("--participants", "N", .help = "participant count"),
+    FILTER("--size", "N", .help = "message size in bytes (--min-size N, --max-size N for a range)"),
+    FILTER("--min-size", "N", .help = "message size at least N bytes"),
+    FILTER("--max-size", "N", .help = "message size at most N bytes"),
+    FILTER("--engine", "E", .help = "", .help_more = engine_names),
+    FILTER("--topology", "T",
+           .help = "the network names T: its whole name or a word of it, e.g.\n"
+                   "torus:4x4, 2die_spread, 5x4 (the die topology), dor_dateline"),
+    FILTER("--dtype", "D", .help = "element type"),
+    FILTER("--sweep", "NAME", .help = "rows added by this sweep"),
+    FILTER("--status", "S", .help = "done | failed | pending"),
+    {CS_CLI_LONG, "--limit", NULL, "N", offsetof(options, limit), 0, 9007199254740992.0, "a count",
+     .help = "at most N lines"},
+    {CS_CLI_TEXT, .help = "When no row passes, show says which filter matched nothing and which "
+                          "values exist.\noutput:"},
+    {CS_CLI_STR, "--columns", NULL, "LIST", offsetof(options, columns),
+     .help = "these input columns, comma separated, or all: primitive,\n"
+             "algorithm, engine, network, topology, num_dies, dcin_layout,\n"
+             "num_participants, participants, msg_size_bytes, dtype, p2p_op,\n"
+             "outstanding, burst_length, bw_bytes, frequencies"},
+    {CS_CLI_FLAG, "--csv", NULL, NULL, offsetof(options, csv),
+     .help = "every column of /jobs and /results, full precision"},
+    {CS_CLI_FLAG, "--verify", NULL, NULL, offsetof(options, verify),
+     .help = "check the checksums of the rows shown and of their /txlog and\n"
+             "/steplog slices (reads them); corrupt rows show status\n"
+             "'corrupt'.  Without filters and --limit: the whole file"},
+    {CS_CLI_END}};
+#undef FILTER
+
+static const cs_cli_cmd command = {"show", option_table, 1, {offsetof(options, path)}};
+
 static void usage(FILE *f) {
   fprintf(f,
           "usage: commsweep show FILE.h5 [filters] [--columns LIST] [--csv] [--verify]\n"
@@ -34,35 +83,8 @@ static void usage(FILE *f) {
           "participant count and size always); the others are printed once above the table as\n"
           "COLUMN=VALUE.  Rows that differ only in an input outside /jobs (an engine option)\n"
           "get a column for that input, named by its path in the job's JSON.\n"
-          "\n"
-          "filters (a row is shown when it passes all of them; values given twice for one column\n"
-          "are alternatives):\n"
-          "  --where COLUMN=VALUE any /jobs column (commsweep schema lists them), e.g.\n"
-          "                       --where network=\"2die_spread (5x4)\" --where burst_length=8\n"
-          "  --primitive P        allreduce | allgather | reducescatter | alltoall | p2p\n"
-          "  --participants N     participant count\n"
-          "  --size N             message size in bytes (--min-size N, --max-size N for a range)\n"
-          "  --engine E           ");
-  for (const cs_engine_ops *const *e = cs_engine_list(); *e; e++)
-    fprintf(f, "%s%s", e == cs_engine_list() ? "" : " | ", (*e)->name);
-  fprintf(f,
-          "\n"
-          "  --topology T         the network names T: its whole name or a word of it, e.g.\n"
-          "                       torus:4x4, 2die_spread, 5x4 (the die topology), dor_dateline\n"
-          "  --dtype D            element type\n"
-          "  --sweep NAME         rows added by this sweep\n"
-          "  --status S           done | failed | pending\n"
-          "  --limit N            at most N lines\n"
-          "When no row passes, show says which filter matched nothing and which values exist.\n"
-          "output:\n"
-          "  --columns LIST       these input columns, comma separated, or all: primitive,\n"
-          "                       algorithm, engine, network, topology, num_dies, dcin_layout,\n"
-          "                       num_participants, participants, msg_size_bytes, dtype, p2p_op,\n"
-          "                       outstanding, burst_length, bw_bytes, frequencies\n"
-          "  --csv                every column of /jobs and /results, full precision\n"
-          "  --verify             check the checksums of the rows shown and of their /txlog and\n"
-          "                       /steplog slices (reads them); corrupt rows show status\n"
-          "                       'corrupt'.  Without filters and --limit: the whole file\n");
+          "\n");
+  cs_cli_print_options(&command, f);
 }
 
 static double algbw(const cs_store_job_row *j, const cs_store_result_row *r) {
@@ -162,55 +184,17 @@ static void table_row(const show_cols *cols, uint64_t row, const cs_store_job_ro
 
 /* ---- options -------------------------------------------------------------------------------- */
 
-static bool filter_option(const char *opt) {
-  static const char *const valued[] = {"--where",    "--primitive", "--engine",   "--topology",
-                                       "--sweep",    "--dtype",     "--participants", "--size",
-                                       "--min-size", "--max-size",  "--status",   NULL};
-  for (const char *const *v = valued; *v; v++)
-    if (!strcmp(*v, opt)) return true;
-  return false;
-}
-
 /* 0 to go on, 1 for --help, 2 for a usage error (printed). */
 static int parse(int argc, char **argv, options *o) {
   memset(o, 0, sizeof *o);
   show_filters_init(&o->filters);
   o->limit = -1;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-    bool valued = filter_option(a) || !strcmp(a, "--limit") || !strcmp(a, "--columns");
-    if (!strcmp(a, "-h") || !strcmp(a, "--help")) return 1;
-    if (!strcmp(a, "--csv")) o->csv = true;
-    else if (!strcmp(a, "--verify")) o->verify = true;
-    else if (a[0] == '-' && !valued) {
-      fprintf(stderr, "commsweep show: unknown option '%s'\n", a);
-      return 2;
-    } else if (a[0] == '-' && !v) {
-      fprintf(stderr, "commsweep show: option '%s' needs a value\n", a);
-      return 2;
-    } else if (!strcmp(a, "--limit")) {
-      char *end;
-      o->limit = strtol(argv[++i], &end, 10);
-      if (*end || o->limit < 0) {
-        fprintf(stderr, "commsweep show: --limit wants a count, got '%s'\n", argv[i]);
-        return 2;
-      }
-    } else if (!strcmp(a, "--columns")) {
-      o->columns = argv[++i];
-    } else if (a[0] == '-') {
-      if (show_filter_add(&o->filters, a, argv[++i])) return 2;
-    } else if (!o->path) {
-      o->path = a;
-    } else {
-      fprintf(stderr, "commsweep show: unexpected argument '%s'\n", a);
-      return 2;
-    }
-  }
-  if (!o->path) {
+  int rc = cs_cli_parse(&command, argc, argv, o);
+  if (!rc && !o->path) {
     fprintf(stderr, "commsweep show: which file?\n");
     return 2;
   }
-  return 0;
+  return rc;
 }
 
 /* ---- the two passes ------------------------------------------------------------------------- */
@@ -329,10 +313,11 @@ int cs_cli_show(int argc, char **argv) {
   int rc = o && cols && csv && b.jobs && b.res ? 0 : 1;
   if (rc) fprintf(stderr, "commsweep show: out of memory\n");
   int urc = rc ? 0 : parse(argc, argv, o);
-  if (!rc && !urc) urc = show_cols_init(cols, o->columns) ? 2 : 0;
-  else if (cols) memset(cols, 0, sizeof *cols);
+  if (!rc && !urc && show_cols_init(cols, o->columns)) {
+    urc = 2;
+    fprintf(stderr, "(commsweep show --help lists the options)\n");
+  } else if (urc && cols) memset(cols, 0, sizeof *cols);
   if (urc == 1) usage(stdout);
-  else if (urc) fprintf(stderr, "(commsweep show --help lists the options)\n");
   rc = urc == 1 ? 0 : urc ? 2 : rc;
   if (!rc && !urc && cs_store_open(o->path, CS_STORE_READ, &st, &err)) {
     fprintf(stderr, "commsweep show: %s\n", err.msg);

@@ -2,6 +2,7 @@
  * (mpirun -np N, or a single process without mpirun).  MPI is initialised here, only for this
  * subcommand; rank 0 alone prints the report and any error. */
 #include <fcntl.h>
+#include <stddef.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,7 +12,72 @@
 #include <mpi.h>
 
 #include "cli.h"
+#include "opts.h"
 #include "commsweep/sweep.h"
+
+typedef struct sweep_args {
+  cs_sweep_options o;
+  bool refine;             /* --refine */
+  const char *calibration; /* --calibration */
+} sweep_args;
+
+static int set_txlog(void *args, const char *option, const char *v) {
+  cs_sweep_options *o = &((sweep_args *)args)->o;
+  if (strcmp(v, "full") && strcmp(v, "steps") && strcmp(v, "none")) {
+    fprintf(stderr, "commsweep sweep: %s wants full, steps or none, got '%s'\n", option, v);
+    return 2;
+  }
+  o->results_only = !strcmp(v, "none");
+  o->steps_only = !strcmp(v, "steps");
+  return 0;
+}
+
+static int set_quiet(void *args, const char *option, const char *v) {
+  (void)option, (void)v;
+  ((sweep_args *)args)->o.progress_s = 0;
+  return 0;
+}
+
+#define A(field) offsetof(sweep_args, field)
+static const cs_cli_opt options[] = {
+    {CS_CLI_TEXT, .help = "options:"},
+    {CS_CLI_STR, "--out", "-o", "FILE.h5", A(o.out_path),
+     .help = "output file, also the cache (created when absent)"},
+    {CS_CLI_FLAG, "--dry-run", "-n", NULL, A(o.dry_run),
+     .help = "print job count, cache hits and log size; run nothing"},
+    {CS_CLI_FN, "--txlog", NULL, "DETAIL", .set = set_txlog,
+     .help = "what each row's transaction log holds: full (every record in\n"
+             "/txlog and one summary per algorithm step in /steplog, the\n"
+             "default), steps (the per-step summaries alone: transactions,\n"
+             "bytes, span, phase ticks, latency, cross-die traffic and\n"
+             "back-pressure of each step) or none (results only); a row\n"
+             "holding less than asked is rerun to fill it, one holding more\n"
+             "is reused; the detail is not part of the cache key"},
+    {CS_CLI_FLAG, "--results-only", "-r", NULL, A(o.results_only), .help = "same as --txlog none"},
+    {CS_CLI_DOUBLE, "--progress", "-p", "SEC", A(o.progress_s), 0, 1e300, "seconds",
+     .help = "seconds between progress lines on stderr (default 1; 0: off)"},
+    {CS_CLI_FN, "--quiet", "-q", NULL, .set = set_quiet, .help = "same as --progress 0"},
+    {CS_CLI_FLAG, "--verify-log", NULL, NULL, A(o.verify_log),
+     .help = "also verify the transaction log of every reused row (reads\n"
+             "the whole log; rows themselves are always verified)"},
+    {CS_CLI_FLAG, "--retry-failed", NULL, NULL, A(o.retry_failed),
+     .help = "rerun the jobs whose rows say failed (a failed row is otherwise\n"
+             "a cached result, like a done one)"},
+    {CS_CLI_FLAG, "--break-lock", NULL, NULL, A(o.break_lock),
+     .help = "remove FILE.h5.lock left by a sweep that is known to be dead\n"
+             "(refused while its holder runs on this host)"},
+    {CS_CLI_FLAG, "--refine", NULL, NULL, A(refine),
+     .help = "refine the sweep file's Pareto fronts instead of running the\n"
+             "whole matrix: the matrix on the cheap engine of its refine\n"
+             "section, then rounds of the points that may be on the front\n"
+             "on the sweep's own engine (docs/pareto.md)"},
+    {CS_CLI_STR, "--calibration", NULL, "F", A(calibration),
+     .help = "with --refine: the cheap engine and its error band from the\n"
+             "calibration file F instead of the refine section's"},
+    {CS_CLI_END}};
+#undef A
+
+static const cs_cli_cmd command = {"sweep", options, 1, {offsetof(sweep_args, o.sweep_path)}};
 
 static void usage(FILE *f) {
   fprintf(f,
@@ -21,33 +87,9 @@ static void usage(FILE *f) {
           "Expands the sweep file into jobs, skips every job whose result FILE.h5 already holds\n"
           "(by cache key, checksum verified), runs the rest over the MPI ranks and writes each\n"
           "EngineResult and transaction log into FILE.h5 (docs/hdf5-schema.md).\n"
-          "\n"
-          "options:\n"
-          "  -o, --out FILE.h5     output file, also the cache (created when absent)\n"
-          "  -n, --dry-run         print job count, cache hits and log size; run nothing\n"
-          "      --txlog DETAIL    what each row's transaction log holds: full (every record in\n"
-          "                        /txlog and one summary per algorithm step in /steplog, the\n"
-          "                        default), steps (the per-step summaries alone: transactions,\n"
-          "                        bytes, span, phase ticks, latency, cross-die traffic and\n"
-          "                        back-pressure of each step) or none (results only); a row\n"
-          "                        holding less than asked is rerun to fill it, one holding more\n"
-          "                        is reused; the detail is not part of the cache key\n"
-          "  -r, --results-only    same as --txlog none\n"
-          "  -p, --progress SEC    seconds between progress lines on stderr (default 1; 0: off)\n"
-          "  -q, --quiet           same as --progress 0\n"
-          "      --verify-log      also verify the transaction log of every reused row (reads\n"
-          "                        the whole log; rows themselves are always verified)\n"
-          "      --retry-failed    rerun the jobs whose rows say failed (a failed row is otherwise\n"
-          "                        a cached result, like a done one)\n"
-          "      --break-lock      remove FILE.h5.lock left by a sweep that is known to be dead\n"
-          "                        (refused while its holder runs on this host)\n"
-          "      --refine          refine the sweep file's Pareto fronts instead of running the\n"
-          "                        whole matrix: the matrix on the cheap engine of its refine\n"
-          "                        section, then rounds of the points that may be on the front\n"
-          "                        on the sweep's own engine (docs/pareto.md)\n"
-          "      --calibration F   with --refine: the cheap engine and its error band from the\n"
-          "                        calibration file F instead of the refine section's\n"
-          "  -h, --help            this text\n"
+          "\n");
+  cs_cli_print_options(&command, f);
+  fprintf(f,
           "\n"
           "SIGINT or SIGTERM (Ctrl-C, a Slurm time limit, mpirun forwarding one) stops the sweep:\n"
           "no more jobs are handed out, each rank finishes the job in hand, every finished row\n"
@@ -58,63 +100,17 @@ static void usage(FILE *f) {
           "2 usage error, 3 interrupted by a signal (rows kept; rerun to finish)\n");
 }
 
-/* --refine and --calibration */
-typedef struct refine_args {
-  bool refine;
-  const char *calibration;
-} refine_args;
-
-static int parse(int argc, char **argv, cs_sweep_options *o, refine_args *ra, bool *help) {
-  memset(o, 0, sizeof *o);
-  memset(ra, 0, sizeof *ra);
-  o->progress_s = 1.0;
-  *help = false;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    if (!strcmp(a, "-h") || !strcmp(a, "--help")) *help = true;
-    else if ((!strcmp(a, "-o") || !strcmp(a, "--out")) && i + 1 < argc) o->out_path = argv[++i];
-    else if (!strncmp(a, "--out=", 6)) o->out_path = a + 6;
-    else if (!strcmp(a, "-n") || !strcmp(a, "--dry-run")) o->dry_run = true;
-    else if (!strcmp(a, "-r") || !strcmp(a, "--results-only")) o->results_only = true;
-    else if (!strcmp(a, "--txlog") && i + 1 < argc) {
-      const char *detail = argv[++i];
-      if (!strcmp(detail, "full") || !strcmp(detail, "steps") || !strcmp(detail, "none")) {
-        o->results_only = !strcmp(detail, "none");
-        o->steps_only = !strcmp(detail, "steps");
-      } else {
-        fprintf(stderr, "commsweep sweep: --txlog wants full, steps or none, got '%s'\n", detail);
-        return 2;
-      }
-    }
-    else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) o->progress_s = 0;
-    else if (!strcmp(a, "--break-lock")) o->break_lock = true;
-    else if (!strcmp(a, "--verify-log")) o->verify_log = true;
-    else if (!strcmp(a, "--retry-failed")) o->retry_failed = true;
-    else if (!strcmp(a, "--refine")) ra->refine = true;
-    else if (!strcmp(a, "--calibration") && i + 1 < argc) ra->calibration = argv[++i];
-    else if ((!strcmp(a, "-p") || !strcmp(a, "--progress")) && i + 1 < argc) {
-      char *end;
-      o->progress_s = strtod(argv[++i], &end);
-      if (*end || o->progress_s < 0) {
-        fprintf(stderr, "commsweep sweep: --progress wants seconds, got '%s'\n", argv[i]);
-        return 2;
-      }
-    } else if (a[0] == '-') {
-      fprintf(stderr, "commsweep sweep: unknown option '%s'\n", a);
-      return 2;
-    } else if (!o->sweep_path) {
-      o->sweep_path = a;
-    } else {
-      fprintf(stderr, "commsweep sweep: unexpected argument '%s'\n", a);
-      return 2;
-    }
-  }
-  if (*help) return 0;
-  if (!o->sweep_path || !o->out_path) {
+/* 0 to go on, 1 for --help, 2 for a usage error (printed). */
+static int parse(int argc, char **argv, sweep_args *a) {
+  memset(a, 0, sizeof *a);
+  a->o.progress_s = 1.0;
+  int rc = cs_cli_parse(&command, argc, argv, a);
+  if (rc) return rc;
+  if (!a->o.sweep_path || !a->o.out_path) {
     fprintf(stderr, "commsweep sweep: need a sweep file and --out FILE.h5\n");
     return 2;
   }
-  if (ra->calibration && !ra->refine) {
+  if (a->calibration && !a->refine) {
     fprintf(stderr, "commsweep sweep: --calibration goes with --refine\n");
     return 2;
   }
@@ -176,19 +172,15 @@ bool cs_cli_launched_by_mpi(void) {
 }
 
 int cs_cli_sweep(int argc, char **argv) {
-  cs_sweep_options opt;
-  refine_args ra;
-  bool help;
-  int urc = parse(argc, argv, &opt, &ra, &help);
-  if (help || urc) {
+  sweep_args a;
+  int urc = parse(argc, argv, &a);
+  if (urc) {
     /* Usage is decided before MPI starts, identically on every rank; print it once. */
     const char *r = getenv("OMPI_COMM_WORLD_RANK");
-    if (!r || !strcmp(r, "0")) {
-      if (urc) fputc('\n', stderr);
-      usage(help ? stdout : stderr);
-    }
-    return urc;
+    if (urc == 1 && (!r || !strcmp(r, "0"))) usage(stdout);
+    return urc == 1 ? 0 : 2;
   }
+  cs_sweep_options opt = a.o;
   int inited = 0, rank = 0;
   MPI_Initialized(&inited);
   bool launched = inited || cs_cli_launched_by_mpi();
@@ -203,7 +195,7 @@ int cs_cli_sweep(int argc, char **argv) {
   cs_err err;
   cs_err_clear(&err);
   MPI_Comm comm = launched ? MPI_COMM_WORLD : MPI_COMM_NULL;
-  int rc = ra.refine ? cs_sweep_refine(&opt, ra.calibration, comm, &err)
+  int rc = a.refine ? cs_sweep_refine(&opt, a.calibration, comm, &err)
                      : cs_sweep_run(&opt, comm, &sum, &err);
   /* an interrupted sweep said so already, as soon as it stopped */
   if (rc && rc != CS_EINTR && rank == 0) fprintf(stderr, "commsweep sweep: %s\n", err.msg);

@@ -1,5 +1,5 @@
-/* Internals shared by the files of the core module: the declarative field table that drives
- * strict JSON loading, help text and serialisation. */
+/* Internals shared by the files of the core module: how a JSON value is described in messages
+ * (the strict loaders of fields.c and config.c). */
 #ifndef CS_CORE_INT_H
 #define CS_CORE_INT_H
 
@@ -11,8 +11,5 @@
 
 /* Describes a JSON value's type for messages: "string", "number 1.5", "null", ... */
 void cs_json_describe(const cJSON *v, char *buf, size_t cap);
-/* Reads an integral JSON number in [min, max]; returns CS_EINVAL with a message naming key. */
-int cs_json_integer(const cJSON *v, const char *key, double min, double max, double *out,
-                    cs_err *err);
 
 #endif

@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "commsweep/cachekey.h"
+#include "commsweep/hash.h"
 
 static const uint32_t K[64] = {
     0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
@@ -118,7 +118,7 @@ void cs_sha256_final(cs_sha256 *s, uint8_t out[32]) {
     for (int j = 0; j < 4; j++) out[4 * i + j] = (uint8_t)(s->h[i] >> (24 - 8 * j));
 }
 
-void cs_sha256_hex(const void *data, size_t n, char out[CS_KEY_HEX]) {
+void cs_sha256_hex(const void *data, size_t n, char out[CS_SHA256_HEX]) {
   cs_sha256 s;
   uint8_t digest[32];
   cs_sha256_init(&s);

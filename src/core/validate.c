@@ -12,7 +12,6 @@
 #include <cjson/cJSON.h>
 
 #include "commsweep/config.h"
-#include "commsweep/topo.h"
 
 /* The frequency triple (C7) by field name. */
 typedef struct freq {

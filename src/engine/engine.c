@@ -10,11 +10,16 @@
 #include <cjson/cJSON.h>
 
 #include "commsweep/config.h"
-#include "commsweep/dcin.h"
-#include "commsweep/math_engine.h"
-#include "commsweep/vcnet.h"
 
-static const cs_engine_ops *const registry[] = {&cs_dcin_ops, &cs_math_ops, &cs_vcnet_ops, NULL};
+#define CS_ENGINE(name) extern const cs_engine_ops cs_##name##_ops;
+#include "registry.def"
+#undef CS_ENGINE
+
+static const cs_engine_ops *const registry[] = {
+#define CS_ENGINE(name) &cs_##name##_ops,
+#include "registry.def"
+#undef CS_ENGINE
+    NULL};
 
 const cs_engine_ops *cs_engine_find(const char *name) {
   for (int i = 0; registry[i]; i++)

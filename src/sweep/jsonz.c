@@ -7,7 +7,18 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "commsweep/config.h"
 #include "sweep_int.h"
+
+char *cs_sweep_canonical_text(const cJSON *v) {
+  char stack[8192];
+  size_t n = cs_json_canonical(v, stack, sizeof stack);
+  char *s = malloc(n + 1);
+  if (!s) return NULL;
+  if (n < sizeof stack) memcpy(s, stack, n + 1);
+  else cs_json_canonical(v, s, n + 1);
+  return s;
+}
 
 char *cs_sweep_base_json(const cs_sweep_def *def) {
   cJSON *doc = cJSON_CreateObject();

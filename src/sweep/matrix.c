@@ -9,6 +9,7 @@
 #include "commsweep/cachekey.h"
 #include "commsweep/config.h"
 #include "commsweep/expand.h"
+#include "commsweep/hash.h"
 #include "commsweep/engine.h"
 #include "commsweep/job.h"
 #include "sweep_int.h"
@@ -42,16 +43,6 @@ static int set_path(cJSON *sec[3], const char *path, const cJSON *value) {
   return CS_OK;
 }
 
-char *cs_sweep_canonical_text(const cJSON *v) {
-  char stack[8192];
-  size_t n = cs_json_canonical(v, stack, sizeof stack);
-  char *s = malloc(n + 1);
-  if (!s) return NULL;
-  if (n < sizeof stack) memcpy(s, stack, n + 1);
-  else cs_json_canonical(v, s, n + 1);
-  return s;
-}
-
 /* "spec.msg_size_bytes=1024, adapter.burst_length=4" for messages. */
 static void describe_combo(const cs_sweep_def *def, const size_t *digit, char *buf, size_t cap) {
   size_t used = 0;
@@ -74,7 +65,7 @@ static void describe_combo(const cs_sweep_def *def, const size_t *digit, char *b
 static uint64_t share_group(const cs_engine_ops *ops, const cs_job *job) {
   uint64_t g = ops && ops->share_group ? ops->share_group(job) : 0;
   if (!g) return 0;
-  for (const char *c = ops->name; *c; c++) g = (g ^ (unsigned char)*c) * 0x100000001b3ULL;
+  g = cs_fnv1a_text(g, ops->name);
   return g ? g : 1;
 }
 

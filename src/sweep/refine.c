@@ -16,6 +16,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "commsweep/hash.h"
 #include "commsweep/store.h"
 #include "keymap.h"
 #include "sweep_int.h"
@@ -51,11 +52,8 @@ static int point_job(const refiner *r, size_t i, cs_job *job, cs_store_job_row *
   return CS_OK;
 }
 
-static uint64_t text_hash(const char *text) { /* FNV-1a */
-  uint64_t h = 1469598103934665603ULL;
-  for (const char *c = text; *c; c++) h = (h ^ (unsigned char)*c) * 1099511628211ULL;
-  return h;
-}
+/* FNV-1a from a basis of its own (the ids it gives are internal to a refinement) */
+static uint64_t text_hash(const char *text) { return cs_fnv1a_text(1469598103934665603ULL, text); }
 
 /* The id of a workload text, a new one for a text not seen yet: an open-addressing table of
  * ids (id + 1; 0 empty) by text hash, grown at half full.  SIZE_MAX when out of memory. */
@@ -465,7 +463,9 @@ static void report_end(refiner *r, const char *why) {
 /* ---- the run ---------------------------------------------------------------------------------- */
 
 /* Test hook: CS_TEST_REFINE_STOP_ROUND=R keeps the sweep's stop hook (CS_TEST_STOP_AFTER_ROWS,
- * sweep/schedule.c) for the sweep of round R alone (0: the cheap round). */
+ * sweep/schedule.c) for the sweep of round R alone (0: the cheap round), by setting that
+ * variable for the round's sweep, which reads it when it starts; without CS_TEST_REFINE_STOP_ROUND
+ * the environment is left alone. */
 static void stop_hook_for_round(const char *saved, unsigned round) {
   const char *r = getenv("CS_TEST_REFINE_STOP_ROUND");
   if (!r || !saved) return;

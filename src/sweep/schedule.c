@@ -77,7 +77,9 @@ typedef struct runner {
 
 /* Test hook, for fault tests only (docs/hdf5-schema.md): CS_TEST_STOP_AFTER_ROWS=N makes a rank
  * raise CS_TEST_STOP_SIGNAL (KILL, the default, STOP, TERM or INT) on itself right after writing its
- * N-th row; CS_TEST_STOP_RANK=R limits it to rank R.  Read once, when the schedule starts. */
+ * N-th row; CS_TEST_STOP_RANK=R limits it to rank R.  Read once, when the schedule starts.  The
+ * environment, not an option: mpirun hands it to every rank of the real binary alike, and a
+ * sweep run without the variables never meets the hook. */
 static void read_stop_hook(runner *r) {
   const char *n = getenv("CS_TEST_STOP_AFTER_ROWS"), *rank = getenv("CS_TEST_STOP_RANK");
   const char *sig = getenv("CS_TEST_STOP_SIGNAL");

@@ -158,15 +158,11 @@ int cs_sweep_study_check(const cJSON *doc, cs_err *err) {
   return CS_OK;
 }
 
-int cs_sweep_study_load(const char *path, const char *calibration, cs_sweep_study *out,
-                           cs_err *err) {
+int cs_sweep_study_read(const cJSON *doc, const char *path, const char *calibration,
+                        cs_sweep_study *out, cs_err *err) {
   memset(out, 0, sizeof *out);
-  cJSON *doc = NULL;
-  if (cs_config_parse_file(path, &doc, err)) return cs_err_prefix(err, "sweep file");
-  cs_sweep_def def;
-  if (cs_sweep_def_parse(doc, path, &def, err)) return err->code; /* frees doc */
-  const cJSON *pareto = cJSON_GetObjectItemCaseSensitive(def.doc, "pareto");
-  const cJSON *refine = cJSON_GetObjectItemCaseSensitive(def.doc, "refine");
+  const cJSON *pareto = cJSON_GetObjectItemCaseSensitive(doc, "pareto");
+  const cJSON *refine = cJSON_GetObjectItemCaseSensitive(doc, "refine");
   char dir_buf[PATH_MAX];
   snprintf(dir_buf, sizeof dir_buf, "%s", path);
   const char *dir = dirname(dir_buf);
@@ -192,7 +188,6 @@ int cs_sweep_study_load(const char *path, const char *calibration, cs_sweep_stud
     cs_err_prefix(err, "sweep file '%s'", path);
     cs_sweep_study_free(out);
   }
-  cs_sweep_def_free(&def);
   return rc;
 }
 

@@ -37,6 +37,11 @@ int cs_sweep_def_parse(cJSON *doc, const char *source, cs_sweep_def *def, cs_err
  * resolved, the refine section's keys and types (its calibration file is read only when a
  * refinement runs).  Either section may be absent. */
 int cs_sweep_study_check(const cJSON *doc, cs_err *err);
+/* The study of a sweep file's document (its structure checked already): its "pareto" and
+ * "refine" sections, the calibration (the command line's, or the section's, relative to path's
+ * folder) read (cs_sweep_study_load). */
+int cs_sweep_study_read(const cJSON *doc, const char *path, const char *calibration,
+                        cs_sweep_study *out, cs_err *err);
 void cs_sweep_def_free(cs_sweep_def *def);
 /* cs_sweep_load from a parsed document (owned: freed whatever happens); `source` names it. */
 int cs_sweep_load_doc(cJSON *doc, const char *source, cs_sweep *out, cs_err *err);

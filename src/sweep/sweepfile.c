@@ -294,6 +294,18 @@ void cs_sweep_def_free(cs_sweep_def *def) {
   memset(def, 0, sizeof *def);
 }
 
+int cs_sweep_study_load(const char *path, const char *calibration, cs_sweep_study *out,
+                        cs_err *err) {
+  memset(out, 0, sizeof *out);
+  cJSON *doc = NULL;
+  if (cs_config_parse_file(path, &doc, err)) return cs_err_prefix(err, "sweep file");
+  cs_sweep_def def; /* the whole file as strictly as a sweep reads it, then its sections */
+  if (cs_sweep_def_parse(doc, path, &def, err)) return err->code; /* frees doc */
+  int rc = cs_sweep_study_read(def.doc, path, calibration, out, err);
+  cs_sweep_def_free(&def);
+  return rc;
+}
+
 int cs_sweep_load_doc(cJSON *doc, const char *source, cs_sweep *out, cs_err *err) {
   memset(out, 0, sizeof *out);
   cs_sweep_def def;

@@ -25,7 +25,7 @@ expect_msg() {
 # run --engine with a file: named whole, pointed to --engine-config (a usage error)
 rc=0; "$CS_BIN" run --spec "$ex/spec_dimring.json" --config "$ex/adapter_vcnet.json" \
   --engine "$ex/engine_vcnet.json" 2> e.txt || rc=$?
-expect_msg 2 e.txt "--engine '$ex/engine_vcnet.json': unknown engine (engines: dcin, math, vcnet); engine options from a file go with --engine-config $ex/engine_vcnet.json"
+expect_msg 2 e.txt "--engine '$ex/engine_vcnet.json': unknown engine (engines: dcin, math, vcnet, ideal); engine options from a file go with --engine-config $ex/engine_vcnet.json"
 
 # vcnet: 40 initiators on a 16-endpoint torus says what is allowed
 sed 's/"torus:4x4x4"/"torus:4x4"/' "$ex/engine_vcnet.json" > torus16.json

@@ -106,7 +106,7 @@ expect_error "chipinf.json': field 'chip_spec_summary.noc_frequency_ghz': the nu
 expect_error "twoprim.json': field 'primitive' appears twice" "${A[@]}" --spec twoprim.json
 expect_error "twodies.json': field 'num_dies' appears twice" --engine math --spec "$ex/spec_allreduce.json" --config twodies.json
 expect_error "unknown engine" --engine nosuch --spec "$ex/spec_allreduce.json" --config "$ex/adapter_2die.json"
-expect_error "unknown or incomplete option" --bogus
+expect_error "unknown option '--bogus'" --bogus
 # docs/hdf5-schema.md quotes `commsweep schema` verbatim: the documented columns are the file's
 "$CS_BIN" schema > schema.md
 /usr/bin/python3 - "$CS_SOURCE_DIR/docs/hdf5-schema.md" schema.md <<'PY'

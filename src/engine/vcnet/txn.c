@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "commsweep/hash.h"
 #include "commsweep/topo.h"
 #include "commsweep/vcnet.h"
 #include "vcnet_txn.h"
@@ -23,14 +24,6 @@
 enum { ST_NEW = 0, ST_MST_WAIT, ST_REQ_NET, ST_SLV_WAIT, ST_AT_SLV, ST_RSP_NET, ST_DONE };
 enum { KIND_REQ = 0, KIND_RSP = 1 };
 
-static uint64_t gcd_u(uint64_t a, uint64_t b) {
-  while (b) {
-    uint64_t t = a % b;
-    a = b;
-    b = t;
-  }
-  return a;
-}
 
 static uint64_t tick_of(const vcn_engine *e, uint64_t c) { return c * e->tick_num / e->tick_den; }
 
@@ -285,7 +278,7 @@ int vcn_engine_create(const cs_adapter_config *ad, const vcn_params *p, vcn_engi
     return cs_err_set(err, CS_EINVAL, "vcnet: driver_cycle_frequency_ghz %g and frequency_ghz %g must be at least 1 kHz",
                       ad->driver_cycle_frequency_ghz, p->frequency_ghz);
   }
-  uint64_t g = gcd_u(num, den);
+  uint64_t g = cs_gcd_u64(num, den);
   e->tick_num = num / g;
   e->tick_den = den / g;
   *out = e;
