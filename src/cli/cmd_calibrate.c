@@ -55,7 +55,7 @@ static const cs_cli_opt options[] = {
     {CS_CLI_LONG, "--worst", NULL, "N", A(worst), 0, 1000000, "an integer in 0..1000000",
      .help = "held-out jobs with the largest errors to list (default 10)"},
     {CS_CLI_CLEAR, "--quiet", "-q", NULL, A(opt.verbose), .help = "no progress on stderr"},
-    {CS_CLI_END}};
+    {.kind = CS_CLI_END}};
 #undef A
 
 static const cs_cli_cmd command = {"calibrate", options, 1, {offsetof(calibrate_args, file)}};

@@ -194,7 +194,7 @@ static const cs_cli_opt options[] = {
     {CS_CLI_CONST, "--result", NULL, NULL, A(what), RESULT,
      .help = "the job's inputs and EngineResult as one JSON object"},
     {CS_CLI_STR, "--out", "-o", "F", A(out_path), .help = "write to F instead of stdout"},
-    {CS_CLI_END}};
+    {.kind = CS_CLI_END}};
 #undef A
 
 static const cs_cli_cmd command = {"export", options, 1, {offsetof(export_args, path)}};

@@ -57,7 +57,7 @@ static const cs_cli_opt options[] = {
     NS("--switch-ns", sw, "switch delay (25)"),
     NS("--link-ns", link, "link delay (10)"),
     NS("--endpoint-ns", ep, "endpoint delay (36)"),
-    {CS_CLI_END}};
+    {.kind = CS_CLI_END}};
 #undef NS
 #undef A
 

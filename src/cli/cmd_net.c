@@ -35,7 +35,7 @@ static const cs_cli_opt route_options[] = {
     TEXT("--src", "ROUTER", src, "X,Y,Z coordinates (dimension 0 first) or a router id (required)"),
     TEXT("--dst", "ROUTER", dst, "the destination, as --src (required)"),
     TEXT("--faults", "\"r,c;!r,c\"", faults, "fattree2d only: faulty leaves (\"!\": not yet in the tables)"),
-    {CS_CLI_END}};
+    {.kind = CS_CLI_END}};
 #undef ARGS
 static const cs_cli_cmd route_command = {"route", route_options, 0, {0}};
 
@@ -78,7 +78,7 @@ typedef struct deadlock_args {
 static const cs_cli_opt deadlock_options[] = {
     TEXT("--topology", "T", topo, "torus:16x16x16, mesh:8x8, fattree2d:RxC (required)"),
     TEXT("--routing", "R", routing, "dor_dateline on a torus, vtftr on fattree2d, dor otherwise (default)"),
-    {CS_CLI_END}};
+    {.kind = CS_CLI_END}};
 #undef ARGS
 static const cs_cli_cmd deadlock_command = {"deadlock-check", deadlock_options, 0, {0}};
 
@@ -150,7 +150,7 @@ static const cs_cli_opt netbench_options[] = {
     COUNT64("--measure", "N", b.measure_cycles, "measured cycles (10000)"),
     COUNT64("--drain", "N", b.drain_limit, "cycles the measured packets may take to drain (50000)"),
     COUNT64("--seed", "N", b.seed, "random seed (1)"),
-    {CS_CLI_END}};
+    {.kind = CS_CLI_END}};
 #undef ARGS
 static const cs_cli_cmd netbench_command = {"netbench", netbench_options, 0, {0}};
 

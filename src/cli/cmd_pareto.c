@@ -41,7 +41,7 @@ static const cs_cli_opt options[] = {
      .help = "every group with every point: the objectives' values, the front\n"
              "flag, the row, key, design id and design (`commsweep report`\n"
              "reads this)"},
-    {CS_CLI_END}};
+    {.kind = CS_CLI_END}};
 #undef A
 
 static const cs_cli_cmd command = {"pareto", options, 1, {offsetof(pareto_args, obj.path)}};

@@ -48,7 +48,7 @@ static const cs_cli_opt options[] = {
      .help = "the sweep file(s) that wrote FILE.h5 (repeatable)"},
     {CS_CLI_FLAG, "--dry-run", "-n", NULL, offsetof(repair_args, dry),
      .help = "report what would be kept; write nothing"},
-    {CS_CLI_END}};
+    {.kind = CS_CLI_END}};
 
 static const cs_cli_cmd command = {"repair", options, 1, {offsetof(repair_args, path)}};
 

@@ -39,7 +39,7 @@ static const cs_cli_opt options[] = {
      .help = "the job columns whose values make a workload"},
     {CS_CLI_STR, "--engine", NULL, "E", A(filter.engine), .help = "rows of this engine"},
     {CS_CLI_STR, "--primitive", NULL, "P", A(filter.primitive), .help = "rows of this primitive"},
-    {CS_CLI_END}};
+    {.kind = CS_CLI_END}};
 #undef A
 
 static const cs_cli_cmd command = {"report", options, 1, {offsetof(report_args, obj.path)}};

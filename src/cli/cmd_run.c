@@ -44,7 +44,7 @@ static const cs_cli_opt options[] = {
              "relative to the current directory; the path is printed)"},
     {CS_CLI_FLAG, "--no-txlog", NULL, NULL, A(no_txlog), .help = "do not write the transaction log"},
     {CS_CLI_FLAG, "--table", NULL, NULL, A(table), .help = "print a readable table instead of JSON"},
-    {CS_CLI_END}};
+    {.kind = CS_CLI_END}};
 #undef A
 
 static const cs_cli_cmd command = {"run", options, 0, {0}};

@@ -31,7 +31,7 @@ static void table(const char *title, const cs_col *cols) {
 }
 
 int cs_cli_schema(int argc, char **argv) {
-  static const cs_cli_opt options[] = {{CS_CLI_END}};
+  static const cs_cli_opt options[] = {{.kind = CS_CLI_END}};
   static const cs_cli_cmd command = {"schema", options, 0, {0}};
   char unused;
   int urc = cs_cli_parse(&command, argc, argv, &unused);

@@ -67,7 +67,7 @@ static const cs_cli_opt option_table[] = {
      .help = "check the checksums of the rows shown and of their /txlog and\n"
              "/steplog slices (reads them); corrupt rows show status\n"
              "'corrupt'.  Without filters and --limit: the whole file"},
-    {CS_CLI_END}};
+    {.kind = CS_CLI_END}};
 #undef FILTER
 
 static const cs_cli_cmd command = {"show", option_table, 1, {offsetof(options, path)}};

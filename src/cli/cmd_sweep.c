@@ -74,7 +74,7 @@ static const cs_cli_opt options[] = {
     {CS_CLI_STR, "--calibration", NULL, "F", A(calibration),
      .help = "with --refine: the cheap engine and its error band from the\n"
              "calibration file F instead of the refine section's"},
-    {CS_CLI_END}};
+    {.kind = CS_CLI_END}};
 #undef A
 
 static const cs_cli_cmd command = {"sweep", options, 1, {offsetof(sweep_args, o.sweep_path)}};
