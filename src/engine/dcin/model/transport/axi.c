@@ -11,30 +11,10 @@ dcin_axi *dcin_axi_of(dcin_sim *s, int link, int from_die) {
 
 int dcin_d2d_pick(const dcin_sim *s, int src_die, int src_node, int dst_die, int dst_node,
                   int ddr_ch, uint8_t *dir) {
-  int cand[CS_TOPO_MAX_LINKS], cnode[CS_TOPO_MAX_LINKS], n = 0;
-  for (int i = 0; i < s->nlinks; i++) {
-    const cs_d2d_link *l = &s->links[i];
-    int mine;
-    if (l->die_a == src_die && l->die_b == dst_die)
-      mine = l->node_a;
-    else if (l->die_b == src_die && l->die_a == dst_die)
-      mine = l->node_b;
-    else
-      continue;
-    /* insertion by source-die node: candidates are sorted */
-    int k = n++;
-    while (k > 0 && cnode[k - 1] > mine) {
-      cand[k] = cand[k - 1];
-      cnode[k] = cnode[k - 1];
-      k--;
-    }
-    cand[k] = i;
-    cnode[k] = mine;
-  }
-  if (!n) return -1;
-  int pick = s->lcfg.select == CS_D2D_SELECT_SPREAD ? (src_node + dst_node) % n : ddr_ch % n;
-  *dir = (uint8_t)(s->links[cand[pick]].die_a == src_die ? 0 : 1);
-  return cand[pick];
+  bool from_a = true;
+  int link = cs_topo_d2d_link(&s->layout, src_die, src_node, dst_die, dst_node, ddr_ch, &from_a);
+  *dir = (uint8_t)(from_a ? 0 : 1);
+  return link;
 }
 
 void dcin_axi_send(dcin_sim *s, dcin_axi *a, int chan, uint32_t f) {
