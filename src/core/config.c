@@ -13,44 +13,23 @@
 #define OFF(type, member) offsetof(type, member), sizeof(((type *)0)->member)
 #define NUM(type, member) offsetof(type, member), 0
 
-/* X(key, type, member, min, max, meaning): the adapter table and its help text come from here. */
-#define ADAPTER_FIELDS(X)                                                                          \
-  X("mode", STRING, mode, 0, 0, "simulation back-end mode; \"dcin\" (C1)")                          \
-  X("topology", STRING, topology, 0, 0, "die topology, a shipped die file (C2)")                   \
-  X("num_dies", INT, num_dies, 1, 64, "number of dies; equals the layout's (C2)")                  \
-  X("dcin_layout", STRING, dcin_layout, 0, 0, "multi-die layout, a shipped layout file (C2)")      \
-  X("endpoint_id_scheme", STRING, endpoint_id_scheme, 0, 0, "logical id mapping; \"mvp\" (C3)")      \
-  X("num_initiators", INT, num_initiators, 1, 1 << 20, "logical GDMA count; the scheme's (C3)")     \
-  X("num_targets", INT, num_targets, 1, 1 << 20, "logical DDR count; the scheme's (C3)")            \
-  X("driver_cycle_frequency_ghz", DOUBLE, driver_cycle_frequency_ghz, 1e-6, 1e3,                   \
-    "external tick frequency, GHz (C7)")                                                           \
-  X("ip_frequency_ghz", DOUBLE, ip_frequency_ghz, 1e-6, 1e3, "IP clock domain, GHz (C7)")           \
-  X("noc_frequency_ghz", DOUBLE, noc_frequency_ghz, 1e-6, 1e3, "NoC clock domain, GHz (C7)")        \
-  X("mst_rd_outstanding", INT, mst_rd_outstanding, 1, 1 << 16, "read trackers of a logical GDMA; even (C4)") \
-  X("mst_wr_outstanding", INT, mst_wr_outstanding, 1, 1 << 16, "write trackers of a logical GDMA; even (C4)") \
-  X("slv_rd_outstanding", INT, slv_rd_outstanding, 1, 1 << 16, "read trackers of a physical DDR channel") \
-  X("slv_wr_outstanding", INT, slv_wr_outstanding, 1, 1 << 16, "write trackers of a physical DDR channel") \
-  X("burst_length", INT, burst_length, 1, 256, "flits per transaction")                            \
-  X("bw_bytes", INT, bw_bytes, 1, 1 << 16, "bytes per flit")                                       \
-  X("enable_transaction_log", BOOL, enable_transaction_log, 0, 0, "must be true (C8)")             \
-  X("transaction_log_path", STRING, transaction_log_path, 0, 0,                                    \
-    "JSON-lines log path; {key} expands to the cache key")
-
+/* The adapter's loader rows and help rows, from its table (model.h). */
 #define SIZE_STRING(m) sizeof(((cs_adapter_config *)0)->m)
 #define SIZE_INT(m) 0
 #define SIZE_DOUBLE(m) 0
 #define SIZE_BOOL(m) 0
-#define ADAPTER_ROW_(key, type, member, lo, hi, meaning) \
-  {key, CS_F_##type, offsetof(cs_adapter_config, member), SIZE_##type(member), lo, hi, meaning, 0},
-static const cs_field adapter_fields[] = {ADAPTER_FIELDS(ADAPTER_ROW_){NULL, 0, 0, 0, 0, 0, NULL, 0}};
+#define ADAPTER_ROW_(name, type, dim, lo, hi, flags, job, unit, doc, job_doc) \
+  {#name, CS_F_##type, offsetof(cs_adapter_config, name), SIZE_##type(name), lo, hi, doc, flags},
+static const cs_field adapter_fields[] = {CS_ADAPTER_FIELDS(ADAPTER_ROW_){NULL, 0, 0, 0, 0, 0, NULL, 0}};
 #undef ADAPTER_ROW_
 
 #define TYPE_NAME_STRING "string"
 #define TYPE_NAME_INT "integer"
 #define TYPE_NAME_DOUBLE "number"
 #define TYPE_NAME_BOOL "boolean"
-#define ADAPTER_DOC_(key, type, member, lo, hi, meaning) {key, TYPE_NAME_##type, meaning},
-static const cs_field_doc adapter_docs[] = {ADAPTER_FIELDS(ADAPTER_DOC_){NULL, NULL, NULL}};
+#define ADAPTER_DOC_(name, type, dim, lo, hi, flags, job, unit, doc, job_doc) \
+  {#name, TYPE_NAME_##type, doc},
+static const cs_field_doc adapter_docs[] = {CS_ADAPTER_FIELDS(ADAPTER_DOC_){NULL, NULL, NULL}};
 #undef ADAPTER_DOC_
 
 /* Spec fields the table handles; participants, chip_spec_summary, primitive, algorithm and
