@@ -10,9 +10,6 @@
 
 #include "core_int.h"
 
-#define OFF(type, member) offsetof(type, member), sizeof(((type *)0)->member)
-#define NUM(type, member) offsetof(type, member), 0
-
 /* The adapter's loader rows and help rows, from its table (model.h). */
 #define SIZE_STRING(m) sizeof(((cs_adapter_config *)0)->m)
 #define SIZE_INT(m) 0
@@ -32,30 +29,44 @@ static const cs_field adapter_fields[] = {CS_ADAPTER_FIELDS(ADAPTER_ROW_){NULL, 
 static const cs_field_doc adapter_docs[] = {CS_ADAPTER_FIELDS(ADAPTER_DOC_){NULL, NULL, NULL}};
 #undef ADAPTER_DOC_
 
-/* Spec fields the table handles; participants, chip_spec_summary, primitive, algorithm and
- * p2p_op are structured and handled below. */
-static const cs_field spec_fields[] = {
-    {"msg_size_bytes", CS_F_U64, NUM(cs_spec, msg_size_bytes), 1, 9007199254740992.0, "message size M in bytes", 0},
-    {"dtype", CS_F_STRING, OFF(cs_spec, dtype), 0, 0, "element type, metadata only", 0},
-    {NULL, 0, 0, 0, 0, 0, NULL, 0}};
-static const char *const spec_extra[] = {"primitive", "algorithm", "participants",
-                                         "chip_spec_summary", "p2p_op", "grid", NULL};
+/* The spec's fields, described once: X(name, type, load, lo, hi, doc) with `type` as --help
+ * names it and `load` the loader's row type (U64, STRING), or CODE for the structured fields
+ * loaded below (participants, chip_spec_summary and the enums).  Table order is the order of
+ * --help and of "valid fields" (the table's rows first, then the structured ones). */
+#define SPEC_FIELDS(X)                                                                             \
+  X(primitive, "string", CODE, 0, 0, "allreduce | allgather | reducescatter | alltoall | p2p")     \
+  X(algorithm, "string", CODE, 0, 0,                                                               \
+    "ring (allreduce/allgather/reducescatter), pairwise (alltoall), direct (p2p), dimring | "     \
+    "dimring_rsag (allreduce) (C11)")                                                            \
+  X(msg_size_bytes, "integer", U64, 1, 9007199254740992.0, "message size M in bytes, > 0")         \
+  X(participants, "array", CODE, 0, 0,                                                             \
+    "logical GDMA ids, distinct (C5); p2p: [source, destination]; or {\"first\": F, \"count\": " \
+    "C}, the ids F .. F+C-1")                                                                    \
+  X(dtype, "string", STRING, 0, 0, "element type, metadata only")                                 \
+  X(chip_spec_summary, "object", CODE, 0, 0, "chip description; part of the cache key")           \
+  X(p2p_op, "string", CODE, 0, 0, "p2p only: read | write")                                       \
+  X(grid, "array", CODE, 0, 0,                                                                     \
+    "participant grid [X, Y, Z], dimension 0 first; needed by dimring, dimring_rsag")
+
+#define SPEC_SIZE_U64(m) 0
+#define SPEC_SIZE_STRING(m) sizeof(((cs_spec *)0)->m)
+#define SPEC_ROW_CODE(name, load, lo, hi, doc)
+#define SPEC_ROW_U64(name, load, lo, hi, doc) SPEC_ROW_TABLE_(name, load, lo, hi, doc)
+#define SPEC_ROW_STRING(name, load, lo, hi, doc) SPEC_ROW_TABLE_(name, load, lo, hi, doc)
+#define SPEC_ROW_TABLE_(name, load, lo, hi, doc) \
+  {#name, CS_F_##load, offsetof(cs_spec, name), SPEC_SIZE_##load(name), lo, hi, doc, 0},
+#define SPEC_ROW_(name, type, load, lo, hi, doc) SPEC_ROW_##load(name, load, lo, hi, doc)
+static const cs_field spec_fields[] = {SPEC_FIELDS(SPEC_ROW_){NULL, 0, 0, 0, 0, 0, NULL, 0}};
+#define SPEC_EXTRA_CODE(name) #name,
+#define SPEC_EXTRA_U64(name)
+#define SPEC_EXTRA_STRING(name)
+#define SPEC_EXTRA_(name, type, load, lo, hi, doc) SPEC_EXTRA_##load(name)
+static const char *const spec_extra[] = {SPEC_FIELDS(SPEC_EXTRA_) NULL};
+#define SPEC_DOC_(name, type, load, lo, hi, doc) {#name, type, doc},
+static const cs_field_doc spec_docs[] = {SPEC_FIELDS(SPEC_DOC_){NULL, NULL, NULL}};
 
 const cs_field_doc *cs_config_adapter_fields(void) { return adapter_docs; }
-
-const cs_field_doc *cs_config_spec_fields(void) {
-  static const cs_field_doc docs[] = {
-      {"primitive", "string", "allreduce | allgather | reducescatter | alltoall | p2p"},
-      {"algorithm", "string", "ring (allreduce/allgather/reducescatter), pairwise (alltoall), direct (p2p), dimring | dimring_rsag (allreduce) (C11)"},
-      {"msg_size_bytes", "integer", "message size M in bytes, > 0"},
-      {"participants", "array", "logical GDMA ids, distinct (C5); p2p: [source, destination]; or {\"first\": F, \"count\": C}, the ids F .. F+C-1"},
-      {"dtype", "string", "element type, metadata only"},
-      {"chip_spec_summary", "object", "chip description; part of the cache key"},
-      {"p2p_op", "string", "p2p only: read | write"},
-      {"grid", "array", "participant grid [X, Y, Z], dimension 0 first; needed by dimring, dimring_rsag"},
-      {NULL, NULL, NULL}};
-  return docs;
-}
+const cs_field_doc *cs_config_spec_fields(void) { return spec_docs; }
 
 int cs_config_adapter_from_json(const cJSON *obj, const char *source, cs_adapter_config *out,
                                 cs_err *err) {
