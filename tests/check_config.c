@@ -551,12 +551,53 @@ START_TEST(canonical_json_should_escape_strings) {
 }
 END_TEST
 
+/* docs/configuration.md's tables of the adapter and the spec list the fields of the loaders'
+ * tables, in their order (the adapter's with their types): a field added to a table and not to
+ * the docs, or the other way round, shows here. */
+static void docs_table_fields(const char *heading, char names[][40], char types[][40], int cap,
+                              int *n) {
+  FILE *f = fopen(CS_SOURCE_DIR "/docs/configuration.md", "r");
+  ck_assert_ptr_nonnull(f);
+  char line[4096];
+  bool in = false;
+  *n = 0;
+  while (fgets(line, sizeof line, f)) {
+    if (!strncmp(line, "## ", 3)) in = strstr(line, heading) != NULL;
+    char name[40], type[40];
+    if (!in || sscanf(line, "| %39[^ |] | %39[^|]|", name, type) != 2) continue;
+    if (!strcmp(name, "field") || name[0] == '-') continue; /* the head and its rule */
+    ck_assert_int_lt(*n, cap);
+    snprintf(names[*n], 40, "%s", name);
+    snprintf(types[*n], 40, "%.*s", (int)strcspn(type, " "), type);
+    (*n)++;
+  }
+  fclose(f);
+}
+
+START_TEST(docs_should_list_every_adapter_and_spec_field_in_table_order) {
+  char names[32][40], types[32][40];
+  int n;
+  for (int part = 0; part < 2; part++) {
+    const cs_field_doc *fields = part ? cs_config_spec_fields() : cs_config_adapter_fields();
+    docs_table_fields(part ? "## Spec" : "## Adapter configuration", names, types, 32, &n);
+    int k = 0;
+    for (; fields[k].key; k++) {
+      ck_assert_int_lt(k, n);
+      ck_assert_str_eq(names[k], fields[k].key);
+      if (!part) ck_assert_str_eq(types[k], fields[k].type);
+    }
+    ck_assert_int_eq(n, k);
+  }
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("config");
   TCase *tc = tcase_create("adapter");
   int n_keys = 0;
   while (adapter_keys[n_keys]) n_keys++;
   tcase_add_test(tc, adapter_load_should_read_every_field);
+  tcase_add_test(tc, docs_should_list_every_adapter_and_spec_field_in_table_order);
   tcase_add_test(tc, spec_load_should_keep_long_participant_lists_as_runs);
   tcase_add_test(tc, canonical_json_should_print_integers_as_printf_does);
   tcase_add_test(tc, canonical_json_should_escape_strings);

@@ -70,26 +70,97 @@ typedef struct cs_spec {
 
 /* ---- adapter configuration (tbl-cr-07): every field required, no defaults ------------------ */
 
+/* The adapter configuration, described once: X(name, type, dim, lo, hi, flags, job, unit, doc,
+ * job_doc).  The struct, the strict loader and its messages, `run --help`, the cache key's
+ * canonical JSON and bytes (in table order), and the /jobs columns that copy a field and their
+ * copy come from this table; the constraints C1-C11 stay code (validate.c, the engines'
+ * validate).  Adding a field is one row here plus its validation.
+ *   type   the loader's (fields.h, cs_ftype without CS_F_): STRING (char[dim]), INT (int),
+ *          DOUBLE, BOOL; the bounds lo, hi are inclusive, for the numbers
+ *   flags  CS_FIELD_* (CS_FIELD_NO_KEY: left out of the cache key)
+ *   job    where the field stands among the /jobs columns (store.h, CS_STORE_JOB_COLUMNS):
+ *          NONE (not a column), CLOCKS, DIES, LIMITS or CHIP; as a column it keeps its name,
+ *          has `unit` (NULL: none) and `job_doc` as its description, and is int32_t for INT
+ *   doc    one line for --help and the missing-field message
+ * mode, dcin_layout (and endpoint_id_scheme) name the CrossRing adapter's chip (C1-C3): seed
+ * 004 makes every tbl-cr-07 field part of every adapter file, so they stand here for every
+ * engine, and the engines that do not model that chip read only what they need of them. */
+#define CS_ADAPTER_FIELDS(X) CS_ADAPTER_TABLE(CS_ADAPTER_ROW_, X, ~)
+#define CS_ADAPTER_TABLE(R, X, G)                                                                  \
+  R(X, G, mode, STRING, [16], 0, 0, 0, NONE, NULL, "simulation back-end mode; \"dcin\" (C1)",     \
+    NULL)                                                                                         \
+  R(X, G, topology, STRING, [CS_NAME_MAX], 0, 0, 0, CHIP, NULL,                                  \
+    "die topology, a shipped die file (C2)", "die topology")                                      \
+  R(X, G, num_dies, INT, , 1, 64, 0, DIES, NULL, "number of dies; equals the layout's (C2)",      \
+    "number of dies")                                                                             \
+  R(X, G, dcin_layout, STRING, [CS_NAME_MAX], 0, 0, 0, CHIP, NULL,                               \
+    "multi-die layout, a shipped layout file (C2)", "multi-die layout")                           \
+  R(X, G, endpoint_id_scheme, STRING, [CS_NAME_MAX], 0, 0, 0, NONE, NULL,                        \
+    "logical id mapping; \"mvp\" (C3)", NULL)                                                     \
+  R(X, G, num_initiators, INT, , 1, 1 << 20, 0, NONE, NULL,                                      \
+    "logical GDMA count; the scheme's (C3)", NULL)                                                \
+  R(X, G, num_targets, INT, , 1, 1 << 20, 0, NONE, NULL, "logical DDR count; the scheme's (C3)",  \
+    NULL)                                                                                         \
+  R(X, G, driver_cycle_frequency_ghz, DOUBLE, , 1e-6, 1e3, 0, CLOCKS, "GHz",                     \
+    "external tick frequency, GHz (C7)", "driver tick frequency")                                 \
+  R(X, G, ip_frequency_ghz, DOUBLE, , 1e-6, 1e3, 0, CLOCKS, "GHz", "IP clock domain, GHz (C7)",   \
+    "IP clock")                                                                                   \
+  R(X, G, noc_frequency_ghz, DOUBLE, , 1e-6, 1e3, 0, CLOCKS, "GHz",                              \
+    "NoC clock domain, GHz (C7)", "NoC clock")                                                    \
+  R(X, G, mst_rd_outstanding, INT, , 1, 1 << 16, 0, LIMITS, NULL,                                \
+    "read trackers of a logical GDMA; even (C4)", "read trackers of a logical GDMA")              \
+  R(X, G, mst_wr_outstanding, INT, , 1, 1 << 16, 0, LIMITS, NULL,                                \
+    "write trackers of a logical GDMA; even (C4)", "write trackers of a logical GDMA")            \
+  R(X, G, slv_rd_outstanding, INT, , 1, 1 << 16, 0, LIMITS, NULL,                                \
+    "read trackers of a physical DDR channel", "read trackers of a physical DDR channel")         \
+  R(X, G, slv_wr_outstanding, INT, , 1, 1 << 16, 0, LIMITS, NULL,                                \
+    "write trackers of a physical DDR channel", "write trackers of a physical DDR channel")       \
+  R(X, G, burst_length, INT, , 1, 256, 0, LIMITS, "flit", "flits per transaction",               \
+    "flits per transaction")                                                                      \
+  R(X, G, bw_bytes, INT, , 1, 1 << 16, 0, LIMITS, "B", "bytes per flit", "bytes per flit")        \
+  R(X, G, enable_transaction_log, BOOL, , 0, 0, 0, NONE, NULL, "must be true (C8)", NULL)         \
+  R(X, G, transaction_log_path, STRING, [CS_PATH_MAX], 0, 0, 0, NONE, NULL,                      \
+    "JSON-lines log path; {key} expands to the cache key", NULL)
+
+/* CS_ADAPTER_FIELDS hands X the row without the table's own first two arguments. */
+#define CS_ADAPTER_ROW_(X, G, ...) X(__VA_ARGS__)
+/* C types of the loader's types, in the struct and in a /jobs column. */
+#define CS_ADAPTER_CTYPE_STRING char
+#define CS_ADAPTER_CTYPE_INT int
+#define CS_ADAPTER_CTYPE_DOUBLE double
+#define CS_ADAPTER_CTYPE_BOOL bool
+#define CS_ADAPTER_MEMBER_(name, type, dim, lo, hi, flags, job, unit, doc, job_doc) \
+  CS_ADAPTER_CTYPE_##type name dim;
+
 typedef struct cs_adapter_config {
-  char mode[16];                          /* C1: "dcin" */
-  char topology[CS_NAME_MAX];             /* die topology file name, e.g. "5x4", "2261_5x4" */
-  int num_dies;                           /* C2: must equal the layout's die count */
-  char dcin_layout[CS_NAME_MAX];          /* multi-die layout file name, e.g. "2die" */
-  char endpoint_id_scheme[CS_NAME_MAX];   /* C3: "mvp" */
-  int num_initiators;                     /* logical GDMA count; C3: equals the scheme's */
-  int num_targets;                        /* logical DDR count; C3: equals the scheme's */
-  double driver_cycle_frequency_ghz;      /* external tick rate (C7) */
-  double ip_frequency_ghz;                /* IP clock domain (C7) */
-  double noc_frequency_ghz;               /* NoC clock domain (C7) */
-  int mst_rd_outstanding;                 /* logical GDMA read trackers; C4: even */
-  int mst_wr_outstanding;                 /* logical GDMA write trackers; C4: even */
-  int slv_rd_outstanding;                 /* physical DDR read trackers */
-  int slv_wr_outstanding;                 /* physical DDR write trackers */
-  int burst_length;                       /* flits per transaction */
-  int bw_bytes;                           /* bytes per flit */
-  bool enable_transaction_log;            /* C8: true */
-  char transaction_log_path[CS_PATH_MAX]; /* JSON-lines path; "{key}" expands to the cache key */
+  CS_ADAPTER_FIELDS(CS_ADAPTER_MEMBER_)
 } cs_adapter_config;
+
+/* The /jobs columns of the fields whose `job` is G, in table order, as X(ctype, name, dim, kind,
+ * unit, flags, doc) rows (columns.h).  A row is kept when CS_ADAPTER_IN_<G>_<job> is defined:
+ * it reads as two arguments, and the second, the emitter, is picked. */
+#define CS_ADAPTER_JOB_COLUMNS(X, G) CS_ADAPTER_TABLE(CS_ADAPTER_JOB_ROW_, X, G)
+#define CS_ADAPTER_JOB_ROW_(X, G, name, type, dim, lo, hi, flags, job, unit, doc, job_doc) \
+  CS_ADAPTER_PICK_(CS_ADAPTER_IN_##G##_##job)                                             \
+  (X, CS_ADAPTER_JOB_CTYPE_##type, name, dim, CS_ADAPTER_JOB_KIND_##type, unit, 0, job_doc)
+/* All of them, group by group (for what does not depend on their place: the row copy). */
+#define CS_ADAPTER_JOB_COLUMNS_ALL(X)                                                    \
+  CS_ADAPTER_JOB_COLUMNS(X, CLOCKS) CS_ADAPTER_JOB_COLUMNS(X, DIES)                       \
+  CS_ADAPTER_JOB_COLUMNS(X, LIMITS) CS_ADAPTER_JOB_COLUMNS(X, CHIP)
+#define CS_ADAPTER_IN_CLOCKS_CLOCKS ~, CS_ADAPTER_EMIT_
+#define CS_ADAPTER_IN_DIES_DIES ~, CS_ADAPTER_EMIT_
+#define CS_ADAPTER_IN_LIMITS_LIMITS ~, CS_ADAPTER_EMIT_
+#define CS_ADAPTER_IN_CHIP_CHIP ~, CS_ADAPTER_EMIT_
+#define CS_ADAPTER_PICK_(...) CS_ADAPTER_SECOND_(__VA_ARGS__, CS_ADAPTER_SKIP_, ~)
+#define CS_ADAPTER_SECOND_(a, b, ...) b
+#define CS_ADAPTER_EMIT_(X, ...) X(__VA_ARGS__)
+#define CS_ADAPTER_SKIP_(X, ...)
+#define CS_ADAPTER_JOB_CTYPE_STRING char
+#define CS_ADAPTER_JOB_CTYPE_INT int32_t
+#define CS_ADAPTER_JOB_CTYPE_DOUBLE double
+#define CS_ADAPTER_JOB_KIND_STRING STR
+#define CS_ADAPTER_JOB_KIND_INT I32
+#define CS_ADAPTER_JOB_KIND_DOUBLE F64
 
 /* ---- engine selection and engine parameters ----------------------------------------------- */
 

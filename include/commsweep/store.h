@@ -64,7 +64,11 @@ typedef enum cs_store_status {
 } cs_store_status;
 
 /* /jobs: what was asked.  Fixed at the structural step.  X(ctype, name, dim, kind, unit, flags,
- * doc), as the model's tables (columns.h); ordered so the struct has no implicit padding. */
+ * doc), as the model's tables (columns.h); ordered so the struct has no implicit padding.  The
+ * adapter's columns come from its table (model.h: CS_ADAPTER_JOB_COLUMNS, by the group named in
+ * its rows) and are copied from the job by that table (cs_store_job_from).  dcin_layout and
+ * topology are the CrossRing chip's (model.h says why every adapter carries them); `network` is
+ * the engine-neutral name of what a job runs on. */
 #define CS_STORE_JOB_COLUMNS(X)                                                                   \
   X(uint64_t, msg_size_bytes, , U64, "B", 0, "message size M")                                    \
   X(uint64_t, expected_transactions, , U64, NULL, 0,                                              \
@@ -76,18 +80,11 @@ typedef enum cs_store_status {
     "first /steplog summary reserved for the job")                                                \
   X(uint64_t, steplog_reserved_count, , U64, "summary", 0,                                        \
     "summaries reserved (num_steps; 0 when the sweep keeps no log)")                              \
-  X(double, driver_cycle_frequency_ghz, , F64, "GHz", 0, "driver tick frequency")                 \
-  X(double, ip_frequency_ghz, , F64, "GHz", 0, "IP clock")                                        \
-  X(double, noc_frequency_ghz, , F64, "GHz", 0, "NoC clock")                                      \
+  CS_ADAPTER_JOB_COLUMNS(X, CLOCKS)                                                               \
   X(int32_t, num_participants, , I32, NULL, 0, "participant count N")                             \
-  X(int32_t, num_dies, , I32, NULL, 0, "number of dies")                                          \
+  CS_ADAPTER_JOB_COLUMNS(X, DIES)                                                                 \
   X(int32_t, num_steps, , I32, NULL, 0, "algorithm steps (from L1 expansion)")                    \
-  X(int32_t, mst_rd_outstanding, , I32, NULL, 0, "read trackers of a logical GDMA")               \
-  X(int32_t, mst_wr_outstanding, , I32, NULL, 0, "write trackers of a logical GDMA")              \
-  X(int32_t, slv_rd_outstanding, , I32, NULL, 0, "read trackers of a physical DDR channel")       \
-  X(int32_t, slv_wr_outstanding, , I32, NULL, 0, "write trackers of a physical DDR channel")      \
-  X(int32_t, burst_length, , I32, "flit", 0, "flits per transaction")                             \
-  X(int32_t, bw_bytes, , I32, "B", 0, "bytes per flit")                                           \
+  CS_ADAPTER_JOB_COLUMNS(X, LIMITS)                                                               \
   X(char, key, [CS_STORE_KEY_LEN], KEY, NULL, 0,                                                  \
     "cache key: SHA-256 (hex) of the job's canonical inputs, adapter and model versions")         \
   X(char, sweep, [32], STR, NULL, 0, "name of the sweep that added this row")                     \
@@ -95,8 +92,7 @@ typedef enum cs_store_status {
   X(char, algorithm, [16], STR, NULL, 0, "the spec's algorithm")                                  \
   X(char, dtype, [16], STR, NULL, 0, "element type (metadata only)")                              \
   X(char, p2p_op, [8], STR, NULL, 0, "read | write for p2p, empty otherwise")                     \
-  X(char, topology, [CS_NAME_MAX], STR, NULL, 0, "die topology")                                  \
-  X(char, dcin_layout, [CS_NAME_MAX], STR, NULL, 0, "multi-die layout")                           \
+  CS_ADAPTER_JOB_COLUMNS(X, CHIP)                                                                 \
   X(char, network, [CS_STORE_NETWORK_LEN], STR, NULL, 0,                                          \
     "the network the job runs on, named by its engine: a dcin/math layout and die topology, "     \
     "2die_spread (5x4); a vcnet topology, routing and fault set, torus:4x4 (dor_dateline)")       \

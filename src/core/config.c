@@ -10,73 +10,63 @@
 
 #include "core_int.h"
 
-#define OFF(type, member) offsetof(type, member), sizeof(((type *)0)->member)
-#define NUM(type, member) offsetof(type, member), 0
-
-/* X(key, type, member, min, max, meaning): the adapter table and its help text come from here. */
-#define ADAPTER_FIELDS(X)                                                                          \
-  X("mode", STRING, mode, 0, 0, "simulation back-end mode; \"dcin\" (C1)")                          \
-  X("topology", STRING, topology, 0, 0, "die topology, a shipped die file (C2)")                   \
-  X("num_dies", INT, num_dies, 1, 64, "number of dies; equals the layout's (C2)")                  \
-  X("dcin_layout", STRING, dcin_layout, 0, 0, "multi-die layout, a shipped layout file (C2)")      \
-  X("endpoint_id_scheme", STRING, endpoint_id_scheme, 0, 0, "logical id mapping; \"mvp\" (C3)")      \
-  X("num_initiators", INT, num_initiators, 1, 1 << 20, "logical GDMA count; the scheme's (C3)")     \
-  X("num_targets", INT, num_targets, 1, 1 << 20, "logical DDR count; the scheme's (C3)")            \
-  X("driver_cycle_frequency_ghz", DOUBLE, driver_cycle_frequency_ghz, 1e-6, 1e3,                   \
-    "external tick frequency, GHz (C7)")                                                           \
-  X("ip_frequency_ghz", DOUBLE, ip_frequency_ghz, 1e-6, 1e3, "IP clock domain, GHz (C7)")           \
-  X("noc_frequency_ghz", DOUBLE, noc_frequency_ghz, 1e-6, 1e3, "NoC clock domain, GHz (C7)")        \
-  X("mst_rd_outstanding", INT, mst_rd_outstanding, 1, 1 << 16, "read trackers of a logical GDMA; even (C4)") \
-  X("mst_wr_outstanding", INT, mst_wr_outstanding, 1, 1 << 16, "write trackers of a logical GDMA; even (C4)") \
-  X("slv_rd_outstanding", INT, slv_rd_outstanding, 1, 1 << 16, "read trackers of a physical DDR channel") \
-  X("slv_wr_outstanding", INT, slv_wr_outstanding, 1, 1 << 16, "write trackers of a physical DDR channel") \
-  X("burst_length", INT, burst_length, 1, 256, "flits per transaction")                            \
-  X("bw_bytes", INT, bw_bytes, 1, 1 << 16, "bytes per flit")                                       \
-  X("enable_transaction_log", BOOL, enable_transaction_log, 0, 0, "must be true (C8)")             \
-  X("transaction_log_path", STRING, transaction_log_path, 0, 0,                                    \
-    "JSON-lines log path; {key} expands to the cache key")
-
+/* The adapter's loader rows and help rows, from its table (model.h). */
 #define SIZE_STRING(m) sizeof(((cs_adapter_config *)0)->m)
 #define SIZE_INT(m) 0
 #define SIZE_DOUBLE(m) 0
 #define SIZE_BOOL(m) 0
-#define ADAPTER_ROW_(key, type, member, lo, hi, meaning) \
-  {key, CS_F_##type, offsetof(cs_adapter_config, member), SIZE_##type(member), lo, hi, meaning, 0},
-static const cs_field adapter_fields[] = {ADAPTER_FIELDS(ADAPTER_ROW_){NULL, 0, 0, 0, 0, 0, NULL, 0}};
+#define ADAPTER_ROW_(name, type, dim, lo, hi, flags, job, unit, doc, job_doc) \
+  {#name, CS_F_##type, offsetof(cs_adapter_config, name), SIZE_##type(name), lo, hi, doc, flags},
+static const cs_field adapter_fields[] = {CS_ADAPTER_FIELDS(ADAPTER_ROW_){NULL, 0, 0, 0, 0, 0, NULL, 0}};
 #undef ADAPTER_ROW_
 
 #define TYPE_NAME_STRING "string"
 #define TYPE_NAME_INT "integer"
 #define TYPE_NAME_DOUBLE "number"
 #define TYPE_NAME_BOOL "boolean"
-#define ADAPTER_DOC_(key, type, member, lo, hi, meaning) {key, TYPE_NAME_##type, meaning},
-static const cs_field_doc adapter_docs[] = {ADAPTER_FIELDS(ADAPTER_DOC_){NULL, NULL, NULL}};
+#define ADAPTER_DOC_(name, type, dim, lo, hi, flags, job, unit, doc, job_doc) \
+  {#name, TYPE_NAME_##type, doc},
+static const cs_field_doc adapter_docs[] = {CS_ADAPTER_FIELDS(ADAPTER_DOC_){NULL, NULL, NULL}};
 #undef ADAPTER_DOC_
 
-/* Spec fields the table handles; participants, chip_spec_summary, primitive, algorithm and
- * p2p_op are structured and handled below. */
-static const cs_field spec_fields[] = {
-    {"msg_size_bytes", CS_F_U64, NUM(cs_spec, msg_size_bytes), 1, 9007199254740992.0, "message size M in bytes", 0},
-    {"dtype", CS_F_STRING, OFF(cs_spec, dtype), 0, 0, "element type, metadata only", 0},
-    {NULL, 0, 0, 0, 0, 0, NULL, 0}};
-static const char *const spec_extra[] = {"primitive", "algorithm", "participants",
-                                         "chip_spec_summary", "p2p_op", "grid", NULL};
+/* The spec's fields, described once: X(name, type, load, lo, hi, doc) with `type` as --help
+ * names it and `load` the loader's row type (U64, STRING), or CODE for the structured fields
+ * loaded below (participants, chip_spec_summary and the enums).  Table order is the order of
+ * --help and of "valid fields" (the table's rows first, then the structured ones). */
+#define SPEC_FIELDS(X)                                                                             \
+  X(primitive, "string", CODE, 0, 0, "allreduce | allgather | reducescatter | alltoall | p2p")     \
+  X(algorithm, "string", CODE, 0, 0,                                                               \
+    "ring (allreduce/allgather/reducescatter), pairwise (alltoall), direct (p2p), dimring | "     \
+    "dimring_rsag (allreduce) (C11)")                                                            \
+  X(msg_size_bytes, "integer", U64, 1, 9007199254740992.0, "message size M in bytes, > 0")         \
+  X(participants, "array", CODE, 0, 0,                                                             \
+    "logical GDMA ids, distinct (C5); p2p: [source, destination]; or {\"first\": F, \"count\": " \
+    "C}, the ids F .. F+C-1")                                                                    \
+  X(dtype, "string", STRING, 0, 0, "element type, metadata only")                                 \
+  X(chip_spec_summary, "object", CODE, 0, 0, "chip description; part of the cache key")           \
+  X(p2p_op, "string", CODE, 0, 0, "p2p only: read | write")                                       \
+  X(grid, "array", CODE, 0, 0,                                                                     \
+    "participant grid [X, Y, Z], dimension 0 first; needed by dimring, dimring_rsag")
+
+#define SPEC_SIZE_U64(m) 0
+#define SPEC_SIZE_STRING(m) sizeof(((cs_spec *)0)->m)
+#define SPEC_ROW_CODE(name, load, lo, hi, doc)
+#define SPEC_ROW_U64(name, load, lo, hi, doc) SPEC_ROW_TABLE_(name, load, lo, hi, doc)
+#define SPEC_ROW_STRING(name, load, lo, hi, doc) SPEC_ROW_TABLE_(name, load, lo, hi, doc)
+#define SPEC_ROW_TABLE_(name, load, lo, hi, doc) \
+  {#name, CS_F_##load, offsetof(cs_spec, name), SPEC_SIZE_##load(name), lo, hi, doc, 0},
+#define SPEC_ROW_(name, type, load, lo, hi, doc) SPEC_ROW_##load(name, load, lo, hi, doc)
+static const cs_field spec_fields[] = {SPEC_FIELDS(SPEC_ROW_){NULL, 0, 0, 0, 0, 0, NULL, 0}};
+#define SPEC_EXTRA_CODE(name) #name,
+#define SPEC_EXTRA_U64(name)
+#define SPEC_EXTRA_STRING(name)
+#define SPEC_EXTRA_(name, type, load, lo, hi, doc) SPEC_EXTRA_##load(name)
+static const char *const spec_extra[] = {SPEC_FIELDS(SPEC_EXTRA_) NULL};
+#define SPEC_DOC_(name, type, load, lo, hi, doc) {#name, type, doc},
+static const cs_field_doc spec_docs[] = {SPEC_FIELDS(SPEC_DOC_){NULL, NULL, NULL}};
 
 const cs_field_doc *cs_config_adapter_fields(void) { return adapter_docs; }
-
-const cs_field_doc *cs_config_spec_fields(void) {
-  static const cs_field_doc docs[] = {
-      {"primitive", "string", "allreduce | allgather | reducescatter | alltoall | p2p"},
-      {"algorithm", "string", "ring (allreduce/allgather/reducescatter), pairwise (alltoall), direct (p2p), dimring | dimring_rsag (allreduce) (C11)"},
-      {"msg_size_bytes", "integer", "message size M in bytes, > 0"},
-      {"participants", "array", "logical GDMA ids, distinct (C5); p2p: [source, destination]; or {\"first\": F, \"count\": C}, the ids F .. F+C-1"},
-      {"dtype", "string", "element type, metadata only"},
-      {"chip_spec_summary", "object", "chip description; part of the cache key"},
-      {"p2p_op", "string", "p2p only: read | write"},
-      {"grid", "array", "participant grid [X, Y, Z], dimension 0 first; needed by dimring, dimring_rsag"},
-      {NULL, NULL, NULL}};
-  return docs;
-}
+const cs_field_doc *cs_config_spec_fields(void) { return spec_docs; }
 
 int cs_config_adapter_from_json(const cJSON *obj, const char *source, cs_adapter_config *out,
                                 cs_err *err) {

@@ -19,11 +19,14 @@ typedef struct freq {
   double v;
 } freq;
 
+/* By the adapter field's own name (its key in the table and in chip_spec_summary). */
+#define FREQ_(member) (freq){#member, cfg->member}
 static void frequency_triple(const cs_adapter_config *cfg, freq out[3]) {
-  out[0] = (freq){"driver_cycle_frequency_ghz", cfg->driver_cycle_frequency_ghz};
-  out[1] = (freq){"ip_frequency_ghz", cfg->ip_frequency_ghz};
-  out[2] = (freq){"noc_frequency_ghz", cfg->noc_frequency_ghz};
+  out[0] = FREQ_(driver_cycle_frequency_ghz);
+  out[1] = FREQ_(ip_frequency_ghz);
+  out[2] = FREQ_(noc_frequency_ghz);
 }
+#undef FREQ_
 
 int cs_validate_adapter(const cs_adapter_config *cfg, cs_err *err) {
   if (cfg->mst_rd_outstanding % 2)

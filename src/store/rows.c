@@ -44,6 +44,12 @@ static void participants_text(const cs_spec *s, char *buf, size_t cap) {
   cs_store_set_text(buf, cap, tmp);
 }
 
+/* An adapter field into its /jobs column: text cut as every text column is, numbers as they are. */
+#define COPY_STR_(name) cs_store_set_text(row->name, sizeof row->name, a->name);
+#define COPY_I32_(name) row->name = a->name;
+#define COPY_F64_(name) row->name = a->name;
+#define COPY_(ctype, name, dim, kind, unit, flags, doc) COPY_##kind##_(name)
+
 void cs_store_job_from(const cs_job *job, cs_store_job_row *row) {
   const cs_spec *s = &job->spec;
   const cs_adapter_config *a = &job->adapter;
@@ -56,17 +62,7 @@ void cs_store_job_from(const cs_job *job, cs_store_job_row *row) {
   row->msg_size_bytes = s->msg_size_bytes;
   row->num_participants = s->num_participants;
   participants_text(s, row->participants, sizeof row->participants);
-  cs_store_set_text(row->topology, sizeof row->topology, a->topology);
-  cs_store_set_text(row->dcin_layout, sizeof row->dcin_layout, a->dcin_layout);
-  row->num_dies = a->num_dies;
-  row->mst_rd_outstanding = a->mst_rd_outstanding;
-  row->mst_wr_outstanding = a->mst_wr_outstanding;
-  row->slv_rd_outstanding = a->slv_rd_outstanding;
-  row->slv_wr_outstanding = a->slv_wr_outstanding;
-  row->burst_length = a->burst_length;
-  row->bw_bytes = a->bw_bytes;
-  row->driver_cycle_frequency_ghz = a->driver_cycle_frequency_ghz;
-  row->ip_frequency_ghz = a->ip_frequency_ghz;
-  row->noc_frequency_ghz = a->noc_frequency_ghz;
+  CS_ADAPTER_JOB_COLUMNS_ALL(COPY_)
   cs_store_set_text(row->engine, sizeof row->engine, job->engine.name);
 }
+#undef COPY_
