@@ -213,6 +213,21 @@ typedef struct cs_sweep_logbuf {
 } cs_sweep_logbuf;
 void cs_sweep_logbuf_free(cs_sweep_logbuf *b); /* leaves it empty, ready for use */
 
+/* Faults the tests inject into a sweep (the hidden --test-* options of `commsweep sweep`,
+ * docs/hdf5-schema.md); all zero: none.  They stop a rank, or fail a row, at a chosen point of
+ * an otherwise ordinary run, so the tests can show what a killed or failed sweep leaves. */
+typedef struct cs_sweep_faults {
+  uint64_t stop_after_rows; /* a rank raises stop_signal on itself right after writing its N-th
+                               row; 0: never */
+  int stop_signal;          /* 0: SIGKILL */
+  bool stop_one_rank;       /* only rank stop_rank stops (else every rank) */
+  int stop_rank;
+  bool stop_one_round;      /* with --refine: only the sweep of round stop_round stops */
+  unsigned stop_round;      /* (0: the cheap round) */
+  bool fail_row;            /* row fail_row_at fails as if memory ran out */
+  uint64_t fail_row_at;
+} cs_sweep_faults;
+
 /* What became of a job cs_sweep_execute ran. */
 typedef struct cs_sweep_job_outcome {
   bool failed;          /* its row is `failed`, with the job's message */
@@ -225,10 +240,10 @@ typedef struct cs_sweep_job_outcome {
 struct cs_job_shared;
 /* shared: state the engines keep across this rank's jobs (cs_job_shared_new; may be NULL).
  * logbuf: the rows kept from job to job (NULL: allocated for this job alone).
- * results_only writes no log whatever item->detail says. */
+ * results_only writes no log whatever item->detail says.  faults: NULL, or the row to fail. */
 int cs_sweep_execute(cs_store *st, struct cs_job_shared *shared, cs_sweep_logbuf *logbuf,
                      const cs_sweep_item *item, const cs_job *job, bool results_only,
-                     cs_sweep_job_outcome *outcome, cs_err *err);
+                     const cs_sweep_faults *faults, cs_sweep_job_outcome *outcome, cs_err *err);
 
 /* ---- the whole run -------------------------------------------------------------------- */
 
@@ -250,6 +265,7 @@ typedef struct cs_sweep_options {
    * rank finishes the job in hand, and the sweep ends as usual with every finished row and its
    * log kept, returning CS_EINTR.  NULL: never. */
   const volatile sig_atomic_t *stop;
+  cs_sweep_faults faults; /* tests only; zero: none */
 } cs_sweep_options;
 
 typedef struct cs_sweep_summary {
@@ -308,11 +324,12 @@ typedef void (*cs_sweep_progress_fn)(void *ctx, uint64_t ran, uint64_t failed, d
                                      bool final);
 /* stop (may be NULL) is the rank's own stop flag (cs_sweep_options.stop): once it is set on any
  * rank, rank 0 hands out no more work and tells every rank, and each rank leaves the schedule
- * after the job in hand; *stopped_by (every rank) is then the signal number, else 0. */
+ * after the job in hand; *stopped_by (every rank) is then the signal number, else 0.
+ * faults: NULL, or the faults to inject (the same on every rank). */
 int cs_sweep_schedule(MPI_Comm comm, cs_store *st, const cs_sweep *sw, const cs_sweep_item *items,
                       size_t n, bool results_only, double progress_s,
                       cs_sweep_progress_fn progress, void *progress_ctx,
-                      const volatile sig_atomic_t *stop, int *stopped_by,
-                      cs_sweep_sched_stats *mine, cs_err *err);
+                      const volatile sig_atomic_t *stop, const cs_sweep_faults *faults,
+                      int *stopped_by, cs_sweep_sched_stats *mine, cs_err *err);
 
 #endif

@@ -124,10 +124,11 @@ void cs_cli_print_options(const cs_cli_cmd *c, FILE *f) {
   char buf[96];
   for (const cs_cli_opt *o = c->opts; o->kind != CS_CLI_END; o++) indent |= o->alias != NULL;
   for (const cs_cli_opt *o = c->opts; o->kind != CS_CLI_END; o++) {
-    int n = o->kind == CS_CLI_TEXT ? 0 : label(o, indent, buf, sizeof buf);
+    int n = o->kind == CS_CLI_TEXT || o->hidden ? 0 : label(o, indent, buf, sizeof buf);
     if (n > width && n <= 26) width = n;
   }
   for (const cs_cli_opt *o = c->opts; o->kind != CS_CLI_END; o++) {
+    if (o->hidden) continue;
     if (o->kind == CS_CLI_TEXT) {
       fprintf(f, "%s\n", o->help);
       continue;
