@@ -8,17 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "commsweep/hash.h"
 #include "die.h"
 #include "protocol/protocol.h"
-
-static uint64_t gcd_u(uint64_t a, uint64_t b) {
-  while (b) {
-    uint64_t t = a % b;
-    a = b;
-    b = t;
-  }
-  return a;
-}
 
 void dcin_sim_destroy(dcin_sim *s) {
   if (!s) return;
@@ -119,7 +111,7 @@ int dcin_sim_create(const cs_die_params *die, const cs_layout *layout, const cs_
                     ad->driver_cycle_frequency_ghz);
     goto fail;
   }
-  uint64_t g = gcd_u(num, den);
+  uint64_t g = cs_gcd_u64(num, den);
   s->tick_num = num / g;
   s->tick_den = den / g;
   s->rng = 0x9e3779b97f4a7c15ULL; /* op_create reseeds from the job */

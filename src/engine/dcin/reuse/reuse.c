@@ -44,6 +44,7 @@
 #include <string.h>
 
 #include "commsweep/bigmem.h"
+#include "commsweep/hash.h"
 #include "reuse.h"
 
 typedef struct reuse_ev {
@@ -410,16 +411,15 @@ static void t0_set(dcin_sim *s, uint32_t at, uint32_t canon, uint64_t now) {
 
 /* Hash of a state string, eight bytes at a time (equal strings are confirmed with memcmp). */
 static uint64_t fnv(const uint8_t *p, size_t n) {
-  uint64_t h = 0xcbf29ce484222325ULL;
+  uint64_t h = CS_FNV1A_BASIS;
   size_t i = 0;
   for (; i + 8 <= n; i += 8) {
     uint64_t w;
     memcpy(&w, p + i, 8);
-    h = (h ^ w) * 0x100000001b3ULL;
+    h = cs_fnv1a_word(h, w);
     h ^= h >> 29;
   }
-  for (; i < n; i++) h = (h ^ p[i]) * 0x100000001b3ULL;
-  return h;
+  return cs_fnv1a_bytes(h, p + i, n - i);
 }
 
 static void step_free(reuse_step *x) {
