@@ -63,6 +63,15 @@ typedef struct cs_engine_column {
 
 /* Everything the rest of the program knows about an engine.  Only the registry (registry.def)
  * lists engines; no other file names one. */
+/* A subcommand an engine brings to the commsweep binary (`commsweep route`): main.c lists it
+ * in `commsweep --help` and dispatches to it by name.  run gets argv[0] = name and returns the
+ * process exit status (0, 1 a file or job error, 2 a usage error). */
+typedef struct cs_engine_tool {
+  const char *name;    /* NULL ends a table */
+  int (*run)(int argc, char **argv);
+  const char *summary; /* one line for `commsweep --help` */
+} cs_engine_tool;
+
 typedef struct cs_engine_ops {
   const char *name;          /* matches cs_engine_options.name */
   const char *summary;       /* one line for --help */
@@ -158,6 +167,9 @@ typedef struct cs_engine_ops {
   void (*where)(const void *engine, uint64_t request_id, char *buf, size_t cap);
   void (*stats)(const void *engine, cs_engine_stats *out);
   void (*destroy)(void *engine); /* accepts NULL */
+
+  /* ---- command-line tools (optional) ------------------------------------------------------ */
+  const cs_engine_tool *tools; /* the subcommands the engine brings; NULL: none */
 } cs_engine_ops;
 
 /* The tick an advance of max_ticks from tick `now` may reach: now + max_ticks, saturating at

@@ -12,7 +12,7 @@
 #include <mpi.h>
 
 #include "cli.h"
-#include "opts.h"
+#include "commsweep/cli_opts.h"
 #include "commsweep/sweep.h"
 
 typedef struct sweep_args {

@@ -2,8 +2,8 @@
  * its value goes and what it means, and the same rows drive parsing, the options part of
  * --help and the errors for an unknown option, a missing value or a value out of its range.
  * Invariant: a command accepts exactly the options its table lists (plus -h/--help). */
-#ifndef CS_CLI_OPTS_H
-#define CS_CLI_OPTS_H
+#ifndef COMMSWEEP_CLI_OPTS_H
+#define COMMSWEEP_CLI_OPTS_H
 
 #include <stdbool.h>
 #include <stddef.h>

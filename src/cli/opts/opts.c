@@ -1,7 +1,8 @@
-/* The option-table parser and --help printer of every subcommand (opts.h).  Numbers are parsed
- * whole (no trailing characters) and checked against the row's bounds, so a value that is not
- * what the option wants is a usage error naming the option and the value, never a silent 0. */
-#include "opts.h"
+/* The option-table parser and --help printer of every subcommand (commsweep/cli_opts.h), those
+ * of src/cli and the engines' tools alike.  Numbers are parsed whole (no trailing characters)
+ * and checked against the row's bounds, so a value that is not what the option wants is a usage
+ * error naming the option and the value, never a silent 0. */
+#include "commsweep/cli_opts.h"
 
 #include <errno.h>
 #include <stdbool.h>
