@@ -15,6 +15,7 @@
 #include "commsweep/backfill.h"
 #include "commsweep/job.h"
 #include "commsweep/sweep.h"
+#include "run_int.h"
 
 /* rows (room for *cap rows of `size` bytes) with room for n: itself when large enough, else
  * grown (*cap updated); NULL when out of memory, rows unchanged then. */
