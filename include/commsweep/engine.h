@@ -12,6 +12,11 @@
  * only those it has started.  describe() of a finished request comes before the engine's next
  * poll or advance after the poll that returned its CS_PHASE_FINAL completion; from then on the
  * engine may have forgotten it.  cs_engine_ops.memory states what it will hold.
+ *
+ * Beyond the protocol the ops table answers every other question the program has about an
+ * engine: its options, checks, cost, memory, network name, extra columns and the subcommands it
+ * brings (tools); nothing outside src/engine/<name>/ and the registry names an engine
+ * (docs/engines.md walks through adding one).
  */
 #ifndef COMMSWEEP_ENGINE_H
 #define COMMSWEEP_ENGINE_H
@@ -232,7 +237,7 @@ size_t cs_engine_record_columns(const cs_engine_ops *only, size_t offset, cs_col
 
 /* The model version that enters the cache key: ops->model_version, unless the test hook
  * COMMSWEEP_TEST_MODEL_VERSION_<name> is set (tests use it to show that a bump reruns exactly
- * that engine's rows). */
+ * that engine's rows; an environment variable rather than an option: engine.c says why). */
 const char *cs_engine_model_version(const cs_engine_ops *ops);
 /* The network of the job (cs_engine_ops.network, or "<dcin_layout> (<topology>)" for an engine
  * without that op: "2die_spread (5x4)") into buf; "" for an unknown engine. */

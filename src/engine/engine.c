@@ -45,6 +45,8 @@ void cs_engine_network(const cs_job *job, char *buf, size_t cap) {
   if (!cap) return;
   buf[0] = '\0';
   if (ops && ops->network) ops->network(job, buf, cap);
+  /* layout and die topology are fields of the adapter specification that every job has (and
+   * every key and /jobs row holds), not one engine's state: the chip the job describes */
   else if (ops) snprintf(buf, cap, "%s (%s)", job->adapter.dcin_layout, job->adapter.topology);
 }
 
