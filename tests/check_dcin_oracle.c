@@ -106,7 +106,7 @@ static inj *cyc_requests(const cyc_scenario *sc, const dcin_sim *s, const char *
     int bmax = sc->burst_max ? sc->burst_max : 4;
     for (int i = 0; i < sc->b; i++) {
       int sd = (int)(xorshift(&r) % (unsigned)dies), dd = (int)(xorshift(&r) % (unsigned)dies);
-      if (s->nlinks == 0) dd = sd;
+      if (s->layout.num_links == 0) dd = sd;
       if (sd != dd && !(s->linked_dies[sd] & 1u << dd)) dd = sd;
       uint64_t at = sc->c ? xorshift(&r) % (uint64_t)sc->c : 0;
       int sn = (int)(xorshift(&r) % (unsigned)nodes), gi = (int)(xorshift(&r) % 2);

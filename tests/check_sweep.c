@@ -93,7 +93,7 @@ static void run_plan_with(cs_sweep *sw, cs_sweep_plan *plan, bool results_only,
     cs_sweep_job_outcome done;
     cs_job job = job_of(sw, plan->items[i].job);
     ck_assert_int_eq(
-        cs_sweep_execute(st, NULL, lb, &plan->items[i], &job, results_only, &done, &err), 0);
+        cs_sweep_execute(st, NULL, lb, &plan->items[i], &job, results_only, NULL, &done, &err), 0);
   }
   ck_assert_int_eq(cs_store_close(st, &err), 0);
 }

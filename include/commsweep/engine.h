@@ -12,6 +12,11 @@
  * only those it has started.  describe() of a finished request comes before the engine's next
  * poll or advance after the poll that returned its CS_PHASE_FINAL completion; from then on the
  * engine may have forgotten it.  cs_engine_ops.memory states what it will hold.
+ *
+ * Beyond the protocol the ops table answers every other question the program has about an
+ * engine: its options, checks, cost, memory, network name, extra columns and the subcommands it
+ * brings (tools); nothing outside src/engine/<name>/ and the registry names an engine
+ * (docs/engines.md walks through adding one).
  */
 #ifndef COMMSWEEP_ENGINE_H
 #define COMMSWEEP_ENGINE_H
@@ -63,6 +68,15 @@ typedef struct cs_engine_column {
 
 /* Everything the rest of the program knows about an engine.  Only the registry (registry.def)
  * lists engines; no other file names one. */
+/* A subcommand an engine brings to the commsweep binary (`commsweep route`): main.c lists it
+ * in `commsweep --help` and dispatches to it by name.  run gets argv[0] = name and returns the
+ * process exit status (0, 1 a file or job error, 2 a usage error). */
+typedef struct cs_engine_tool {
+  const char *name;    /* NULL ends a table */
+  int (*run)(int argc, char **argv);
+  const char *summary; /* one line for `commsweep --help` */
+} cs_engine_tool;
+
 typedef struct cs_engine_ops {
   const char *name;          /* matches cs_engine_options.name */
   const char *summary;       /* one line for --help */
@@ -158,6 +172,9 @@ typedef struct cs_engine_ops {
   void (*where)(const void *engine, uint64_t request_id, char *buf, size_t cap);
   void (*stats)(const void *engine, cs_engine_stats *out);
   void (*destroy)(void *engine); /* accepts NULL */
+
+  /* ---- command-line tools (optional) ------------------------------------------------------ */
+  const cs_engine_tool *tools; /* the subcommands the engine brings; NULL: none */
 } cs_engine_ops;
 
 /* The tick an advance of max_ticks from tick `now` may reach: now + max_ticks, saturating at
@@ -220,7 +237,7 @@ size_t cs_engine_record_columns(const cs_engine_ops *only, size_t offset, cs_col
 
 /* The model version that enters the cache key: ops->model_version, unless the test hook
  * COMMSWEEP_TEST_MODEL_VERSION_<name> is set (tests use it to show that a bump reruns exactly
- * that engine's rows). */
+ * that engine's rows; an environment variable rather than an option: engine.c says why). */
 const char *cs_engine_model_version(const cs_engine_ops *ops);
 /* The network of the job (cs_engine_ops.network, or "<dcin_layout> (<topology>)" for an engine
  * without that op: "2die_spread (5x4)") into buf; "" for an unknown engine. */

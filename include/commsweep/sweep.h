@@ -46,7 +46,8 @@ typedef struct cs_sweep_job {
   uint32_t json_len;     /* characters of the canonical JSON */
   uint32_t json_z_len;   /* bytes at json_z */
   unsigned char *json_z; /* the canonical JSON {"adapter":...,"engine":...,"spec":...} deflated
-                            against the sweep's base_json (cs_sweep_job_json); owned */
+                            against the sweep's base_json (cs_sweep_job_json in
+                            src/sweep/run_int.h); owned */
   char *error;           /* message when load_code != CS_OK; owned */
 } cs_sweep_job;
 
@@ -65,15 +66,13 @@ int cs_sweep_job_get(const cs_sweep_job *j, cs_job *out, cs_err *err);
 /* Loads a job from its canonical JSON ({"adapter":...,"engine":...,"spec":...}, a /job_json row)
  * with the strict loaders; CS_EPARSE or the loader's error when it does not load. */
 int cs_sweep_job_from_json(const char *json, cs_job *job, cs_err *err);
-/* The canonical JSON of job j of sw, as a new string to free; NULL when out of memory. */
-char *cs_sweep_job_json(const cs_sweep *sw, const cs_sweep_job *j);
 
 /* Parses and expands a sweep file.  Errors of the file itself (syntax, repeated or unknown
  * keys, unknown or overlapping axis fields, mismatched coupled values, a base that fails on its
  * own while every job fails) fail the whole load; an invalid combination only marks its job
  * (load_code, error). */
 int cs_sweep_load(const char *path, cs_sweep *out, cs_err *err);
-int cs_sweep_parse(const char *text, const char *source, cs_sweep *out, cs_err *err);
+/* (cs_sweep_parse, src/sweep/run_int.h, does the same over a file's text.) */
 /* Collective: every rank of comm expands a block of the matrix; rank 0 receives the whole
  * sweep (as cs_sweep_load builds it), the other ranks nothing.  Same code on every rank. */
 int cs_sweep_load_mpi(const char *path, MPI_Comm comm, cs_sweep *out, cs_err *err);
@@ -115,31 +114,8 @@ void cs_sweep_study_free(cs_sweep_study *s); /* accepts NULL and a zeroed struct
 
 /* ---- matching the sweep against the store (rank 0) -------------------------------------- */
 
-/* A job to run: where its results go.  The job itself stays in the sweep (index `job`); the
- * scheduler sends it packed with the item. */
-typedef struct cs_sweep_item {
-  uint64_t job;          /* index of the job in the sweep (matrix order) */
-  uint64_t row;          /* /results row */
-  uint64_t txlog_offset; /* reserved slice */
-  uint64_t txlog_count;  /* records expected (0 unless the detail is full) */
-  uint64_t steplog_offset; /* reserved /steplog slice */
-  uint64_t steplog_count;  /* per-step summaries expected: num_steps (0 without log) */
-  double cost;           /* estimated relative cost, for ordering */
-  uint64_t group;        /* the job's share group (cs_sweep_job.group) */
-  double group_cost;     /* cost of the group's items to run (the item's own cost without one) */
-  char key[CS_STORE_KEY_LEN];
-  uint8_t detail;        /* cs_store_detail the row is written with */
-} cs_sweep_item;
-
-enum {
-  CS_PLAN_HIT = 1,       /* verified row reused */
-  CS_PLAN_DUP = 2,       /* an earlier job of the sweep has the same key */
-  CS_PLAN_NEW_ROW = 4,   /* row appended: write its /jobs row */
-  CS_PLAN_RESLICE = 8,   /* existing row gets a new /txlog slice: rewrite its reservation */
-  CS_PLAN_CLEAR = 16,    /* corrupt row: reset to pending before the run */
-  CS_PLAN_RUN = 32,      /* an item to run */
-  CS_PLAN_FAIL_NOW = 64, /* could not be loaded: failed row written in the structural step */
-};
+/* What the match of a sweep against its file found (its counters are cs_sweep_summary's); the
+ * plan's making and applying are the module's own (src/sweep/run_int.h). */
 
 typedef struct cs_sweep_plan {
   uint64_t jobs;            /* jobs in the sweep */
@@ -160,7 +136,7 @@ typedef struct cs_sweep_plan {
   uint64_t txlog_to_write;  /* records the misses will write */
   uint64_t steplog_before, steplog_after, steplog_to_write; /* the same for /steplog */
   size_t num_items;         /* misses to run, costliest share group first (plan.c) */
-  cs_sweep_item *items;
+  struct cs_sweep_item *items; /* (sweep/run_int.h) */
   /* per sweep job, for cs_sweep_plan_apply and reports */
   uint64_t *job_rows;       /* sweep job index -> row */
   uint8_t *action;          /* CS_PLAN_* bits */
@@ -168,67 +144,25 @@ typedef struct cs_sweep_plan {
   uint64_t *step_reserved_offset, *step_reserved_count; /* the /steplog reservations */
 } cs_sweep_plan;
 
-typedef struct cs_sweep_plan_options {
-  bool results_only; /* rows need no /txlog slice */
-  bool verify_log;   /* also check each reused row's /txlog slice (reads the whole log) */
-  bool retry_failed; /* rerun verified failed rows instead of reusing them */
-  bool steps_only;   /* per-step summaries without the records (unless results_only) */
-  /* rows the log spools of an unfinished sweep hold (cs_store_spool_peek), judged as the merge
-   * that starts the next sweep will leave them: a dry run counts what that sweep runs */
-  const cs_store_spooled *spooled;
-  size_t num_spooled;
-} cs_sweep_plan_options;
-
-/* The log detail a sweep asks for: none (results_only), steps (steps_only) or full. */
-cs_store_detail cs_sweep_detail(bool results_only, bool steps_only);
-
-/* Matches keys against st (NULL: an empty or absent file) and assigns rows and slices.
- * Reads only. */
-int cs_sweep_plan_make(const cs_sweep *sw, cs_store *st, const cs_sweep_plan_options *opt,
-                       cs_sweep_plan *plan, cs_err *err);
-/* The structural step on a CS_STORE_WRITE store: grow, write /jobs rows, write the rows of jobs
- * that failed to load, clear rows to rerun, note the sweep, flush. */
-int cs_sweep_plan_apply(const cs_sweep *sw, cs_store *st, const cs_sweep_plan *plan, cs_err *err);
-void cs_sweep_plan_free(cs_sweep_plan *plan);
 /* The /jobs row of sweep job j with the given /txlog reservation and no /steplog one (the
  * caller sets steplog_reserved_offset/count; the structural step writes it, commsweep repair
  * rebuilds damaged rows with it). */
 int cs_sweep_job_row(const cs_sweep *sw, const cs_sweep_job *j, uint64_t reserved_offset,
                      uint64_t reserved_count, cs_store_job_row *row); /* CS_ENOMEM */
-/* What applying the plan changes in the file: CS_PLAN_CHANGES_LAYOUT (extents, /jobs rows,
- * reservations: done on a staged copy, cs_store_open CS_STORE_STAGE) and/or
- * CS_PLAN_CHANGES_ROWS (result rows rewritten in existing space: safe in place); 0 when nothing
- * (every job cached, or only pending rows to rerun). */
-enum { CS_PLAN_CHANGES_LAYOUT = 1, CS_PLAN_CHANGES_ROWS = 2 };
-int cs_sweep_plan_changes(const cs_sweep *sw, const cs_sweep_plan *plan);
-/* The row part of cs_sweep_plan_apply only (no extents, no /jobs, no attributes), then flush. */
-int cs_sweep_plan_apply_rows(const cs_sweep *sw, cs_store *st, const cs_sweep_plan *plan,
-                             cs_err *err);
-
-/* The step summary rows of one job, kept from job to job of a rank (a job's records stream
- * into its row's log while it runs: cs_store_log). */
-typedef struct cs_sweep_logbuf {
-  cs_store_step_row *steps;
-  uint64_t steps_cap;
-} cs_sweep_logbuf;
-void cs_sweep_logbuf_free(cs_sweep_logbuf *b); /* leaves it empty, ready for use */
-
-/* What became of a job cs_sweep_execute ran. */
-typedef struct cs_sweep_job_outcome {
-  bool failed;          /* its row is `failed`, with the job's message */
-  bool ran_again_alone; /* it ran twice, the second time without the shared state (job.h) */
-} cs_sweep_job_outcome;
-
-/* Runs one item and writes its row (and slices, as item->detail says: records and per-step
- * summaries for full, summaries for steps).  A job error is a `failed` row, not an error
- * return; the return is non-zero only when the row could not be written. *outcome tells which. */
-struct cs_job_shared;
-/* shared: state the engines keep across this rank's jobs (cs_job_shared_new; may be NULL).
- * logbuf: the rows kept from job to job (NULL: allocated for this job alone).
- * results_only writes no log whatever item->detail says. */
-int cs_sweep_execute(cs_store *st, struct cs_job_shared *shared, cs_sweep_logbuf *logbuf,
-                     const cs_sweep_item *item, const cs_job *job, bool results_only,
-                     cs_sweep_job_outcome *outcome, cs_err *err);
+/* Faults the tests inject into a sweep (the hidden --test-* options of `commsweep sweep`,
+ * docs/hdf5-schema.md); all zero: none.  They stop a rank, or fail a row, at a chosen point of
+ * an otherwise ordinary run, so the tests can show what a killed or failed sweep leaves. */
+typedef struct cs_sweep_faults {
+  uint64_t stop_after_rows; /* a rank raises stop_signal on itself right after writing its N-th
+                               row; 0: never */
+  int stop_signal;          /* 0: SIGKILL */
+  bool stop_one_rank;       /* only rank stop_rank stops (else every rank) */
+  int stop_rank;
+  bool stop_one_round;      /* with --refine: only the sweep of round stop_round stops */
+  unsigned stop_round;      /* (0: the cheap round) */
+  bool fail_row;            /* row fail_row_at fails as if memory ran out */
+  uint64_t fail_row_at;
+} cs_sweep_faults;
 
 /* ---- the whole run -------------------------------------------------------------------- */
 
@@ -250,6 +184,7 @@ typedef struct cs_sweep_options {
    * rank finishes the job in hand, and the sweep ends as usual with every finished row and its
    * log kept, returning CS_EINTR.  NULL: never. */
   const volatile sig_atomic_t *stop;
+  cs_sweep_faults faults; /* tests only; zero: none */
 } cs_sweep_options;
 
 typedef struct cs_sweep_summary {
@@ -288,31 +223,5 @@ int cs_sweep_subset(const cs_sweep *sw, const size_t *pick, size_t n, cs_sweep *
  * opt->out.  With opt->dry_run only round 0's plan. */
 int cs_sweep_refine(const cs_sweep_options *opt, const char *calibration, MPI_Comm comm,
                     cs_err *err);
-
-/* The MPI scheduler (collective): rank 0 passes the sweep and the items to run, the other ranks
- * NULL and 0; each worker receives the items of a range with its grant, their jobs packed, and
- * holds no others (memory per worker: two ranges of at most 512 items, whatever the sweep's
- * size). */
-typedef struct cs_sweep_sched_stats {
-  uint64_t ran, failed, io_errors;
-  uint64_t ran_again_alone; /* jobs the shared state could not carry: run twice */
-  double busy_s; /* wall time inside jobs (running them and writing their rows) */
-  double cpu_s;  /* CPU time of the process over the whole schedule, waiting included */
-} cs_sweep_sched_stats;
-/* done: fraction of the total estimated cost done so far (for the ETA): the jobs finished, as
- * each worker last reported them (with each request, i.e. up to the range before the one it
- * runs), plus the part of each running range that its time so far covers at that worker's pace
- * (schedule.c); negative once the sweep was stopped and other ranks are still ending their jobs
- * in hand. */
-typedef void (*cs_sweep_progress_fn)(void *ctx, uint64_t ran, uint64_t failed, double done,
-                                     bool final);
-/* stop (may be NULL) is the rank's own stop flag (cs_sweep_options.stop): once it is set on any
- * rank, rank 0 hands out no more work and tells every rank, and each rank leaves the schedule
- * after the job in hand; *stopped_by (every rank) is then the signal number, else 0. */
-int cs_sweep_schedule(MPI_Comm comm, cs_store *st, const cs_sweep *sw, const cs_sweep_item *items,
-                      size_t n, bool results_only, double progress_s,
-                      cs_sweep_progress_fn progress, void *progress_ctx,
-                      const volatile sig_atomic_t *stop, int *stopped_by,
-                      cs_sweep_sched_stats *mine, cs_err *err);
 
 #endif

@@ -13,10 +13,6 @@ int cs_cli_sweep(int argc, char **argv);
 int cs_cli_show(int argc, char **argv);
 int cs_cli_export(int argc, char **argv);
 int cs_cli_schema(int argc, char **argv);
-int cs_cli_route(int argc, char **argv);
-int cs_cli_deadlock_check(int argc, char **argv);
-int cs_cli_netbench(int argc, char **argv);
-int cs_cli_faults(int argc, char **argv);
 int cs_cli_repair(int argc, char **argv);
 int cs_cli_calibrate(int argc, char **argv);
 /* True when a launcher (mpirun, srun --mpi=pmix, hydra) started this process (cmd_sweep.c). */

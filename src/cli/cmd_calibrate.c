@@ -10,7 +10,7 @@
 #include <cjson/cJSON.h>
 
 #include "cli.h"
-#include "opts.h"
+#include "commsweep/cli_opts.h"
 #include "commsweep/calib.h"
 #include "commsweep/config.h"
 #include "commsweep/engine.h"

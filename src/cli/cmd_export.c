@@ -11,7 +11,7 @@
 #include <cjson/cJSON.h>
 
 #include "cli.h"
-#include "opts.h"
+#include "commsweep/cli_opts.h"
 #include "commsweep/backfill.h"
 #include "commsweep/store.h"
 

@@ -10,7 +10,7 @@
 #include <cjson/cJSON.h>
 
 #include "cli.h"
-#include "opts.h"
+#include "commsweep/cli_opts.h"
 #include "commsweep/pareto.h"
 #include "commsweep/sweep.h"
 

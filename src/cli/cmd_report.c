@@ -13,7 +13,7 @@
 #include <sys/wait.h>
 
 #include "cli.h"
-#include "opts.h"
+#include "commsweep/cli_opts.h"
 #include "commsweep/pareto.h"
 
 extern char **environ;

@@ -9,7 +9,7 @@
 #include <cjson/cJSON.h>
 
 #include "cli.h"
-#include "opts.h"
+#include "commsweep/cli_opts.h"
 #include "commsweep/backfill.h"
 #include "commsweep/cachekey.h"
 #include "commsweep/config.h"

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "opts.h"
+#include "commsweep/cli_opts.h"
 #include "commsweep/store.h"
 
 static const char *type_name(const cs_col *c, char *buf, size_t cap) {

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "opts.h"
+#include "commsweep/cli_opts.h"
 #include "commsweep/engine.h"
 #include "commsweep/store.h"
 #include "show.h"

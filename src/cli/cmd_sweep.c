@@ -12,13 +12,16 @@
 #include <mpi.h>
 
 #include "cli.h"
-#include "opts.h"
+#include "commsweep/cli_opts.h"
 #include "commsweep/sweep.h"
 
 typedef struct sweep_args {
   cs_sweep_options o;
   bool refine;             /* --refine */
   const char *calibration; /* --calibration */
+  /* the fault options (-1: not given), into o.faults once parsed */
+  int stop_rank, stop_round;
+  long fail_row;
 } sweep_args;
 
 static int set_txlog(void *args, const char *option, const char *v) {
@@ -30,6 +33,18 @@ static int set_txlog(void *args, const char *option, const char *v) {
   o->results_only = !strcmp(v, "none");
   o->steps_only = !strcmp(v, "steps");
   return 0;
+}
+
+static int set_stop_signal(void *args, const char *option, const char *v) {
+  static const struct { const char *name; int sig; } sigs[] = {
+      {"KILL", SIGKILL}, {"STOP", SIGSTOP}, {"TERM", SIGTERM}, {"INT", SIGINT}};
+  for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++)
+    if (!strcmp(v, sigs[i].name)) {
+      ((sweep_args *)args)->o.faults.stop_signal = sigs[i].sig;
+      return 0;
+    }
+  fprintf(stderr, "commsweep sweep: %s wants KILL, STOP, TERM or INT, got '%s'\n", option, v);
+  return 2;
 }
 
 static int set_quiet(void *args, const char *option, const char *v) {
@@ -74,6 +89,17 @@ static const cs_cli_opt options[] = {
     {CS_CLI_STR, "--calibration", NULL, "F", A(calibration),
      .help = "with --refine: the cheap engine and its error band from the\n"
              "calibration file F instead of the refine section's"},
+    /* faults for the tests (cs_sweep_faults; docs/hdf5-schema.md, "Fault options") */
+    {CS_CLI_U64, "--test-stop-after-rows", NULL, "N", A(o.faults.stop_after_rows), 0, 1e15,
+     "a count", .help = "a rank signals itself right after writing its N-th row", .hidden = true},
+    {CS_CLI_INT, "--test-stop-rank", NULL, "R", A(stop_rank), 0, 1e6, "a rank",
+     .help = "only rank R stops", .hidden = true},
+    {CS_CLI_FN, "--test-stop-signal", NULL, "SIG", .set = set_stop_signal,
+     .help = "the signal: KILL (the default), STOP, TERM or INT", .hidden = true},
+    {CS_CLI_INT, "--test-stop-round", NULL, "R", A(stop_round), 0, 1e6, "a round",
+     .help = "with --refine: only round R's sweep stops", .hidden = true},
+    {CS_CLI_LONG, "--test-fail-row", NULL, "N", A(fail_row), 0, 1e15, "a row",
+     .help = "row N fails as if memory ran out", .hidden = true},
     {.kind = CS_CLI_END}};
 #undef A
 
@@ -104,8 +130,17 @@ static void usage(FILE *f) {
 static int parse(int argc, char **argv, sweep_args *a) {
   memset(a, 0, sizeof *a);
   a->o.progress_s = 1.0;
+  a->stop_rank = a->stop_round = -1;
+  a->fail_row = -1;
   int rc = cs_cli_parse(&command, argc, argv, a);
   if (rc) return rc;
+  cs_sweep_faults *f = &a->o.faults;
+  f->stop_one_rank = a->stop_rank >= 0;
+  f->stop_rank = a->stop_rank;
+  f->stop_one_round = a->stop_round >= 0;
+  f->stop_round = (unsigned)(f->stop_one_round ? a->stop_round : 0);
+  f->fail_row = a->fail_row >= 0;
+  f->fail_row_at = (uint64_t)(f->fail_row ? a->fail_row : 0);
   if (!a->o.sweep_path || !a->o.out_path) {
     fprintf(stderr, "commsweep sweep: need a sweep file and --out FILE.h5\n");
     return 2;

@@ -7,6 +7,10 @@
 #include "commsweep/engine.h"
 #include "commsweep/model.h"
 
+/* The commands of the binary; the subcommands an engine brings (cs_engine_ops.tools) are
+ * found through the engine registry, and --help lists them where the ENGINE_TOOLS row stands. */
+#define ENGINE_TOOLS ""
+
 typedef struct command {
   const char *name;
   int (*fn)(int argc, char **argv);
@@ -19,10 +23,7 @@ static const command commands[] = {
     {"show", cs_cli_show, "print the results of an HDF5 file as a table, with filters"},
     {"export", cs_cli_export, "export a job's transaction records as JSON lines"},
     {"schema", cs_cli_schema, "print the columns of the HDF5 file (units, meanings)"},
-    {"route", cs_cli_route, "print a mesh/torus route hop by hop with ports and VCs"},
-    {"deadlock-check", cs_cli_deadlock_check, "channel dependency graph of a routing function: acyclic or a cycle"},
-    {"netbench", cs_cli_netbench, "synthetic traffic on the router network: latency and throughput"},
-    {"faults", cs_cli_faults, "2-D fat tree leaf faults: reachability, VC use, deadlock, probability"},
+    {ENGINE_TOOLS, NULL, NULL}, /* here --help lists the engines' tools (cs_engine_ops.tools) */
     {"calibrate", cs_cli_calibrate, "fit the math engine's constants to dcin rows of a file; held-out error, bands"},
     {"repair", cs_cli_repair, "rebuild a damaged HDF5 file, keeping every row that verifies"},
     {"pareto", cs_cli_pareto, "Pareto fronts per workload and engine of an HDF5 file"},
@@ -37,7 +38,13 @@ static void usage(FILE *f) {
           "\n"
           "commands:\n",
           CS_ADAPTER_VERSION);
-  for (const command *c = commands; c->name; c++) fprintf(f, "  %-15s %s\n", c->name, c->summary);
+  for (const command *c = commands; c->name; c++) {
+    if (c->fn) fprintf(f, "  %-15s %s\n", c->name, c->summary);
+    else
+      for (const cs_engine_ops *const *e = cs_engine_list(); *e; e++)
+        for (const cs_engine_tool *t = (*e)->tools; t && t->name; t++)
+          fprintf(f, "  %-15s %s\n", t->name, t->summary);
+  }
   fprintf(f, "\nengines:\n");
   for (const cs_engine_ops *const *e = cs_engine_list(); *e; e++)
     fprintf(f, "  %-8s %s\n", (*e)->name, (*e)->summary);
@@ -49,7 +56,10 @@ int main(int argc, char **argv) {
     return argc < 2 ? 2 : 0;
   }
   for (const command *c = commands; c->name; c++)
-    if (!strcmp(argv[1], c->name)) return c->fn(argc - 1, argv + 1);
+    if (c->fn && !strcmp(argv[1], c->name)) return c->fn(argc - 1, argv + 1);
+  for (const cs_engine_ops *const *e = cs_engine_list(); *e; e++)
+    for (const cs_engine_tool *t = (*e)->tools; t && t->name; t++)
+      if (!strcmp(argv[1], t->name)) return t->run(argc - 1, argv + 1);
   fprintf(stderr, "commsweep: unknown command '%s'\n\n", argv[1]);
   usage(stderr);
   return 2;

@@ -45,9 +45,16 @@ void cs_engine_network(const cs_job *job, char *buf, size_t cap) {
   if (!cap) return;
   buf[0] = '\0';
   if (ops && ops->network) ops->network(job, buf, cap);
+  /* layout and die topology are fields of the adapter specification that every job has (and
+   * every key and /jobs row holds), not one engine's state: the chip the job describes */
   else if (ops) snprintf(buf, cap, "%s (%s)", job->adapter.dcin_layout, job->adapter.topology);
 }
 
+/* The environment, not an option: a model version belongs to the build, and every command that
+ * computes a cache key (sweep, run, repair, calibrate) must see the same one, so the test hook
+ * stands for a rebuilt binary as a whole; an option would have to reach each of those commands,
+ * and one that missed it would compute other keys for the same file.  Unset, as in every
+ * ordinary run, the compiled version stands. */
 const char *cs_engine_model_version(const cs_engine_ops *ops) {
   char var[64];
   snprintf(var, sizeof var, "COMMSWEEP_TEST_MODEL_VERSION_%s", ops->name);

@@ -8,6 +8,7 @@
 #include "commsweep/engine.h"
 #include "commsweep/store.h"
 #include "commsweep/sweep.h"
+#include "run_int.h"
 
 #define JOB_BLOCK 256
 

@@ -462,25 +462,15 @@ static void report_end(refiner *r, const char *why) {
 
 /* ---- the run ---------------------------------------------------------------------------------- */
 
-/* Test hook: CS_TEST_REFINE_STOP_ROUND=R keeps the sweep's stop hook (CS_TEST_STOP_AFTER_ROWS,
- * sweep/schedule.c) for the sweep of round R alone (0: the cheap round), by setting that
- * variable for the round's sweep, which reads it when it starts; without CS_TEST_REFINE_STOP_ROUND
- * the environment is left alone. */
-static void stop_hook_for_round(const char *saved, unsigned round) {
-  const char *r = getenv("CS_TEST_REFINE_STOP_ROUND");
-  if (!r || !saved) return;
-  if ((unsigned)atoi(r) == round) setenv("CS_TEST_STOP_AFTER_ROWS", saved, 1);
-  else unsetenv("CS_TEST_STOP_AFTER_ROWS");
-}
-
 /* One round's sweep on every rank (rank 0 passes the jobs). */
-static int sweep_round(refiner *r, const cs_sweep *sw, MPI_Comm comm, const char *hook,
-                       unsigned round, cs_sweep_summary *sum, cs_err *err) {
+static int sweep_round(refiner *r, const cs_sweep *sw, MPI_Comm comm, unsigned round,
+                       cs_sweep_summary *sum, cs_err *err) {
   cs_sweep none = {0};
   cs_sweep_options o = *r->opt;
   o.sweep = sw ? sw : &none;
   o.out = r->out;
-  stop_hook_for_round(hook, round);
+  /* the stop fault of a single round (cs_sweep_faults.stop_one_round) */
+  if (o.faults.stop_one_round && o.faults.stop_round != round) o.faults.stop_after_rows = 0;
   return cs_sweep_run(&o, comm, sum, err);
 }
 
@@ -560,7 +550,6 @@ int cs_sweep_refine(const cs_sweep_options *opt, const char *calibration, MPI_Co
   }
   if (!rc && rank == 0) rc = setup_points(&r, err);
   if (!lazy) rc = cs_sweep_share(comm, rc, err);
-  char *hook = getenv("CS_TEST_STOP_AFTER_ROWS") ? strdup(getenv("CS_TEST_STOP_AFTER_ROWS")) : NULL;
   size_t *pick = rank == 0 && !rc ? malloc((r.n ? r.n : 1) * sizeof *pick) : NULL;
   if (!rc && rank == 0 && !pick) rc = cs_err_set(err, CS_ENOMEM, "refine: out of memory");
   if (!lazy) rc = cs_sweep_share(comm, rc, err);
@@ -569,7 +558,7 @@ int cs_sweep_refine(const cs_sweep_options *opt, const char *calibration, MPI_Co
     if (rank == 0)
       fprintf(r.out, "refine round 0: the whole matrix (%zu jobs) on the cheap rung, engine %s "
               "from %s\n", r.cheap.num_jobs, r.cheap_engine, r.study.refine.source);
-    rc = sweep_round(&r, rank == 0 ? &r.cheap : NULL, comm, hook, 0, &sum, err);
+    rc = sweep_round(&r, rank == 0 ? &r.cheap : NULL, comm, 0, &sum, err);
   }
   const char *why = "stopped";
   for (unsigned round = 1; !rc && !opt->dry_run; round++) {
@@ -585,7 +574,7 @@ int cs_sweep_refine(const cs_sweep_options *opt, const char *calibration, MPI_Co
     cs_sweep subset = {0};
     if (rank == 0) rc = cs_sweep_subset(&r.exp, pick, count, &subset, err);
     if (!lazy) rc = cs_sweep_share(comm, rc, err);
-    if (!rc) rc = sweep_round(&r, rank == 0 ? &subset : NULL, comm, hook, round, &sum, err);
+    if (!rc) rc = sweep_round(&r, rank == 0 ? &subset : NULL, comm, round, &sum, err);
     cs_sweep_free(&subset);
     if (!rc && rank == 0) {
       r.rounds = round;
@@ -600,7 +589,6 @@ int cs_sweep_refine(const cs_sweep_options *opt, const char *calibration, MPI_Co
             r.study.refine.max_jobs ? ", within max_jobs" : "");
   else if (!rc && rank == 0)
     report_end(&r, why);
-  free(hook);
   free(pick);
   refiner_free(&r);
   return rc;

@@ -431,7 +431,8 @@ static int work_phase(const cs_sweep_options *opt, MPI_Comm comm, const cs_sweep
   /* rank 0 holds the items; a worker receives each with its grant */
   cs_sweep_schedule(comm, st, rank == 0 ? sw : NULL, rank == 0 ? plan->items : NULL,
                     rank == 0 ? plan->num_items : 0, opt->results_only, opt->progress_s,
-                    print_progress, &pc, opt->stop, &sum->stopped_by, &mine, &serr);
+                    print_progress, &pc, opt->stop, &opt->faults, &sum->stopped_by, &mine,
+                    &serr);
   int crc = cs_store_close(st, &cerr);
   sum->work_s = MPI_Wtime() - tw;
   uint64_t local[4] = {mine.ran, mine.failed, mine.io_errors + (crc != 0), mine.ran_again_alone};

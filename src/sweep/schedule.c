@@ -63,8 +63,9 @@ typedef struct runner {
   int rank;
   cs_sweep_sched_stats *stats;
   cs_err *io_err; /* first write error */
-  uint64_t stop_after; /* test hook: signal this rank after this many rows (0: never) */
+  uint64_t stop_after; /* fault: signal this rank after this many rows (0: never) */
   int stop_signal;
+  const cs_sweep_faults *faults; /* NULL: none */
   cs_job_shared *shared; /* what the engines share across this rank's jobs (may be NULL) */
   cs_sweep_logbuf logbuf; /* each job's log rows, kept from job to job */
   double cost_done; /* estimated cost of the items this rank has finished */
@@ -75,21 +76,11 @@ typedef struct runner {
   double clear_at;  /* MPI_Wtime when this rank last found no stop: its signal came after */
 } runner;
 
-/* Test hook, for fault tests only (docs/hdf5-schema.md): CS_TEST_STOP_AFTER_ROWS=N makes a rank
- * raise CS_TEST_STOP_SIGNAL (KILL, the default, STOP, TERM or INT) on itself right after writing its
- * N-th row; CS_TEST_STOP_RANK=R limits it to rank R.  Read once, when the schedule starts.  The
- * environment, not an option: mpirun hands it to every rank of the real binary alike, and a
- * sweep run without the variables never meets the hook. */
-static void read_stop_hook(runner *r) {
-  const char *n = getenv("CS_TEST_STOP_AFTER_ROWS"), *rank = getenv("CS_TEST_STOP_RANK");
-  const char *sig = getenv("CS_TEST_STOP_SIGNAL");
-  if (!n || (rank && atoi(rank) != r->rank)) return;
-  r->stop_after = strtoull(n, NULL, 10);
-  r->stop_signal = !sig                  ? SIGKILL
-                   : !strcmp(sig, "STOP") ? SIGSTOP
-                   : !strcmp(sig, "TERM") ? SIGTERM
-                   : !strcmp(sig, "INT")  ? SIGINT
-                                          : SIGKILL;
+/* The stop fault (cs_sweep_faults): this rank signals itself after its stop_after_rows-th row. */
+static void arm_stop(runner *r, const cs_sweep_faults *f) {
+  if (!f || !f->stop_after_rows || (f->stop_one_rank && f->stop_rank != r->rank)) return;
+  r->stop_after = f->stop_after_rows;
+  r->stop_signal = f->stop_signal ? f->stop_signal : SIGKILL;
 }
 
 /* Writes the rows held back; rows that could not be written count as I/O errors. */
@@ -123,7 +114,7 @@ static void run_item(runner *r, const cs_sweep_item *it, const cs_job *job) {
   cs_sweep_job_outcome done = {false, false};
   cs_err e;
   cs_err_clear(&e);
-  if (cs_sweep_execute(r->st, r->shared, &r->logbuf, it, job, r->results_only, &done, &e)) {
+  if (cs_sweep_execute(r->st, r->shared, &r->logbuf, it, job, r->results_only, r->faults, &done, &e)) {
     r->stats->io_errors++;
     if (!r->io_err->code) *r->io_err = e;
     fprintf(stderr, "commsweep: rank %d: %s\n", r->rank, e.msg);
@@ -468,8 +459,8 @@ static double cpu_seconds(void) {
 int cs_sweep_schedule(MPI_Comm comm, cs_store *st, const cs_sweep *sw, const cs_sweep_item *items,
                       size_t n, bool results_only, double progress_s,
                       cs_sweep_progress_fn progress, void *progress_ctx,
-                      const volatile sig_atomic_t *stop, int *stopped_by,
-                      cs_sweep_sched_stats *stats, cs_err *err) {
+                      const volatile sig_atomic_t *stop, const cs_sweep_faults *faults,
+                      int *stopped_by, cs_sweep_sched_stats *stats, cs_err *err) {
   int rank, size;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
@@ -477,9 +468,9 @@ int cs_sweep_schedule(MPI_Comm comm, cs_store *st, const cs_sweep *sw, const cs_
   double cpu0 = cpu_seconds();
   cs_err io_err;
   cs_err_clear(&io_err);
-  runner r = {st,           results_only, rank, stats, &io_err, 0, 0, cs_job_shared_new(), {0},
-              0,            stop,         0,    MPI_REQUEST_NULL, 0, 0};
-  read_stop_hook(&r);
+  runner r = {st,   results_only, rank, stats, &io_err, 0, 0, faults, cs_job_shared_new(), {0},
+              0,    stop,         0,    MPI_REQUEST_NULL, 0, 0};
+  arm_stop(&r, faults);
   dispatcher d = {0};
   d.sw = sw;
   cs_sweep_buf buf[2] = {{NULL, 0, 0}, {NULL, 0, 0}};

@@ -5,6 +5,7 @@
 #include <cjson/cJSON.h>
 
 #include "commsweep/sweep.h"
+#include "run_int.h"
 
 /* a network with its size of pod (topology, routing, VCs, grid, participants, endpoint counts,
  * message size) is 9 */

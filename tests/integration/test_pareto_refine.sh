@@ -56,9 +56,8 @@ $PY -c "import json; assert max(g['on_front'] for g in json.load(open('dense.jso
 
 # 2. killed in round 1 on rank 1, then resumed: the uninterrupted file, byte for byte
 rc=0
-CS_TEST_REFINE_STOP_ROUND=1 CS_TEST_STOP_AFTER_ROWS=3 CS_TEST_STOP_RANK=1 \
-  timeout 600 mpirun -np 2 "$CS_BIN" sweep small.json --out killed.h5 --refine --quiet \
-  > killed1.txt 2>&1 || rc=$?
+timeout 600 mpirun -np 2 "$CS_BIN" sweep small.json --out killed.h5 --refine --quiet \
+  --test-stop-round 1 --test-stop-after-rows 3 --test-stop-rank 1 > killed1.txt 2>&1 || rc=$?
 [ $rc != 0 ] || { echo "the killed refinement exited 0"; cat killed1.txt; exit 1; }
 grep -q "^refine round 1: .* running" killed1.txt
 read -r done_n failed_n pending_n < <($PY "$HERE/sweep_check.py" summary killed.h5)

@@ -197,7 +197,7 @@ $PY "$HERE/sweep_compare.py" clean.h5 detail.h5
 #    file, the spool holds them; a torn last entry is dropped; the next sweep merges the rest
 #    and runs only what is missing, ending as a clean steps sweep
 "$CS_BIN" sweep detail.json --out clean_steps.h5 --quiet --txlog steps > /dev/null
-CS_TEST_STOP_AFTER_ROWS=3 "$CS_BIN" sweep detail.json --out torn.h5 --quiet --txlog steps \
+"$CS_BIN" sweep detail.json --out torn.h5 --quiet --txlog steps --test-stop-after-rows 3 \
   > /dev/null 2>&1 || true
 read -r done_n failed_n pending_n < <($PY "$HERE/sweep_check.py" summary torn.h5)
 [ "$done_n" = 3 ] && [ "$failed_n" = 0 ] && [ "$pending_n" = 1 ]
@@ -214,8 +214,8 @@ expect torn.txt "ran 2 (0 failed) .*cached 2 "
 $PY "$HERE/sweep_compare.py" clean_steps.h5 torn.h5
 
 #    and on 2 ranks: killed after its 2nd row on rank 1, the demo resumes to the clean file
-CS_TEST_STOP_AFTER_ROWS=2 CS_TEST_STOP_RANK=1 timeout 600 mpirun -np 2 "$CS_BIN" sweep "$DEMO" \
-  --out killed.h5 --quiet --txlog steps > /dev/null 2>&1 || true
+timeout 600 mpirun -np 2 "$CS_BIN" sweep "$DEMO" --out killed.h5 --quiet --txlog steps \
+  --test-stop-after-rows 2 --test-stop-rank 1 > /dev/null 2>&1 || true
 timeout 600 mpirun -np 2 "$CS_BIN" sweep "$DEMO" --out killed.h5 --quiet --txlog steps > k.txt
 cat k.txt
 expect k.txt "ran [0-9]* (0 failed)"

@@ -32,8 +32,8 @@ for case in $cases; do
     f=k${kill_rank}_$after.h5
     rm -f "$f"*
     rc=0
-    CS_TEST_STOP_AFTER_ROWS=$after CS_TEST_STOP_RANK=$kill_rank \
-      timeout 600 mpirun -np 2 "$CS_BIN" sweep "$DEMO" --out "$f" --quiet > k.out 2> k.err || rc=$?
+    timeout 600 mpirun -np 2 "$CS_BIN" sweep "$DEMO" --out "$f" --quiet \
+      --test-stop-after-rows "$after" --test-stop-rank "$kill_rank" > k.out 2> k.err || rc=$?
     [ $rc != 0 ] || fail "rank $kill_rank was not killed after $after rows"
     ls "$f".spool.* > /dev/null 2>&1 || fail "the killed sweep left no spool"
     dry_then_run "$f"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Faults: while a sweep is alive (stopped at a chosen row by the CS_TEST_STOP_* test hook), a
+# Faults: while a sweep is alive (stopped at a chosen row by the --test-stop-* options), a
 # second sweep, --break-lock and a sweep through a hard link are refused with clear errors; kill
 # -9 of that sweep or of one rank of three leaves a file that opens with every finished row
 # intact, and the rerun finishes only what is missing (taking over the stale lock) with results
@@ -21,8 +21,8 @@ timeout 600 "$CS_BIN" sweep fault.json --out clean.h5 --quiet > clean.txt
 expect clean.txt "ran $JOBS (0 failed)" clean.h5
 
 # a live sweep: one process stopped (SIGSTOP, test hook) right after writing its 2nd row
-CS_TEST_STOP_AFTER_ROWS=2 CS_TEST_STOP_SIGNAL=STOP \
-  "$CS_BIN" sweep fault.json --out killed.h5 --quiet > live.out 2> live.err &  # killed below
+"$CS_BIN" sweep fault.json --out killed.h5 --quiet --test-stop-after-rows 2 \
+  --test-stop-signal STOP > live.out 2> live.err &  # killed below
 LIVE=$!
 for _ in $(seq 3000); do  # up to 60 s: ASan start-up on a busy host
   grep -q ') T' "/proc/$LIVE/stat" 2>/dev/null && break
@@ -68,9 +68,8 @@ $PY "$HERE/sweep_compare.py" clean.h5 killed.h5
 # kill -9 of rank 1 of 3 right after its 2nd row (test hook): mpirun ends the others
 rm -f killed.h5
 rc=0
-CS_TEST_STOP_AFTER_ROWS=2 CS_TEST_STOP_RANK=1 \
-  timeout 600 mpirun -np 3 "$CS_BIN" sweep fault.json --out killed.h5 --quiet \
-  > killed.out 2> killed.err || rc=$?
+timeout 600 mpirun -np 3 "$CS_BIN" sweep fault.json --out killed.h5 --quiet \
+  --test-stop-after-rows 2 --test-stop-rank 1 > killed.out 2> killed.err || rc=$?
 echo "mpirun exit status after rank 1 was killed: $rc"
 [ "$rc" != 0 ]
 # mpirun ends the other ranks with SIGTERM, on which rank 0 releases its lock

@@ -58,8 +58,9 @@ for case in TERM:1:2 INT:0:3; do
   IFS=: read -r sig rank after <<< "$case"
   f=hook_$sig.h5
   rc=0
-  CS_TEST_STOP_AFTER_ROWS=$after CS_TEST_STOP_RANK=$rank CS_TEST_STOP_SIGNAL=$sig \
-    timeout 900 mpirun -np 2 "$CS_BIN" sweep long.json --out "$f" --quiet > o.txt 2> e.txt || rc=$?
+  timeout 900 mpirun -np 2 "$CS_BIN" sweep long.json --out "$f" --quiet \
+    --test-stop-after-rows "$after" --test-stop-rank "$rank" --test-stop-signal "$sig" \
+    > o.txt 2> e.txt || rc=$?
   grep -q "commsweep sweep: SIG$sig: no more jobs are handed out" e.txt || fail "$f: $(cat e.txt)"
   [ ! -e "$f.lock" ] || fail "$f: an interrupted sweep left its lock"
   check_stop "$f" e.txt 3 $rc $([ "$sig" = TERM ] && echo rerun)
@@ -87,8 +88,8 @@ check_stop mpi.h5 e.txt 1 $rc rerun
 # 2b. kill -9 of a worker: mpirun stops the others with SIGTERM, and rank 0 says how far it got
 #     before mpirun's kill (its status is then 137, Open MPI's for a rank killed by SIGKILL)
 rc=0
-CS_TEST_STOP_AFTER_ROWS=2 CS_TEST_STOP_RANK=1 \
-  timeout 900 mpirun -np 2 "$CS_BIN" sweep mixed.json --out k9.h5 --quiet > o.txt 2> e.txt || rc=$?
+timeout 900 mpirun -np 2 "$CS_BIN" sweep mixed.json --out k9.h5 --quiet \
+  --test-stop-after-rows 2 --test-stop-rank 1 > o.txt 2> e.txt || rc=$?
 check_stop k9.h5 e.txt 137 $rc
 
 # 3. SIGTERM to one process without mpirun

@@ -19,7 +19,7 @@ d["matrix"].append({"fields": ["engine.name", "engine.deadlock_guard_ticks"],
 json.dump(d, open("retry.json", "w"), indent=1)
 PY
 # 12 jobs: 2 sizes x 3 outstanding x 2 engines; row 0 is (4096, 16, math)
-COMMSWEEP_TEST_ENOMEM_ROW=0 timeout 300 "$CS_BIN" sweep retry.json --out retry.h5 --quiet \
+timeout 300 "$CS_BIN" sweep retry.json --out retry.h5 --quiet --test-fail-row 0 \
   > run1.txt 2> err1.txt
 cat run1.txt err1.txt
 grep -q "job row 0 not stored, the next run retries it: out of memory" err1.txt

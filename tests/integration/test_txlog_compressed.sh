@@ -125,7 +125,7 @@ rc=0; "$CS_BIN" sweep detail.json --out detail.h5 --txlog some 2> bad.err || rc=
 
 # 3. a kill after the 3rd row: the file shows 3 rows done without their log, the spool holds
 #    them with it; a torn last spool entry is dropped and only its row runs again
-CS_TEST_STOP_AFTER_ROWS=3 "$CS_BIN" sweep detail.json --out torn.h5 --quiet > /dev/null 2>&1 \
+"$CS_BIN" sweep detail.json --out torn.h5 --quiet --test-stop-after-rows 3 > /dev/null 2>&1 \
   || true
 read -r done_n failed_n pending_n < <($PY "$HERE/sweep_check.py" summary torn.h5)
 [ "$done_n" = 3 ] && [ "$failed_n" = 0 ] && [ "$pending_n" = 1 ]
@@ -150,7 +150,7 @@ $PY "$HERE/sweep_make.py" "$DEMO" chunks.json chunks math \
 "$CS_BIN" sweep chunks.json --out chunks-clean.h5 --quiet > /dev/null
 kill_after_2() {
   rm -f "$1" "$1".*
-  CS_TEST_STOP_AFTER_ROWS=2 "$CS_BIN" sweep chunks.json --out "$1" --quiet > /dev/null 2>&1 || true
+  "$CS_BIN" sweep chunks.json --out "$1" --quiet --test-stop-after-rows 2 > /dev/null 2>&1 || true
 }
 #    a flipped byte inside a stored chunk (the merge does not inflate chunks, the checksum over
 #    the entry's parts rejects it) or in a chunk's length (the chunks no longer add up to the

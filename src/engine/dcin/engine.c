@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "commsweep/cachekey.h"
+#include "commsweep/hash.h"
 #include "reuse/reuse.h"
 
 static uint64_t tick_of(const dcin_sim *s, uint64_t c) { return c * s->tick_num / s->tick_den; }
@@ -51,15 +52,12 @@ static int op_create(const cs_job *job, void **engine, cs_err *err) {
     return cs_err_prefix(err, "dcin");
   }
   /* DDR latency variance draws from a generator seeded by the job (FNV-1a of what defines it) */
-  uint64_t h = 0xcbf29ce484222325ULL;
-  const unsigned char *parts[] = {(const unsigned char *)ad->topology,
-                                  (const unsigned char *)ad->dcin_layout,
-                                  (const unsigned char *)job->spec.chip_spec_summary};
-  for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
-    for (const unsigned char *p = parts[i]; *p; p++) h = (h ^ *p) * 0x100000001b3ULL;
-  h = (h ^ job->spec.msg_size_bytes) * 0x100000001b3ULL;
+  uint64_t h = CS_FNV1A_BASIS;
+  const char *parts[] = {ad->topology, ad->dcin_layout, job->spec.chip_spec_summary};
+  for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) h = cs_fnv1a_text(h, parts[i]);
+  h = cs_fnv1a_word(h, job->spec.msg_size_bytes);
   for (int i = 0; i < job->spec.num_participants; i++)
-    h = (h ^ (uint64_t)(uint32_t)job->spec.participants[i]) * 0x100000001b3ULL;
+    h = cs_fnv1a_word(h, (uint64_t)(uint32_t)job->spec.participants[i]);
   e->sim->rng = h ? h : 1;
   *engine = e;
   return 0;

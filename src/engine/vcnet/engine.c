@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli_tools.h"
 #include "commsweep/fields.h"
 #include "commsweep/vcnet.h"
 #include "vcnet_int.h"
@@ -196,4 +197,5 @@ const cs_engine_ops cs_vcnet_ops = {
     .where = op_where,
     .stats = op_stats,
     .destroy = op_destroy,
+    .tools = vcn_cli_tools,
 };

@@ -195,7 +195,7 @@ int dcin_check(const dcin_sim *s, cs_err *err) {
       }
     }
   }
-  for (int i = 0; i < 2 * s->nlinks && !rc; i++) {
+  for (int i = 0; i < 2 * s->layout.num_links && !rc; i++) {
     const dcin_axi *a = &s->axi[i];
     uint32_t held = 0;
     for (int ch = 0; ch < DCIN_NUM_AXI && !rc; ch++) {

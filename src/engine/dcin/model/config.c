@@ -6,16 +6,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "commsweep/hash.h"
 #include "model.h"
-
-static long gcd_l(long a, long b) {
-  while (b) {
-    long t = a % b;
-    a = b;
-    b = t;
-  }
-  return a;
-}
 
 uint32_t dcin_ns_to_cycles(const dcin_cfg *c, double ns) {
   double v = ns * c->cycles_per_ns;
@@ -59,7 +51,7 @@ int dcin_cfg_build(const cs_die_params *p, const cs_adapter_config *ad, dcin_cfg
   int rc;
   if ((rc = freq16(ad->noc_frequency_ghz, "noc_frequency_ghz", &a, err))) return rc;
   if ((rc = freq16(ad->ip_frequency_ghz, "ip_frequency_ghz", &b, err))) return rc;
-  long sim16 = a / gcd_l(a, b) * b;
+  long sim16 = a / (long)cs_gcd_u64((uint64_t)a, (uint64_t)b) * b; /* a, b > 0 */
   c->net_scale = (int)(sim16 / a);
   c->ip_scale = (int)(sim16 / b);
   c->cycles_per_ns = (double)sim16 / 16.0;

@@ -103,7 +103,7 @@ void dcin_locate(const dcin_sim *s, uint32_t t, char *buf, size_t cap) {
           ADD("; RSP in die%d node %d %s inject FIFO", di, node, ip_name[i]);
     }
   }
-  for (int i = 0; i < 2 * s->nlinks; i++) {
+  for (int i = 0; i < 2 * s->layout.num_links; i++) {
     const dcin_axi *a = &s->axi[i];
     if (!a->busy) continue;
     for (int ch = 0; ch < DCIN_NUM_AXI; ch++)

@@ -50,7 +50,7 @@ void dcin_skip_idle(dcin_sim *s, uint64_t limit);
 
 /* The record fields the engine owns, in three parts, each from its sources: a simulated
  * transaction (dcin_describe_from) and a replayed one (reuse.c) keep them differently. */
-/* Where it ran: its places, and the D2D link (index into sim links) of a cross-die one. */
+/* Where it ran: its places, and the D2D link (index into layout.links) of a cross-die one. */
 static inline void dcin_describe_place(const dcin_sim *s, int src_die, int src_node, int src_ip,
                                        int dst_die, int dst_node, int dst_ip, bool is_read,
                                        int burst, bool cross, int link, int link_dir,
@@ -63,7 +63,7 @@ static inline void dcin_describe_place(const dcin_sim *s, int src_die, int src_n
   rec->dst_channel = (int16_t)(dst_ip - DCIN_IP_DDR0);
   rec->d2d_src_node = rec->d2d_dst_node = -1;
   if (cross) {
-    const cs_d2d_link *l = &s->links[link];
+    const cs_d2d_link *l = &s->layout.links[link];
     rec->d2d_src_node = (int16_t)(link_dir == 0 ? l->node_a : l->node_b);
     rec->d2d_dst_node = (int16_t)(link_dir == 0 ? l->node_b : l->node_a);
   }

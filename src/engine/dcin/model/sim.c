@@ -8,17 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "commsweep/hash.h"
 #include "die.h"
 #include "protocol/protocol.h"
-
-static uint64_t gcd_u(uint64_t a, uint64_t b) {
-  while (b) {
-    uint64_t t = a % b;
-    a = b;
-    b = t;
-  }
-  return a;
-}
 
 void dcin_sim_destroy(dcin_sim *s) {
   if (!s) return;
@@ -50,8 +42,7 @@ int dcin_sim_create(const cs_die_params *die, const cs_layout *layout, const cs_
     goto fail;
   }
   s->ndies = layout->num_dies;
-  s->nlinks = layout->num_links;
-  for (int i = 0; i < s->nlinks; i++) {
+  for (int i = 0; i < s->layout.num_links; i++) {
     const cs_d2d_link *l = &layout->links[i];
     if (l->die_a < 0 || l->die_a >= s->ndies || l->die_b < 0 || l->die_b >= s->ndies ||
         l->die_a == l->die_b || l->node_a < 0 || l->node_a >= s->cfg.nodes || l->node_b < 0 ||
@@ -60,7 +51,6 @@ int dcin_sim_create(const cs_die_params *die, const cs_layout *layout, const cs_
                       layout->name, i, l->die_a, l->node_a, l->die_b, l->node_b);
       goto fail;
     }
-    s->links[i] = *l;
     s->linked_dies[l->die_a] |= 1u << l->die_b;
     s->linked_dies[l->die_b] |= 1u << l->die_a;
   }
@@ -78,16 +68,16 @@ int dcin_sim_create(const cs_die_params *die, const cs_layout *layout, const cs_
       goto fail;
     }
   }
-  if (s->nlinks) {
-    s->axi = calloc((size_t)s->nlinks * 2, sizeof *s->axi);
+  if (s->layout.num_links) {
+    s->axi = calloc((size_t)s->layout.num_links * 2, sizeof *s->axi);
     if (!s->axi) {
       rc = cs_err_set(err, CS_ENOMEM, "D2D links");
       goto fail;
     }
-    for (int i = 0; i < s->nlinks; i++)
+    for (int i = 0; i < s->layout.num_links; i++)
       for (int dir = 0; dir < 2; dir++) {
         dcin_axi *a = &s->axi[2 * i + dir];
-        const cs_d2d_link *l = &s->links[i];
+        const cs_d2d_link *l = &s->layout.links[i];
         a->src_die = dir ? l->die_b : l->die_a;
         a->src_node = dir ? l->node_b : l->node_a;
         a->dst_die = dir ? l->die_a : l->die_b;
@@ -99,7 +89,7 @@ int dcin_sim_create(const cs_die_params *die, const cs_layout *layout, const cs_
           a->tok[ch] = s->lcfg.axi_cap;
         }
       }
-    for (int k = 0; k < 2 * s->nlinks; k++) {
+    for (int k = 0; k < 2 * s->layout.num_links; k++) {
       const dcin_axi *a = &s->axi[k];
       s->axi_from[a->src_die][s->n_axi_from[a->src_die]++] = (uint8_t)k;
       s->axi_to[a->dst_die][s->n_axi_to[a->dst_die]++] = (uint8_t)k;
@@ -119,7 +109,7 @@ int dcin_sim_create(const cs_die_params *die, const cs_layout *layout, const cs_
                     ad->driver_cycle_frequency_ghz);
     goto fail;
   }
-  uint64_t g = gcd_u(num, den);
+  uint64_t g = cs_gcd_u64(num, den);
   s->tick_num = num / g;
   s->tick_den = den / g;
   s->rng = 0x9e3779b97f4a7c15ULL; /* op_create reseeds from the job */
@@ -212,7 +202,7 @@ int dcin_inject_place(dcin_sim *s, uint64_t id, const dcin_place *p, cs_err *err
   x->t_inject = s->cyc;
   int tn = p->dst_node, tip = p->dst_ip;
   if (x->cross) {
-    tn = dir == 0 ? s->links[link].node_a : s->links[link].node_b;
+    tn = dir == 0 ? s->layout.links[link].node_a : s->layout.links[link].node_b;
     tip = DCIN_IP_D2D_SN;
   }
   uint32_t f =
@@ -246,7 +236,7 @@ static bool any_moving(const dcin_sim *s) {
     }
     if (d->nrel[0] | d->nrel[1]) return true; /* E-Tag entries still to return */
   }
-  for (int i = 0; i < 2 * s->nlinks; i++) {
+  for (int i = 0; i < 2 * s->layout.num_links; i++) {
     const dcin_axi *a = &s->axi[i];
     for (int ch = 0; ch < DCIN_NUM_AXI; ch++)
       if (a->pend[ch].n || a->rx[ch].n) return true;
@@ -284,7 +274,7 @@ uint64_t dcin_next_event(const dcin_sim *s) {
         }
     }
   }
-  for (int i = 0; i < 2 * s->nlinks; i++)
+  for (int i = 0; i < 2 * s->layout.num_links; i++)
     for (int ch = 0; ch < DCIN_NUM_AXI; ch++)
       if (s->axi[i].chan[ch].n) {
         uint64_t a = s->flits[s->axi[i].chan[ch].head].arrive;

@@ -236,7 +236,7 @@ typedef struct dcin_txn {
   uint8_t src_die, dst_die;
   int16_t src_node, dst_node;
   uint8_t src_ip, dst_ip; /* DCIN_IP_GDMA0/1, DCIN_IP_DDR0/1 */
-  int16_t link;           /* D2D connection used (index into sim links), -1 local */
+  int16_t link;           /* D2D connection used (index into the sim's layout.links), -1 local */
   uint8_t link_dir;       /* 0: a->b is the request direction, 1: b->a */
   uint8_t state;          /* DCIN_TS_* */
   uint8_t attr_old;       /* request was retried (holds RN resources) */

@@ -262,7 +262,7 @@ bool dcin_full_state(const dcin_sim *s, uint64_t phase, dcin_bytes *out) {
   bool ok = w.flit_ord && w.slot_len && w.timed && w.flit_at && w.txn_ord && w.txn_at;
   if (ok) {
     FS_PUT(&w, phase), FS_PUT(&w, s->rng), FS_PUT(&w, s->active_txns);
-    for (int i = 0; i < 2 * s->nlinks; i++) {
+    for (int i = 0; i < 2 * s->layout.num_links; i++) {
       const dcin_axi *a = &s->axi[i];
       for (int ch = 0; ch < DCIN_NUM_AXI; ch++) {
         fs_list(&w, &a->pend[ch], 0);

@@ -44,6 +44,7 @@
 #include <string.h>
 
 #include "commsweep/bigmem.h"
+#include "commsweep/hash.h"
 #include "reuse.h"
 
 typedef struct reuse_ev {
@@ -257,12 +258,12 @@ static bool reuse_sig(dcin_sim *s, dcin_reuse *r) {
   const dcin_cfg *c = &s->cfg;
   uint64_t now = s->cyc, phase = now % phase_period(s);
   /* the configuration first: a shared cache holds steps of other configurations too */
-  int shape[2] = {s->ndies, s->nlinks};
+  int shape[2] = {s->ndies, s->layout.num_links};
   uint64_t ticks[2] = {s->tick_num, s->tick_den};
   bool ok = PUT(r, s->cfg) && PUT(r, s->lcfg) && PUT(r, shape) && PUT(r, ticks) &&
-            sig_put(r, s->links, sizeof s->links[0] * (size_t)s->nlinks) && PUT(r, phase);
+            sig_put(r, s->layout.links, sizeof s->layout.links[0] * (size_t)s->layout.num_links) && PUT(r, phase);
   if (c->ddr_r_var) ok = ok && PUT(r, s->rng);
-  for (int i = 0; i < 2 * s->nlinks; i++) {
+  for (int i = 0; i < 2 * s->layout.num_links; i++) {
     const dcin_axi *a = &s->axi[i];
     if (a->busy) return false;
     for (int ch = 0; ch < DCIN_NUM_AXI; ch++)
@@ -326,10 +327,10 @@ static void reuse_apply(dcin_sim *s, const uint8_t *p, uint64_t now) {
   const dcin_cfg *c = &s->cfg;
   uint64_t phase;
   p += sizeof s->cfg + sizeof s->lcfg + 2 * sizeof(int) + 2 * sizeof(uint64_t) +
-       sizeof s->links[0] * (size_t)s->nlinks;
+       sizeof s->layout.links[0] * (size_t)s->layout.num_links;
   GET(p, phase);
   if (c->ddr_r_var) GET(p, s->rng);
-  for (int i = 0; i < 2 * s->nlinks; i++) {
+  for (int i = 0; i < 2 * s->layout.num_links; i++) {
     dcin_axi *a = &s->axi[i];
     for (int ch = 0; ch < DCIN_NUM_AXI; ch++)
       get_bucket(&p, &a->tok[ch], &a->last[ch], s->lcfg.axi_cap, now);
@@ -410,16 +411,15 @@ static void t0_set(dcin_sim *s, uint32_t at, uint32_t canon, uint64_t now) {
 
 /* Hash of a state string, eight bytes at a time (equal strings are confirmed with memcmp). */
 static uint64_t fnv(const uint8_t *p, size_t n) {
-  uint64_t h = 0xcbf29ce484222325ULL;
+  uint64_t h = CS_FNV1A_BASIS;
   size_t i = 0;
   for (; i + 8 <= n; i += 8) {
     uint64_t w;
     memcpy(&w, p + i, 8);
-    h = (h ^ w) * 0x100000001b3ULL;
+    h = cs_fnv1a_word(h, w);
     h ^= h >> 29;
   }
-  for (; i < n; i++) h = (h ^ p[i]) * 0x100000001b3ULL;
-  return h;
+  return cs_fnv1a_bytes(h, p + i, n - i);
 }
 
 static void step_free(reuse_step *x) {

@@ -34,7 +34,7 @@ static void first_target(const dcin_sim *s, const dcin_txn *t, int *node, int *i
     *ip = t->dst_ip;
     return;
   }
-  const cs_d2d_link *l = &s->links[t->link];
+  const cs_d2d_link *l = &s->layout.links[t->link];
   *node = t->link_dir == 0 ? l->node_a : l->node_b;
   *ip = DCIN_IP_D2D_SN;
 }

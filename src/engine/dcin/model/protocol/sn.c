@@ -56,7 +56,7 @@ void dcin_sn_gate_open(dcin_sim *s, uint32_t ti) {
                      t->gate_base);
   } else if (t->gate_kind == DCIN_GATE_D2D_DBID) {
     dcin_die *d = &s->dies[t->src_die];
-    const cs_d2d_link *l = &s->links[t->link];
+    const cs_d2d_link *l = &s->layout.links[t->link];
     int sn_node = t->link_dir == 0 ? l->node_a : l->node_b;
     dcin_send_rsp_at(s, d, sn_node, DCIN_IP_D2D_SN, ti, DCIN_K_RSP_DBID, t->src_node, t->src_ip,
                      t->gate_base);

@@ -6,7 +6,7 @@
 #include "transport.h"
 
 dcin_axi *dcin_axi_of(dcin_sim *s, int link, int from_die) {
-  return &s->axi[2 * link + (s->links[link].die_a == from_die ? 0 : 1)];
+  return &s->axi[2 * link + (s->layout.links[link].die_a == from_die ? 0 : 1)];
 }
 
 int dcin_d2d_pick(const dcin_sim *s, int src_die, int src_node, int dst_die, int dst_node,

@@ -2,9 +2,10 @@
  * its value goes and what it means, and the same rows drive parsing, the options part of
  * --help and the errors for an unknown option, a missing value or a value out of its range.
  * Invariant: a command accepts exactly the options its table lists (plus -h/--help). */
-#ifndef CS_CLI_OPTS_H
-#define CS_CLI_OPTS_H
+#ifndef COMMSWEEP_CLI_OPTS_H
+#define COMMSWEEP_CLI_OPTS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -38,6 +39,7 @@ typedef struct cs_cli_opt {
   cs_cli_set_fn set;   /* CS_CLI_FN */
   const char *help;    /* '\n' starts a continuation line; CS_CLI_TEXT: the line itself */
   void (*help_more)(FILE *f); /* optional: appended to help's last line (a list known at run time) */
+  bool hidden;         /* accepted but left out of --help (the tests' fault options: docs say where) */
 } cs_cli_opt;
 
 typedef struct cs_cli_cmd {

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "opts.h"
+#include "cli_tools.h"
+#include "commsweep/cli_opts.h"
 #include "commsweep/vcnet.h"
 
 typedef struct faults_args {
@@ -81,7 +81,7 @@ static void usage(FILE *f) {
   cs_cli_print_options(&command, f);
 }
 
-int cs_cli_faults(int argc, char **argv) {
+int vcn_cli_faults(int argc, char **argv) {
   faults_args a = {.q = {.topology = "fattree2d:16x16", .endpoints_per_leaf = 1, .seed = 1, .trials = 1},
                    .sw = 25, .link = 10, .ep = 36};
   int urc = cs_cli_parse(&command, argc, argv, &a);

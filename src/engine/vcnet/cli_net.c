@@ -6,8 +6,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "cli.h"
-#include "opts.h"
+#include "cli_tools.h"
+#include "commsweep/cli_opts.h"
 #include "commsweep/vcnet.h"
 
 #define INTEGER(kind, name, arg, field, help_text)                                          \
@@ -39,7 +39,7 @@ static const cs_cli_opt route_options[] = {
 #undef ARGS
 static const cs_cli_cmd route_command = {"route", route_options, 0, {0}};
 
-int cs_cli_route(int argc, char **argv) {
+int vcn_cli_route(int argc, char **argv) {
   route_args a = {.vcs = 2};
   int urc = cs_cli_parse(&route_command, argc, argv, &a);
   if (urc == 1) {
@@ -82,7 +82,7 @@ static const cs_cli_opt deadlock_options[] = {
 #undef ARGS
 static const cs_cli_cmd deadlock_command = {"deadlock-check", deadlock_options, 0, {0}};
 
-int cs_cli_deadlock_check(int argc, char **argv) {
+int vcn_cli_deadlock_check(int argc, char **argv) {
   deadlock_args a = {0};
   int urc = cs_cli_parse(&deadlock_command, argc, argv, &a);
   if (urc == 1) {
@@ -154,7 +154,7 @@ static const cs_cli_opt netbench_options[] = {
 #undef ARGS
 static const cs_cli_cmd netbench_command = {"netbench", netbench_options, 0, {0}};
 
-int cs_cli_netbench(int argc, char **argv) {
+int vcn_cli_netbench(int argc, char **argv) {
   netbench_args a = {.topo = "torus:8x8", .faults = "", .vcs = 2, .depth = 8, .link = 1, .epr = 1,
                      .d = {1, 1, 1, 1},
                      .b = {.pattern = "uniform", .rate = 0.1, .packet_flits = 1,
@@ -254,3 +254,10 @@ int cs_cli_netbench(int argc, char **argv) {
   free(file_text);
   return rc;
 }
+
+const cs_engine_tool vcn_cli_tools[] = {
+    {"route", vcn_cli_route, "print a mesh/torus route hop by hop with ports and VCs"},
+    {"deadlock-check", vcn_cli_deadlock_check, "channel dependency graph of a routing function: acyclic or a cycle"},
+    {"netbench", vcn_cli_netbench, "synthetic traffic on the router network: latency and throughput"},
+    {"faults", vcn_cli_faults, "2-D fat tree leaf faults: reachability, VC use, deadlock, probability"},
+    {NULL, NULL, NULL}};

@@ -1,7 +1,8 @@
-/* The option-table parser and --help printer of every subcommand (opts.h).  Numbers are parsed
- * whole (no trailing characters) and checked against the row's bounds, so a value that is not
- * what the option wants is a usage error naming the option and the value, never a silent 0. */
-#include "opts.h"
+/* The option-table parser and --help printer of every subcommand (commsweep/cli_opts.h), those
+ * of src/cli and the engines' tools alike.  Numbers are parsed whole (no trailing characters)
+ * and checked against the row's bounds, so a value that is not what the option wants is a usage
+ * error naming the option and the value, never a silent 0. */
+#include "commsweep/cli_opts.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -124,10 +125,11 @@ void cs_cli_print_options(const cs_cli_cmd *c, FILE *f) {
   char buf[96];
   for (const cs_cli_opt *o = c->opts; o->kind != CS_CLI_END; o++) indent |= o->alias != NULL;
   for (const cs_cli_opt *o = c->opts; o->kind != CS_CLI_END; o++) {
-    int n = o->kind == CS_CLI_TEXT ? 0 : label(o, indent, buf, sizeof buf);
+    int n = o->kind == CS_CLI_TEXT || o->hidden ? 0 : label(o, indent, buf, sizeof buf);
     if (n > width && n <= 26) width = n;
   }
   for (const cs_cli_opt *o = c->opts; o->kind != CS_CLI_END; o++) {
+    if (o->hidden) continue;
     if (o->kind == CS_CLI_TEXT) {
       fprintf(f, "%s\n", o->help);
       continue;
