@@ -13,18 +13,21 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 "$PY" - "$CS_SOURCE_DIR/sweeps/pod-study.json" pod.json <<'PY'
 import json, sys
 study = json.load(open(sys.argv[1]))
-nets, algs = study["matrix"]
-assert nets["fields"][0] == "engine.vcnet.topology" and nets["fields"][-1] == "spec.msg_size_bytes"
-rows = [r for r in nets["values"]
+(axis,) = study["matrix"]  # one axis of explicit jobs
+fields = axis["fields"]
+assert fields[0] == "engine.vcnet.topology" and fields[-3:] == [
+    "spec.primitive", "spec.algorithm", "spec.msg_size_bytes"], fields
+jobs = [r + [4 << 30] for r in axis["values"]
         if r[0] == "torus:4x4x4" and r[2:4] == [4, 8] and r[-1] <= 1 << 20]
-assert [r[-1] for r in rows] == [65536, 1048576], rows
-jobs = [r + a + [4 << 30] for r in rows for a in algs["values"]]
+ALGS = [("allreduce", "ring"), ("allreduce", "dimring"), ("allreduce", "dimring_rsag"),
+        ("allgather", "ring"), ("alltoall", "pairwise")]
+assert sorted((r[-2], r[-4], r[-3]) for r in jobs) == sorted(
+    (s,) + a for s in (65536, 1048576) for a in ALGS), jobs
 assert len(jobs) == 10
 # its own job (a bound is not part of the cache key: the same job under another bound is one row)
-over = [r for r in rows if r[-1] == 1 << 20][0][:-1] + [2 << 20, "allreduce", "dimring", 1 << 20]
+over = [r for r in jobs if r[-2] == 1 << 20][0][:-4] + ["allreduce", "dimring", 2 << 20, 1 << 20]
 study["name"] = "pod-study-small"
-study["matrix"] = [{"fields": nets["fields"] + algs["fields"] + ["engine.memory_limit_bytes"],
-                    "values": jobs + [over]}]
+study["matrix"] = [{"fields": fields + ["engine.memory_limit_bytes"], "values": jobs + [over]}]
 json.dump(study, open(sys.argv[2], "w"), indent=1)
 PY
 
