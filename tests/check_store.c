@@ -10,7 +10,7 @@
 
 #include "commsweep/engine.h"
 #include "commsweep/store.h"
-#include "store/store_int.h"
+#include "store/store_format.h"
 #include "test_support.h"
 
 static char dir[256];
