@@ -19,6 +19,7 @@
 #include <stddef.h>
 
 #include "commsweep/model.h"
+#include "commsweep/engine.h"
 #include "store_file.h"
 
 /* The tables hold only narrow columns, so that a filter over every row (show, the cache lookup)
@@ -263,10 +264,42 @@ static const char *class_name(H5T_class_t c) {
   }
 }
 
+/* Whether `col` of table `name` is an engine's extra column (engine.h), which a file written
+ * before its engine had it lacks. */
+static bool engine_extra(const char *name, const char *col) {
+  cs_col cols[CS_STORE_MAX_COLUMNS];
+  size_t n = !strcmp(name, "txlog")     ? cs_engine_record_columns(NULL, 0, cols, CS_STORE_MAX_COLUMNS)
+             : !strcmp(name, "results") ? cs_engine_result_columns(NULL, 0, cols, CS_STORE_MAX_COLUMNS)
+                                        : 0;
+  for (size_t i = 0; i < n; i++)
+    if (!strcmp(cols[i].name, col)) return true;
+  return false;
+}
+
+/* Whether every member of `have` sits where `want` has it, in rows of the same size: then the
+ * file's type is the row struct's with some members unnamed, and serves as the memory type. */
+static bool same_places(hid_t have, hid_t want) {
+  if (H5Tget_size(have) != H5Tget_size(want)) return false;
+  int nhave = H5Tget_nmembers(have);
+  bool same = true;
+  for (int i = 0; i < nhave && same; i++) {
+    char *col = H5Tget_member_name(have, (unsigned)i);
+    int at = H5Tget_member_index(want, col);
+    same = at >= 0 && H5Tget_member_offset(want, (unsigned)at) ==
+                          H5Tget_member_offset(have, (unsigned)i);
+    H5free_memory(col);
+  }
+  return same;
+}
+
 /* The dataset's columns are exactly the expected ones (name, class, size; order free, since
  * HDF5 converts by name): a renamed, missing, extra or retyped column would otherwise read as
- * zeros and every row as corrupt. */
-static int check_columns(hid_t dset, const char *name, hid_t want, int version, cs_err *err) {
+ * zeros and every row as corrupt.  One difference is taken: a file without some engines' extra
+ * columns (written before their engine had them) whose other columns sit where the row struct
+ * has them.  *type then becomes the file's own type, so rows move without conversion and keep
+ * every byte (an unnamed slot's too: the checksums cover them). */
+static int check_columns(hid_t dset, const char *name, hid_t *type, int version, cs_err *err) {
+  hid_t want = *type;
   hid_t have = H5Dget_type(dset);
   if (have < 0) return cs_store_h5_error(err, CS_EINVAL, "reading the type of /%s", name);
   int rc = CS_OK;
@@ -277,10 +310,16 @@ static int check_columns(hid_t dset, const char *name, hid_t want, int version, 
     return rc;
   }
   int nwant = H5Tget_nmembers(want), nhave = H5Tget_nmembers(have);
+  char *lacking = NULL; /* the first engine extra column the file lacks */
   for (int i = 0; i < nwant && !rc; i++) {
     char *col = H5Tget_member_name(want, (unsigned)i);
     int at = H5Tget_member_index(have, col);
-    if (at < 0) {
+    if (at < 0 && engine_extra(name, col)) {
+      if (!lacking) {
+        lacking = col;
+        continue;
+      }
+    } else if (at < 0) {
       rc = cs_err_set(err, CS_EINVAL, "column /%s.%s is missing (schema version %d)", name, col,
                       version);
     } else {
@@ -302,6 +341,15 @@ static int check_columns(hid_t dset, const char *name, hid_t want, int version, 
       rc = cs_err_set(err, CS_EINVAL, "column /%s.%s is not in schema version %d", name, col,
                       version);
     H5free_memory(col);
+  }
+  if (!rc && lacking && !same_places(have, want))
+    rc = cs_err_set(err, CS_EINVAL, "column /%s.%s is missing and the other columns of /%s are "
+                    "not where schema version %d has them", name, lacking, name, version);
+  if (lacking) H5free_memory(lacking);
+  if (!rc && lacking) {
+    H5Tclose(want);
+    *type = have;
+    return CS_OK;
   }
   H5Tclose(have);
   return rc;
@@ -362,10 +410,10 @@ static int open_tables(cs_store *st, bool serial, cs_err *err) {
       st->txlog_chunk_len = 0;
     H5Dclose(txlog);
   }
-  if ((serial && check_columns(st->jobs, "jobs", st->t_job, st->version, err)) ||
-      check_columns(st->results, "results", st->t_result, st->version, err) ||
-      (serial && check_columns(st->txlog, "txlog", st->t_txn, st->version, err)) ||
-      (serial && check_columns(st->steplog, "steplog", st->t_step, st->version, err)))
+  if ((serial && check_columns(st->jobs, "jobs", &st->t_job, st->version, err)) ||
+      check_columns(st->results, "results", &st->t_result, st->version, err) ||
+      (serial && check_columns(st->txlog, "txlog", &st->t_txn, st->version, err)) ||
+      (serial && check_columns(st->steplog, "steplog", &st->t_step, st->version, err)))
     return err->code;
   st->steplog_len = serial ? extent_of(st->steplog) : UINT64_MAX; /* checked by the merge */
   st->rows = extent_of(st->results);
