@@ -1,5 +1,6 @@
 /* The HDF5 store without MPI: schema, rows round-trip, checksums, growth, the writer lock. */
 #include <check.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,7 +11,7 @@
 
 #include "commsweep/engine.h"
 #include "commsweep/store.h"
-#include "store/store_int.h"
+#include "store/store_format.h"
 #include "test_support.h"
 
 static char dir[256];
@@ -276,6 +277,84 @@ START_TEST(foreign_and_missing_files_are_refused) {
   fclose(t);
   ck_assert_int_eq(cs_store_open(path, CS_STORE_READ, &st, &err), CS_EIO);
   ck_assert_ptr_nonnull(strstr(err.msg, path));
+}
+END_TEST
+
+/* Replaces /txlog of the store at `path` by an empty one whose type lacks column `drop`, as a
+ * file written before that column existed has it. */
+static void drop_txlog_column(const char *drop) {
+  hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+  hid_t d = H5Dopen2(f, "txlog", H5P_DEFAULT);
+  hid_t t = H5Dget_type(d), dcpl = H5Dget_create_plist(d);
+  hid_t t2 = H5Tcreate(H5T_COMPOUND, H5Tget_size(t));
+  for (int i = 0; i < H5Tget_nmembers(t); i++) {
+    char *name = H5Tget_member_name(t, (unsigned)i);
+    hid_t mt = H5Tget_member_type(t, (unsigned)i);
+    if (strcmp(name, drop)) H5Tinsert(t2, name, H5Tget_member_offset(t, (unsigned)i), mt);
+    H5Tclose(mt);
+    H5free_memory(name);
+  }
+  ck_assert_int_eq(H5Tget_nmembers(t2), H5Tget_nmembers(t) - 1);
+  H5Dclose(d);
+  ck_assert_int_ge(H5Ldelete(f, "txlog", H5P_DEFAULT), 0);
+  hsize_t dim = 0, maxdim = H5S_UNLIMITED;
+  hid_t space = H5Screate_simple(1, &dim, &maxdim);
+  d = H5Dcreate2(f, "txlog", t2, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+  ck_assert_int_ge(d, 0);
+  H5Dclose(d);
+  H5Sclose(space);
+  H5Tclose(t2);
+  H5Tclose(t);
+  H5Pclose(dcpl);
+  H5Fclose(f);
+}
+
+/* A file written before an engine had an extra column (here: the last one the registry lists,
+ * taken out of /txlog's type) is opened, written and read back byte for byte, the slot of the
+ * column it lacks included, and its rows verify; a file lacking a common column is refused. */
+START_TEST(a_file_without_an_engines_new_column_is_read_and_written) {
+  cs_col extra[CS_STORE_MAX_COLUMNS];
+  size_t nextra =
+      cs_engine_record_columns(NULL, offsetof(cs_store_txn_row, rec), extra, CS_STORE_MAX_COLUMNS);
+  ck_assert_uint_gt(nextra, 0);
+  const cs_col *lacked = &extra[nextra - 1];
+  cs_err err;
+  cs_store *st = NULL;
+  ck_assert_int_eq(cs_store_open(path, CS_STORE_WRITE, &st, &err), 0);
+  ck_assert_int_eq(cs_store_close(st, &err), 0);
+  drop_txlog_column(lacked->name);
+
+  ck_assert_msg(cs_store_open(path, CS_STORE_WRITE, &st, &err) == 0, "%s", err.msg);
+  ck_assert_int_eq(cs_store_grow(st, 1, 5, &err), 0);
+  cs_store_job_row job;
+  memset(&job, 0, sizeof job);
+  fake_key(0, job.key);
+  job.txlog_reserved_count = 5;
+  ck_assert_int_eq(cs_store_write_jobs(st, 0, 1, &job, &err), 0);
+  cs_store_txn_row t[5], back[5];
+  fake_txns(0, 5, t);
+  for (int i = 0; i < 5; i++) /* the lacked column's slot holds a value, as its engine's would */
+    memcpy((unsigned char *)&t[i] + lacked->offset, &(int32_t){100 + i}, sizeof(int32_t));
+  cs_store_result_row r;
+  fake_result(2.0, &r);
+  ck_assert_int_eq(cs_store_put_result(st, 0, job.key, &r, t, 5, &err), 0);
+  ck_assert_int_eq(cs_store_close(st, &err), 0);
+
+  ck_assert_int_eq(cs_store_open(path, CS_STORE_READ, &st, &err), 0);
+  cs_store_result_row res;
+  ck_assert_int_eq(cs_store_read_results(st, 0, 1, &res, &err), 0);
+  ck_assert_int_eq(cs_store_read_txlog(st, 0, 5, back, &err), 0);
+  ck_assert(memcmp(back, t, sizeof t) == 0);
+  ck_assert(cs_store_row_verifies(st, 0, job.key, &res));
+  ck_assert_int_eq(cs_store_close(st, &err), 0);
+
+  /* a common column is no engine's: a file without it is refused, naming it */
+  unlink(path);
+  ck_assert_int_eq(cs_store_open(path, CS_STORE_WRITE, &st, &err), 0);
+  ck_assert_int_eq(cs_store_close(st, &err), 0);
+  drop_txlog_column("step");
+  ck_assert_int_eq(cs_store_open(path, CS_STORE_READ, &st, &err), CS_EINVAL);
+  ck_assert_ptr_nonnull(strstr(err.msg, "/txlog.step is missing"));
 }
 END_TEST
 
@@ -725,6 +804,7 @@ static Suite *store_suite(void) {
   tcase_add_test(core, foreign_and_missing_files_are_refused);
   tcase_add_test(core, text_columns_cut_visibly);
   tcase_add_test(core, every_byte_of_every_column_round_trips);
+  tcase_add_test(core, a_file_without_an_engines_new_column_is_read_and_written);
   suite_add_tcase(s, core);
   TCase *lock = tcase_create("lock");
   tcase_add_checked_fixture(lock, setup, teardown);

@@ -28,6 +28,12 @@
  * wide text lives in datasets of its own so that reading the tables (show, the cache lookup)
  * moves neither.  Build rows on zeroed memory: the checksum covers every byte of the row except
  * `checksum` and `wall_time_s` (and `error` unless the row failed).
+ *
+ * The module reads one way, each layer calling only those below it: the format (schema.c,
+ * h5util.c, checksum.c, rows.c, code.c, planez.c: store_format.h); the file and its handle
+ * (file.c: open, read, write rows; verify.c: store_file.h); the write path of a row and the log
+ * spool (spool.c: store_spool.h); the structural steps and the merge of the spools (structure.c,
+ * merge.c).  The writer lock (lock.c) stands apart.
  */
 #ifndef COMMSWEEP_STORE_H
 #define COMMSWEEP_STORE_H
@@ -176,8 +182,6 @@ int cs_store_schema_version(const cs_store *st);
  * On failure the staged copy is removed and the file is as it was.  Frees st either way; on
  * any other store it is cs_store_close. */
 int cs_store_commit(cs_store *st, cs_err *err);
-/* "<path>.staged" into buf; -1 when it does not fit. */
-int cs_store_stage_path(const char *path, char *buf, size_t cap);
 /* Parallel open for the work phase, collective over comm.  Only row writes are allowed. */
 int cs_store_open_mpi(const char *path, MPI_Comm comm, cs_store **out, cs_err *err);
 /* Flushes and closes (collective for a parallel store).  Accepts NULL. */
@@ -334,15 +338,6 @@ void cs_store_spool_remove(const char *path);
 
 /* XXH64 of a buffer. */
 uint64_t cs_store_xxh64(const void *data, size_t len, uint64_t seed);
-/* The same over bytes that come in pieces: begin, update with each piece in order, end. */
-typedef struct cs_store_xxh64_state {
-  uint64_t v[4], seed, len;
-  unsigned char buf[32]; /* the bytes of a stripe not yet complete */
-  size_t fill;
-} cs_store_xxh64_state;
-void cs_store_xxh64_begin(cs_store_xxh64_state *x, uint64_t seed);
-void cs_store_xxh64_update(cs_store_xxh64_state *x, const void *data, size_t len);
-uint64_t cs_store_xxh64_end(const cs_store_xxh64_state *x);
 /* The slice hash stored in txlog_checksum (0 for an empty slice). */
 uint64_t cs_store_txlog_checksum(uint64_t row, const cs_store_txn_row *txns, uint64_t n);
 /* The slice hash stored in steplog_checksum (0 for an empty slice). */

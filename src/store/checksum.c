@@ -5,7 +5,7 @@
  * wall_time_s is left out so that the checksum is as deterministic as the results. */
 #include <string.h>
 
-#include "commsweep/store.h"
+#include "store_format.h"
 
 /* The row checksum's seed: the schema version whose result rows it was made for (5).  Version 6
  * added a /jobs column only, so the result rows of both are the same bytes with the same

@@ -1,12 +1,15 @@
 /* Small HDF5 helpers: scalar attributes (variable-length UTF-8 strings and integers, which read
  * as str and int in h5py and as char and double in MATLAB) and translation of the HDF5 error
- * stack into a cs_err message naming the innermost failure. */
+ * stack into a cs_err message naming the innermost failure.  The bottom of the store: nothing
+ * here knows the handle. */
+#define _POSIX_C_SOURCE 200809L /* gmtime_r */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
-#include "store_int.h"
+#include "store_format.h"
 
 /* HDF5's exit handler closes files left open; after a close that failed (a full disk at its
  * last write) HDF5 1.10 keeps a dangling file and that handler crashes.  Every store is closed
@@ -77,6 +80,15 @@ int cs_store_attr_int(hid_t obj, const char *name, long long value, cs_err *err)
 
 /* True when the attribute holds one value (a scalar, or a 1-element array): reading it into
  * one value must not write past it. */
+int cs_store_attr_utc_now(hid_t obj, const char *name, cs_err *err) {
+  char now[32];
+  time_t t = time(NULL);
+  struct tm tm;
+  gmtime_r(&t, &tm);
+  strftime(now, sizeof now, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return cs_store_attr_text(obj, name, now, err);
+}
+
 static bool single_value(hid_t a) {
   hid_t s = H5Aget_space(a);
   if (s < 0) return false;

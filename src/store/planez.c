@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "store_int.h"
+#include "store_format.h"
 
 #define ADLER_MOD 65521u
 #define MAX_MATCH 258

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "commsweep/engine.h"
-#include "store_int.h"
+#include "store_format.h"
 
 #define JOB_ROW_(ctype, name, dim, kind, unit, flags, doc) \
   CS_COL_ROW(cs_store_job_row, name, kind, unit, flags, doc)

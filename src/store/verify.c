@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "store_int.h"
+#include "store_file.h"
 
 #define WINDOW_BYTES (11u << 20)
 

@@ -1,9 +1,10 @@
-/* Opening, growing, reading and writing the store file.
+/* The store file and its handle: opening (a new layout, a staged copy, the checks of an existing
+ * file), reading rows and logs, and writing rows with their slices, held back in batches or not.
  *
  * Invariant (store.h): structure changes (create, extend, /jobs rows, attributes, /txlog
  * chunks) happen only through a serial writable handle and end with a flush; a parallel handle
  * opens /results only, fully allocated (H5D_ALLOC_TIME_EARLY), and writes raw rows
- * independently (the log goes to the spool: spool.c).
+ * independently (its log goes to the spool, one layer up: spool.c).
  */
 #define _GNU_SOURCE /* SEEK_DATA, SEEK_HOLE */
 #include <errno.h>
@@ -18,7 +19,8 @@
 #include <stddef.h>
 
 #include "commsweep/model.h"
-#include "store_int.h"
+#include "commsweep/engine.h"
+#include "store_file.h"
 
 /* The tables hold only narrow columns, so that a filter over every row (show, the cache lookup)
  * reads few bytes; the wide text of each row is in /job_json and /errors.  Chunks of a few
@@ -41,13 +43,6 @@
 #define TXLOG_CACHE_BYTES (64u << 20)
 /* summaries; 0.6 MiB before compression, stored as /txlog is */
 #define STEPLOG_CHUNK 4096
-
-static void utc_now(char *buf, size_t cap) {
-  time_t t = time(NULL);
-  struct tm tm;
-  gmtime_r(&t, &tm);
-  strftime(buf, cap, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
 
 static cs_store *store_new(void) {
   cs_store *st = calloc(1, sizeof *st);
@@ -101,6 +96,34 @@ static hid_t txlog_access(void) {
   hid_t dapl = H5Pcreate(H5P_DATASET_ACCESS);
   H5Pset_chunk_cache(dapl, 1021, TXLOG_CACHE_BYTES, 1.0);
   return dapl;
+}
+
+/* Whether the fill value of dcpl (of type `type`, the row struct's) is all zero bytes. */
+static bool fill_is_zero(hid_t dcpl, hid_t type) {
+  static const cs_store_txn_row zero;
+  cs_store_txn_row fill;
+  H5D_fill_value_t defined;
+  return H5Pfill_value_defined(dcpl, &defined) >= 0 && defined == H5D_FILL_VALUE_USER_DEFINED &&
+         H5Pget_fill_value(dcpl, type, &fill) >= 0 && !memcmp(&fill, &zero, sizeof fill);
+}
+
+bool cs_store_txlog_direct(cs_store *st, hid_t txlog, uint64_t *len, unsigned *level) {
+  hid_t dcpl = H5Dget_create_plist(txlog), ftype = H5Dget_type(txlog);
+  hsize_t dim = 0;
+  unsigned flags, cd[8];
+  size_t ncd = 8;
+  bool direct = dcpl >= 0 && ftype >= 0 && H5Pget_layout(dcpl) == H5D_CHUNKED &&
+                H5Pget_chunk(dcpl, 1, &dim) == 1 && dim > 0 && H5Pget_nfilters(dcpl) == 2 &&
+                H5Pget_filter2(dcpl, 0, &flags, &(size_t){0}, NULL, 0, NULL, NULL) ==
+                    H5Z_FILTER_SHUFFLE &&
+                H5Pget_filter2(dcpl, 1, &flags, &ncd, cd, 0, NULL, NULL) == H5Z_FILTER_DEFLATE &&
+                ncd == 1 && cd[0] <= 9 && H5Tequal(ftype, st->t_txn) > 0 &&
+                H5Tget_size(ftype) == sizeof(cs_store_txn_row) && fill_is_zero(dcpl, st->t_txn);
+  *len = direct ? dim : 0;
+  *level = direct ? cd[0] : 0;
+  if (dcpl >= 0) H5Pclose(dcpl);
+  if (ftype >= 0) H5Tclose(ftype);
+  return direct;
 }
 
 /* A 1-D unlimited chunked dataset of `type`, compressed at level `deflate` (0: not) after the
@@ -158,8 +181,6 @@ static int create_layout(cs_store *st, cs_err *err) {
                            &empty_txn);
   if (st->jobs < 0 || st->results < 0 || st->txlog < 0 || st->job_json < 0 || st->errors < 0)
     return cs_store_h5_error(err, CS_EIO, "creating datasets");
-  char now[32];
-  utc_now(now, sizeof now);
   cs_col job_cols[CS_STORE_MAX_COLUMNS], result_cols[CS_STORE_MAX_COLUMNS],
       txn_cols[CS_STORE_MAX_COLUMNS], json_col[2], error_col[2];
   cs_store_job_json_columns(json_col, 2);
@@ -170,7 +191,7 @@ static int create_layout(cs_store *st, cs_err *err) {
   if (cs_store_attr_text(st->file, "format", "commsweep", err) ||
       cs_store_attr_int(st->file, "schema_version", CS_STORE_SCHEMA_VERSION, err) ||
       cs_store_attr_text(st->file, "adapter_version", CS_ADAPTER_VERSION, err) ||
-      cs_store_attr_text(st->file, "created_utc", now, err) ||
+      cs_store_attr_utc_now(st->file, "created_utc", err) ||
       cs_store_attr_text(st->file, "description",
                          "commsweep sweep results: /jobs (inputs), /job_json (their canonical "
                          "JSON), /results (EngineResult), /errors (error of a failed job), one "
@@ -243,10 +264,42 @@ static const char *class_name(H5T_class_t c) {
   }
 }
 
+/* Whether `col` of table `name` is an engine's extra column (engine.h), which a file written
+ * before its engine had it lacks. */
+static bool engine_extra(const char *name, const char *col) {
+  cs_col cols[CS_STORE_MAX_COLUMNS];
+  size_t n = !strcmp(name, "txlog")     ? cs_engine_record_columns(NULL, 0, cols, CS_STORE_MAX_COLUMNS)
+             : !strcmp(name, "results") ? cs_engine_result_columns(NULL, 0, cols, CS_STORE_MAX_COLUMNS)
+                                        : 0;
+  for (size_t i = 0; i < n; i++)
+    if (!strcmp(cols[i].name, col)) return true;
+  return false;
+}
+
+/* Whether every member of `have` sits where `want` has it, in rows of the same size: then the
+ * file's type is the row struct's with some members unnamed, and serves as the memory type. */
+static bool same_places(hid_t have, hid_t want) {
+  if (H5Tget_size(have) != H5Tget_size(want)) return false;
+  int nhave = H5Tget_nmembers(have);
+  bool same = true;
+  for (int i = 0; i < nhave && same; i++) {
+    char *col = H5Tget_member_name(have, (unsigned)i);
+    int at = H5Tget_member_index(want, col);
+    same = at >= 0 && H5Tget_member_offset(want, (unsigned)at) ==
+                          H5Tget_member_offset(have, (unsigned)i);
+    H5free_memory(col);
+  }
+  return same;
+}
+
 /* The dataset's columns are exactly the expected ones (name, class, size; order free, since
  * HDF5 converts by name): a renamed, missing, extra or retyped column would otherwise read as
- * zeros and every row as corrupt. */
-static int check_columns(hid_t dset, const char *name, hid_t want, int version, cs_err *err) {
+ * zeros and every row as corrupt.  One difference is taken: a file without some engines' extra
+ * columns (written before their engine had them) whose other columns sit where the row struct
+ * has them.  *type then becomes the file's own type, so rows move without conversion and keep
+ * every byte (an unnamed slot's too: the checksums cover them). */
+static int check_columns(hid_t dset, const char *name, hid_t *type, int version, cs_err *err) {
+  hid_t want = *type;
   hid_t have = H5Dget_type(dset);
   if (have < 0) return cs_store_h5_error(err, CS_EINVAL, "reading the type of /%s", name);
   int rc = CS_OK;
@@ -257,10 +310,16 @@ static int check_columns(hid_t dset, const char *name, hid_t want, int version, 
     return rc;
   }
   int nwant = H5Tget_nmembers(want), nhave = H5Tget_nmembers(have);
+  char *lacking = NULL; /* the first engine extra column the file lacks */
   for (int i = 0; i < nwant && !rc; i++) {
     char *col = H5Tget_member_name(want, (unsigned)i);
     int at = H5Tget_member_index(have, col);
-    if (at < 0) {
+    if (at < 0 && engine_extra(name, col)) {
+      if (!lacking) {
+        lacking = col;
+        continue;
+      }
+    } else if (at < 0) {
       rc = cs_err_set(err, CS_EINVAL, "column /%s.%s is missing (schema version %d)", name, col,
                       version);
     } else {
@@ -282,6 +341,15 @@ static int check_columns(hid_t dset, const char *name, hid_t want, int version, 
       rc = cs_err_set(err, CS_EINVAL, "column /%s.%s is not in schema version %d", name, col,
                       version);
     H5free_memory(col);
+  }
+  if (!rc && lacking && !same_places(have, want))
+    rc = cs_err_set(err, CS_EINVAL, "column /%s.%s is missing and the other columns of /%s are "
+                    "not where schema version %d has them", name, lacking, name, version);
+  if (lacking) H5free_memory(lacking);
+  if (!rc && lacking) {
+    H5Tclose(want);
+    *type = have;
+    return CS_OK;
   }
   H5Tclose(have);
   return rc;
@@ -342,10 +410,10 @@ static int open_tables(cs_store *st, bool serial, cs_err *err) {
       st->txlog_chunk_len = 0;
     H5Dclose(txlog);
   }
-  if ((serial && check_columns(st->jobs, "jobs", st->t_job, st->version, err)) ||
-      check_columns(st->results, "results", st->t_result, st->version, err) ||
-      (serial && check_columns(st->txlog, "txlog", st->t_txn, st->version, err)) ||
-      (serial && check_columns(st->steplog, "steplog", st->t_step, st->version, err)))
+  if ((serial && check_columns(st->jobs, "jobs", &st->t_job, st->version, err)) ||
+      check_columns(st->results, "results", &st->t_result, st->version, err) ||
+      (serial && check_columns(st->txlog, "txlog", &st->t_txn, st->version, err)) ||
+      (serial && check_columns(st->steplog, "steplog", &st->t_step, st->version, err)))
     return err->code;
   st->steplog_len = serial ? extent_of(st->steplog) : UINT64_MAX; /* checked by the merge */
   st->rows = extent_of(st->results);
@@ -598,7 +666,7 @@ herr_t cs_store_slab_io(cs_store *st, hid_t dset, hid_t type, uint64_t first, ui
   return rc;
 }
 
-static int check_range(const char *what, uint64_t first, uint64_t n, uint64_t len, cs_err *err) {
+int cs_store_check_range(const char *what, uint64_t first, uint64_t n, uint64_t len, cs_err *err) {
   if (first > len || n > len - first)
     return cs_err_set(err, CS_EINVAL, "%s [%llu, %llu) is outside [0, %llu)", what,
                       (unsigned long long)first, (unsigned long long)(first + n),
@@ -699,7 +767,7 @@ static bool skips(const char *const *skip, const char *name) {
 int cs_store_read_rows_without(cs_store *st, bool jobs, const char *const *skip, uint64_t first,
                                uint64_t n, void *out, cs_err *err) {
   if (jobs && st->jobs < 0) return cs_err_set(err, CS_EINVAL, "/jobs is not open in a parallel store");
-  if (check_range(jobs ? "/jobs rows" : "/results rows", first, n, st->rows, err)) return err->code;
+  if (cs_store_check_range(jobs ? "/jobs rows" : "/results rows", first, n, st->rows, err)) return err->code;
   row_io table = jobs ? jobs_io(st) : results_io(st);
   if (move_rows(st, &table, first, n, out, false, err)) return err->code;
   for (uint64_t k = 0; jobs && st->version < CS_STORE_SCHEMA_VERSION && k < n; k++)
@@ -712,7 +780,7 @@ int cs_store_read_rows_without(cs_store *st, bool jobs, const char *const *skip,
 int cs_store_read_job_json(cs_store *st, uint64_t first, uint64_t n, cs_store_job_row *out,
                            cs_err *err) {
   if (st->job_json < 0) return cs_err_set(err, CS_EINVAL, "/job_json is not open in a parallel store");
-  if (check_range("/job_json rows", first, n, st->rows, err)) return err->code;
+  if (cs_store_check_range("/job_json rows", first, n, st->rows, err)) return err->code;
   row_io io = json_io(st);
   return move_rows(st, &io, first, n, out, false, err);
 }
@@ -730,7 +798,7 @@ int cs_store_read_results(cs_store *st, uint64_t first, uint64_t n, cs_store_res
 /* Entries [offset, offset + n) of a log (/txlog or /steplog) of len entries of `size` bytes. */
 static int read_log(cs_store *st, hid_t dset, hid_t type, uint64_t len, const char *what,
                     uint64_t offset, uint64_t n, size_t size, void *out, cs_err *err) {
-  if (check_range(what, offset, n, len, err)) return err->code;
+  if (cs_store_check_range(what, offset, n, len, err)) return err->code;
   memset(out, 0, n * size);
   if (cs_store_slab_io(st, dset, type, offset, n, out, false) < 0)
     return cs_store_h5_error(err, CS_EIO, "reading %s %llu..%llu", what,
@@ -755,7 +823,7 @@ int cs_store_read_steplog(cs_store *st, uint64_t offset, uint64_t n, cs_store_st
 static int read_columns(cs_store *st, hid_t dset, const char *what, const cs_col *cols,
                         size_t row_size, uint64_t first, uint64_t n, void *out, cs_err *err) {
   if (dset < 0) return cs_err_set(err, CS_EINVAL, "%s is not open in a parallel store", what);
-  if (check_range(what, first, n, st->rows, err)) return err->code;
+  if (cs_store_check_range(what, first, n, st->rows, err)) return err->code;
   hid_t t = cs_store_type_create(cols, row_size);
   memset(out, 0, n * row_size);
   herr_t rc = t < 0 ? -1 : cs_store_slab_io(st, dset, t, first, n, out, false);
@@ -784,66 +852,11 @@ int cs_store_read_index(cs_store *st, uint64_t first, uint64_t n, cs_store_index
   return read_columns(st, st->jobs, "/jobs keys", cols, sizeof(cs_store_index_row), first, n, out,
                       err);
 }
-
-static int need_structural(const cs_store *st, cs_err *err) {
-  if (!st->writable || st->parallel)
-    return cs_err_set(err, CS_EINTERNAL, "structural change on a %s store",
-                      st->parallel ? "parallel" : "read-only");
-  return CS_OK;
-}
-
-int cs_store_grow(cs_store *st, uint64_t rows, uint64_t txlog_len, cs_err *err) {
-  if (need_structural(st, err)) return err->code;
-  if (rows > st->rows) {
-    hsize_t dim = rows;
-    if (H5Dset_extent(st->jobs, &dim) < 0 || H5Dset_extent(st->job_json, &dim) < 0 ||
-        H5Dset_extent(st->results, &dim) < 0 || H5Dset_extent(st->errors, &dim) < 0)
-      return cs_store_h5_error(err, CS_EIO, "extending the tables to %llu rows",
-                               (unsigned long long)rows);
-    st->rows = rows;
-  }
-  if (txlog_len > st->txlog_len) {
-    hsize_t dim = txlog_len;
-    if (H5Dset_extent(st->txlog, &dim) < 0)
-      return cs_store_h5_error(err, CS_EIO, "extending /txlog to %llu records",
-                               (unsigned long long)txlog_len);
-    st->txlog_len = txlog_len;
-  }
-  return CS_OK;
-}
-
-int cs_store_grow_steplog(cs_store *st, uint64_t len, cs_err *err) {
-  if (need_structural(st, err)) return err->code;
-  if (len > st->steplog_len) {
-    hsize_t dim = len;
-    if (H5Dset_extent(st->steplog, &dim) < 0)
-      return cs_store_h5_error(err, CS_EIO, "extending /steplog to %llu summaries",
-                               (unsigned long long)len);
-    st->steplog_len = len;
-  }
-  return CS_OK;
-}
-
-int cs_store_write_jobs_without_json(cs_store *st, uint64_t first, uint64_t n,
-                                     const cs_store_job_row *rows, cs_err *err) {
-  if (need_structural(st, err) || check_range("/jobs rows", first, n, st->rows, err))
-    return err->code;
-  row_io io = jobs_io(st);
-  return move_rows(st, &io, first, n, (void *)rows, true, err);
-}
-
-int cs_store_write_jobs(cs_store *st, uint64_t first, uint64_t n, const cs_store_job_row *rows,
-                        cs_err *err) {
-  row_io io = json_io(st);
-  if (cs_store_write_jobs_without_json(st, first, n, rows, err)) return err->code;
-  return move_rows(st, &io, first, n, (void *)rows, true, err);
-}
-
 /* Result rows [first, first + n): the /errors rows first (the error of a failed row, empty for
  * any other), then the rows, whose checksums vouch for both: a kill between the two leaves the
  * old row, which the new error does not match if it failed. */
-static int write_result_rows(cs_store *st, uint64_t first, uint64_t n,
-                             const cs_store_result_row *rows, cs_err *err) {
+int cs_store_write_result_rows(cs_store *st, uint64_t first, uint64_t n,
+                               const cs_store_result_row *rows, cs_err *err) {
   row_io errors = errors_io(st), results = results_io(st);
   if (move_rows(st, &errors, first, n, (void *)rows, true, err) ||
       move_rows(st, &results, first, n, (void *)rows, true, err))
@@ -851,76 +864,27 @@ static int write_result_rows(cs_store *st, uint64_t first, uint64_t n,
   return CS_OK;
 }
 
-int cs_store_clear_result(cs_store *st, uint64_t row, cs_err *err) {
-  static const cs_store_result_row pending;
-  if (need_structural(st, err) || check_range("/results row", row, 1, st->rows, err))
-    return err->code;
-  if (write_result_rows(st, row, 1, &pending, err))
-    return cs_err_prefix(err, "clearing /results row %llu", (unsigned long long)row);
-  return CS_OK;
-}
-
-int cs_store_note_sweep(cs_store *st, const char *sweep_name, cs_err *err) {
-  if (need_structural(st, err)) return err->code;
-  char now[32];
-  utc_now(now, sizeof now);
-  long long count = 0;
-  cs_err ignore;
-  if (cs_store_attr_read_int(st->file, "sweeps", &count, &ignore)) count = 0;
-  if (cs_store_attr_text(st->file, "last_sweep", sweep_name, err) ||
-      cs_store_attr_text(st->file, "last_sweep_utc", now, err) ||
-      cs_store_attr_int(st->file, "sweeps", count + 1, err))
+int cs_store_write_job_rows(cs_store *st, uint64_t first, uint64_t n, const cs_store_job_row *rows,
+                            bool with_json, cs_err *err) {
+  if (cs_store_check_range("/jobs rows", first, n, st->rows, err)) return err->code;
+  row_io jobs = jobs_io(st), json = json_io(st);
+  if (move_rows(st, &jobs, first, n, (void *)rows, true, err) ||
+      (with_json && move_rows(st, &json, first, n, (void *)rows, true, err)))
     return err->code;
   return CS_OK;
 }
 
-int cs_store_flush(cs_store *st, cs_err *err) {
-  if (H5Fflush(st->file, H5F_SCOPE_GLOBAL) < 0)
-    return cs_store_h5_error(err, CS_EIO, "flushing the store");
-  return CS_OK;
-}
-
-int cs_store_put_result(cs_store *st, uint64_t row, const char key[CS_STORE_KEY_LEN],
-                        cs_store_result_row *res, const cs_store_txn_row *txns, uint64_t n,
-                        cs_err *err) {
-  return cs_store_put_result_steps(st, row, key, res, txns, n, NULL, 0, err);
-}
-
-int cs_store_put_result_steps(cs_store *st, uint64_t row, const char key[CS_STORE_KEY_LEN],
-                              cs_store_result_row *res, const cs_store_txn_row *txns, uint64_t n,
-                              const cs_store_step_row *steps, uint64_t nsteps, cs_err *err) {
-  return cs_store_put_row(st, row, key, res, txns, n, steps, nsteps, 0, err);
-}
-
-int cs_store_put_row(cs_store *st, uint64_t row, const char key[CS_STORE_KEY_LEN],
-                     cs_store_result_row *res, const cs_store_txn_row *txns, uint64_t n,
-                     const cs_store_step_row *steps, uint64_t nsteps, unsigned flags,
-                     cs_err *err) {
+int cs_store_write_row(cs_store *st, uint64_t row, const cs_store_result_row *res,
+                       const cs_store_txn_row *txns, uint64_t n, const cs_store_step_row *steps,
+                       uint64_t nsteps, bool records_written, cs_err *err) {
   if (!st->writable) return cs_err_set(err, CS_EINTERNAL, "writing a row of a read-only store");
-  if (check_range("/results row", row, 1, st->rows, err) ||
-      check_range("/txlog slice", res->txlog_offset, n, st->txlog_len, err) ||
-      check_range("/steplog slice", res->steplog_offset, nsteps, st->steplog_len, err))
+  if (cs_store_check_range("/results row", row, 1, st->rows, err) ||
+      cs_store_check_range("/txlog slice", res->txlog_offset, n, st->txlog_len, err) ||
+      cs_store_check_range("/steplog slice", res->steplog_offset, nsteps, st->steplog_len, err))
     return err->code;
-  if (!(flags & CS_PUT_SUMS_GIVEN)) {
-    res->txlog_count = n;
-    res->txlog_checksum = cs_store_txlog_checksum(row, txns, n);
-    res->steplog_count = nsteps;
-    res->steplog_checksum = cs_store_steplog_checksum(row, steps, nsteps);
-    res->checksum = cs_store_row_checksum(row, key, res);
-  }
-  if (st->spool_fd >= 0) {
-    /* the row with its logs goes to the spool; the file gets the row without them */
-    if (!(flags & CS_PUT_SPOOLED) && cs_store_spool_put(st, row, key, res, txns, n, steps, nsteps, err))
-      return err->code;
-    res->txlog_count = res->txlog_checksum = 0;
-    res->steplog_count = res->steplog_checksum = 0;
-    res->txlog_detail = CS_STORE_LOG_NONE;
-    res->checksum = cs_store_row_checksum(row, key, res);
-    n = nsteps = 0;
-  } else if ((n && st->txlog < 0) || (nsteps && st->steplog < 0)) {
+  if ((n && st->txlog < 0) || (nsteps && st->steplog < 0))
     return cs_err_set(err, CS_EINTERNAL, "a parallel store writes the log through its spool");
-  }
-  if (n && !(flags & CS_PUT_RECORDS_WRITTEN) &&
+  if (n && !records_written &&
       cs_store_slab_io(st, st->txlog, st->t_txn, res->txlog_offset, n, (void *)txns, true) < 0)
     return cs_store_h5_error(err, CS_EIO, "writing /txlog records %llu..%llu",
                              (unsigned long long)res->txlog_offset,
@@ -939,7 +903,7 @@ int cs_store_put_row(cs_store *st, uint64_t row, const char key[CS_STORE_KEY_LEN
     }
     return CS_OK;
   }
-  return write_result_rows(st, row, 1, res, err);
+  return cs_store_write_result_rows(st, row, 1, res, err);
 }
 
 int cs_store_batch_rows(cs_store *st, size_t cap, cs_err *err) {
@@ -987,7 +951,7 @@ int cs_store_flush_rows(cs_store *st, uint64_t *lost, cs_err *err) {
   for (size_t first = 0; !rc && first < n;) {
     size_t k = 1;
     while (first + k < n && order[2 * (first + k)] == order[2 * first] + k) k++;
-    if ((rc = write_result_rows(st, order[2 * first], k, &sorted[first], err))) break;
+    if ((rc = cs_store_write_result_rows(st, order[2 * first], k, &sorted[first], err))) break;
     first += k;
   }
   if (rc) *lost = n; /* which of them reached the file is unknown: all count as lost */
