@@ -64,6 +64,10 @@ void cs_plan_step_flows(const cs_plan *plan, uint32_t s, cs_flow *out);
 /* The reqs of a step, from its flows (cs_plan_step_flows), into out[0 .. the step's
  * transactions), in request-id order. */
 void cs_plan_step_reqs(const cs_plan *plan, const cs_flow *flows, cs_inject *out);
+/* C6 at flow level (seed tbl-cr-10): the flows of one step that have transactions target
+ * distinct DDR ids.  O(n log n); the message names the first requests of two flows that share
+ * a target. */
+int cs_plan_check_step_flows(const cs_flow *flows, size_t n, uint32_t step, cs_err *err);
 /* Bytes a plan holds for a job of n participants and `steps` steps (the memory estimate). */
 uint64_t cs_plan_bytes(int n, uint32_t steps);
 

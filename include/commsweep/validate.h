@@ -5,7 +5,6 @@
 #define COMMSWEEP_VALIDATE_H
 
 #include "commsweep/err.h"
-#include "commsweep/expand.h"
 #include "commsweep/model.h"
 
 /* C4 even outstanding, C7 frequency triple, C8 transaction log.  (C1-C3 are the engines':
@@ -17,14 +16,11 @@ int cs_validate_adapter(const cs_adapter_config *cfg, cs_err *err);
 int cs_validate_spec(const cs_spec *spec, const cs_adapter_config *cfg, cs_err *err);
 
 
-/* C6: within one step, concurrent flows target distinct DDR ids; C9: only req/rsp packets.
+/* C6: within one step, concurrent flows target distinct DDR ids (at flow level:
+ * cs_plan_check_step_flows, expand.h); C9: only req/rsp packets.
  * `flow_of` gives each inject's flow (transactions of one flow share its target). */
 int cs_validate_step_injects(const cs_inject *injects, const uint32_t *flow_of, size_t n,
                              uint32_t step, cs_err *err);
-
-/* C6 at flow level: the flows of one step (those with transactions) target distinct DDR ids.
- * O(n log n); the message names the first requests of two flows that share a target. */
-int cs_validate_step_flows(const cs_flow *flows, size_t n, uint32_t step, cs_err *err);
 
 /* C9 and C10: an rsp must reverse its req's src/dst and reuse its request id. */
 int cs_validate_rsp(const cs_inject *req, const cs_inject *rsp, cs_err *err);

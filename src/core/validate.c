@@ -198,33 +198,6 @@ int cs_validate_step_injects(const cs_inject *injects, const uint32_t *flow_of, 
   return rc;
 }
 
-static int cmp_u64(const void *a, const void *b) {
-  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-  return (x > y) - (x < y);
-}
-
-int cs_validate_step_flows(const cs_flow *flows, size_t n, uint32_t step, cs_err *err) {
-  /* target in the high half, flow index in the low: a repeated target sorts next to its first */
-  uint64_t *keys = malloc((n ? n : 1) * sizeof *keys);
-  if (!keys) return cs_err_set(err, CS_ENOMEM, "C6 check: out of memory");
-  size_t k = 0;
-  for (size_t i = 0; i < n; i++)
-    if (flows[i].num_txns) keys[k++] = (uint64_t)(uint32_t)flows[i].dst << 32 | (uint64_t)i;
-  qsort(keys, k, sizeof *keys, cmp_u64);
-  int rc = CS_OK;
-  for (size_t i = 1; i < k && !rc; i++)
-    if (keys[i] >> 32 == keys[i - 1] >> 32) {
-      const cs_flow *a = &flows[(uint32_t)keys[i - 1]], *b = &flows[(uint32_t)keys[i]];
-      rc = cs_err_set(err, CS_ECONSTRAINT,
-                      "C6: step %u: requests %llu and %llu of different flows both target DDR %d: "
-                      "targets within a step must be distinct",
-                      step, (unsigned long long)a->first_txn, (unsigned long long)b->first_txn,
-                      b->dst);
-    }
-  free(keys);
-  return rc;
-}
-
 int cs_validate_rsp(const cs_inject *req, const cs_inject *rsp, cs_err *err) {
   if (rsp->packet_type != CS_PKT_RSP)
     return cs_err_set(err, CS_ECONSTRAINT, "C9: request %llu: the response must have packet type rsp",

@@ -257,7 +257,7 @@ static int run_step(drive *d, uint32_t step, cs_err *err) {
   d->begin = d->plan->step_txn_begin[step];
   d->end = d->plan->step_txn_begin[step + 1];
   cs_plan_step_flows(d->plan, step, d->flows);
-  int rc = cs_validate_step_flows(d->flows, d->plan->flows_per_step, step, err);
+  int rc = cs_plan_check_step_flows(d->flows, d->plan->flows_per_step, step, err);
   if (rc) return rc;
   d->now = d->ops->now(d->engine);
   bool finished;

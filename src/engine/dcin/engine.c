@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "commsweep/cachekey.h"
 #include "commsweep/hash.h"
 #include "reuse/reuse.h"
 
