@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# The option tables of the subcommands (src/cli/opts.h): every command that `commsweep --help`
-# lists refuses an unknown option with exit status 2 and a message naming the command and the
-# option; values are parsed whole and checked against their option's rule; "--name=VALUE"
-# means "--name VALUE"; --help prints every option of the table.
+# The option tables of the subcommands (include/commsweep/cli_opts.h): every command that
+# `commsweep --help` lists refuses an unknown option with exit status 2 and a message naming
+# the command and the option; values are parsed whole and checked against their option's rule;
+# "--name=VALUE" means "--name VALUE"; --help prints every option of the table.
 set -euo pipefail
 : "${CS_BIN:?}" "${CS_SOURCE_DIR:?}" "${CS_WORK:?}"
 rm -rf "$CS_WORK" && mkdir -p "$CS_WORK" && cd "$CS_WORK"
