@@ -261,8 +261,9 @@ END_TEST
 /* Every engine's extra columns fit the slots of the records (the registry assigns them in
  * order, so a column past the last slot would silently not be stored). */
 START_TEST(engine_extra_columns_should_fit_their_slots) {
-  size_t records = 0, results = 0;
+  size_t records = 0, results = 0, in_every_file = 0;
   for (const cs_engine_ops *const *e = cs_engine_list(); *e; e++) {
+    if (e - cs_engine_list() == CS_ENGINES_IN_EVERY_FILE) in_every_file = records;
     ck_assert_uint_eq(cs_engine_record_slot(*e), records);
     ck_assert_uint_eq(cs_engine_extra_slot(*e), results);
     for (const cs_engine_column *c = (*e)->record_columns; c && c->name; c++) records++;
@@ -270,7 +271,9 @@ START_TEST(engine_extra_columns_should_fit_their_slots) {
   }
   ck_assert_uint_le(records, CS_TXN_EXTRA_SLOTS);
   ck_assert_uint_le(results, CS_RESULT_EXTRA_SLOTS);
-  ck_assert_uint_eq(cs_engine_record_slots(), records);
+  /* the driver's -1 fill covers the slots of the engines in every file, no later one's */
+  if (cs_engine_list()[CS_ENGINES_IN_EVERY_FILE] == NULL) in_every_file = records;
+  ck_assert_uint_eq(cs_engine_record_slots(), in_every_file);
 }
 END_TEST
 

@@ -315,7 +315,7 @@ static void drop_txlog_column(const char *drop) {
 START_TEST(a_file_without_an_engines_new_column_is_read_and_written) {
   cs_col extra[CS_STORE_MAX_COLUMNS];
   size_t nextra =
-      cs_engine_record_columns(NULL, offsetof(cs_store_txn_row, rec), extra, CS_STORE_MAX_COLUMNS);
+      cs_engine_record_columns(CS_ENGINE_SET_ALL, offsetof(cs_store_txn_row, rec), extra, CS_STORE_MAX_COLUMNS);
   ck_assert_uint_gt(nextra, 0);
   const cs_col *lacked = &extra[nextra - 1];
   cs_err err;
@@ -443,7 +443,7 @@ START_TEST(every_byte_of_every_column_round_trips) {
   ck_assert_int_eq(cs_store_write_jobs(st, 0, 1, &job, &err), 0);
   cs_store_txn_row t[3];
   memset(t, 0, sizeof t);
-  cs_store_txn_columns(cols, CS_STORE_MAX_COLUMNS);
+  cs_store_txn_columns(CS_ENGINE_SET_ALL, cols, CS_STORE_MAX_COLUMNS);
   for (unsigned i = 0; i < 3; i++) fill_columns(cols, &t[i], 7 * i + 1);
   cs_store_step_row steps[2];
   memset(steps, 0, sizeof steps);
@@ -451,7 +451,7 @@ START_TEST(every_byte_of_every_column_round_trips) {
   for (unsigned i = 0; i < 2; i++) fill_columns(cols, &steps[i], 11 * i + 2);
   cs_store_result_row r;
   memset(&r, 0, sizeof r);
-  size_t ncols = cs_store_result_columns(cols, CS_STORE_MAX_COLUMNS);
+  size_t ncols = cs_store_result_columns(CS_ENGINE_SET_ALL, cols, CS_STORE_MAX_COLUMNS);
   ck_assert_uint_ge(ncols, cs_cols_count(cs_result_cols) + 4);
   fill_columns(cols, &r, 5);
   cs_store_error_columns(cols, CS_STORE_MAX_COLUMNS);
@@ -500,7 +500,8 @@ START_TEST(every_byte_of_every_column_round_trips) {
   for (const cs_col *c = cs_step_summary_cols; c->name; c++) covered += c->size;
   ck_assert_uint_eq(covered, offsetof(cs_step_summary, pad_));
   cs_col extra[CS_TXN_EXTRA_SLOTS + 1];
-  ck_assert_uint_eq(cs_engine_record_columns(NULL, 0, extra, CS_TXN_EXTRA_SLOTS + 1),
+  ck_assert_uint_eq(cs_engine_record_columns(cs_engine_set_in_every_file(), 0, extra,
+                                             CS_TXN_EXTRA_SLOTS + 1),
                     cs_engine_record_slots());
 }
 END_TEST

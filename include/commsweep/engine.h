@@ -220,20 +220,32 @@ const cs_engine_ops *cs_engine_find(const char *name);
 const cs_engine_ops *const *cs_engine_list(void);
 /* ---- extra columns -------------------------------------------------------------------------- */
 
+/* A set of registered engines, bit i for the engine at registry index i (cs_engine_list). */
+typedef uint32_t cs_engine_set;
+#define CS_ENGINE_SET_ALL UINT32_MAX
+/* The engines whose extra columns every file names: those of the registry when the store's
+ * schema version was laid down.  A later engine's columns are named only in a file laid out for
+ * its jobs (cs_store_open_for), so they change no other engine's file types. */
+#define CS_ENGINES_IN_EVERY_FILE 3
+cs_engine_set cs_engine_set_in_every_file(void);
+/* The set holding ops alone; 0 for an engine not in the registry. */
+cs_engine_set cs_engine_set_of(const cs_engine_ops *ops);
+
 /* The first slot of cs_result.engine_extra (cs_txn_record.engine_extra) that holds ops'
  * result_columns (record_columns).  Engines take slots in registry order, so no two share one;
  * check_backfill checks that every engine's columns fit. */
 size_t cs_engine_extra_slot(const cs_engine_ops *ops);
 size_t cs_engine_record_slot(const cs_engine_ops *ops);
-/* The slots of cs_txn_record.engine_extra some engine's column uses: the first n.  The driver
- * sets them to -1, so a column reads -1 in the records of another engine's jobs; the others stay
- * 0 (no column stores them; the checksums cover them). */
+/* The record slots of the engines in every file: the first n.  The driver sets them to -1, so
+ * such a column reads -1 in the records of another engine's jobs; every other slot stays 0 (a
+ * later engine's column reads 0 in other engines' records, which so keep their bytes; the
+ * checksums cover every slot, named or not). */
 size_t cs_engine_record_slots(void);
-/* Write the extra columns of every engine (or of `only`, when not NULL) as column rows into out,
- * for a row struct that holds a cs_result (cs_txn_record) at byte `offset`; NULL-terminated.
- * Return the number of rows (cap must leave room for the terminator). */
-size_t cs_engine_result_columns(const cs_engine_ops *only, size_t offset, cs_col *out, size_t cap);
-size_t cs_engine_record_columns(const cs_engine_ops *only, size_t offset, cs_col *out, size_t cap);
+/* Write the extra columns of the engines in `engines` as column rows into out, for a row struct
+ * that holds a cs_result (cs_txn_record) at byte `offset`; NULL-terminated.  Return the number
+ * of rows (cap must leave room for the terminator). */
+size_t cs_engine_result_columns(cs_engine_set engines, size_t offset, cs_col *out, size_t cap);
+size_t cs_engine_record_columns(cs_engine_set engines, size_t offset, cs_col *out, size_t cap);
 
 /* The model version that enters the cache key: ops->model_version, unless the test hook
  * COMMSWEEP_TEST_MODEL_VERSION_<name> is set (tests use it to show that a bump reruns exactly

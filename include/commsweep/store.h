@@ -43,6 +43,7 @@
 #include <stdint.h>
 
 #include "commsweep/backfill.h"
+#include "commsweep/engine.h"
 #include "commsweep/err.h"
 #include "commsweep/model.h"
 
@@ -141,10 +142,12 @@ typedef struct cs_store_step_row {
 } cs_store_step_row;
 
 /* The columns of each dataset, in file order (NULL-name terminated, into out[cap]); the HDF5
- * compound types, their attributes, docs/hdf5-schema.md and `show --csv` follow them. */
+ * compound types, their attributes, docs/hdf5-schema.md and `show --csv` follow them.  /results
+ * and /txlog name the extra columns of the engines in `engines` (a file's: cs_store_engines;
+ * every engine's: CS_ENGINE_SET_ALL); an engine's slots not named stay in the rows, unnamed. */
 size_t cs_store_job_columns(cs_col *out, size_t cap);
-size_t cs_store_result_columns(cs_col *out, size_t cap);
-size_t cs_store_txn_columns(cs_col *out, size_t cap);
+size_t cs_store_result_columns(cs_engine_set engines, cs_col *out, size_t cap);
+size_t cs_store_txn_columns(cs_engine_set engines, cs_col *out, size_t cap);
 size_t cs_store_step_columns(cs_col *out, size_t cap);
 #define CS_STORE_MAX_COLUMNS 96
 /* The string datasets /job_json and /errors as one-column lists (the member of the job or
@@ -175,6 +178,14 @@ void cs_store_library_init(void);
  * or columns that differ from it) is CS_EINVAL naming what is wrong; so is a path that is not a
  * regular file.  A 0-byte file counts as absent for CS_STORE_STAGE. */
 int cs_store_open(const char *path, cs_store_mode mode, cs_store **out, cs_err *err);
+/* As cs_store_open; a file it lays out (a new one, CS_STORE_REBUILD) names the extra columns
+ * of `engines` and of the engines in every file (cs_engine_set_in_every_file).  cs_store_open
+ * lays out files for the engines in every file alone. */
+int cs_store_open_for(const char *path, cs_store_mode mode, cs_engine_set engines,
+                      cs_store **out, cs_err *err);
+/* The engines whose extra columns the file names in /results and /txlog (an engine without
+ * extra columns is always in the set). */
+cs_engine_set cs_store_engines(const cs_store *st);
 /* The file's schema version: CS_STORE_SCHEMA_VERSION, or an older one a CS_STORE_READ store
  * reads (CS_STORE_SCHEMA_VERSION_READ and up); the other modes open the current one only. */
 int cs_store_schema_version(const cs_store *st);

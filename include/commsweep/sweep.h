@@ -63,6 +63,8 @@ typedef struct cs_sweep {
 
 /* Unpacks the job of j into *out; CS_EINVAL when j was not loaded. */
 int cs_sweep_job_get(const cs_sweep_job *j, cs_job *out, cs_err *err);
+/* The engines of the sweep's jobs that loaded (the others run nothing). */
+cs_engine_set cs_sweep_engines(const cs_sweep *sw);
 /* Loads a job from its canonical JSON ({"adapter":...,"engine":...,"spec":...}, a /job_json row)
  * with the strict loaders; CS_EPARSE or the loader's error when it does not load. */
 int cs_sweep_job_from_json(const char *json, cs_job *job, cs_err *err);

@@ -183,7 +183,7 @@ void cs_backfill_result_json(const cs_result *r, cJSON *agg, cJSON *meta) {
   cs_cols_to_json(cs_result_cols, r, 0, CS_COL_AGGREGATE, meta);
   cs_col extra[CS_RESULT_EXTRA_SLOTS + 1];
   const cs_engine_ops *ops = cs_engine_find(r->engine);
-  if (ops && cs_engine_result_columns(ops, 0, extra, sizeof extra / sizeof extra[0]))
+  if (ops && cs_engine_result_columns(cs_engine_set_of(ops), 0, extra, sizeof extra / sizeof extra[0]))
     cs_cols_to_json(extra, r, 0, 0, meta);
 }
 
@@ -192,7 +192,7 @@ static void record_columns(const cs_engine_ops *engine, cs_col *out, size_t cap)
   size_t n = 0;
   for (const cs_col *c = cs_txn_record_cols; c->name && n + 1 < cap; c++) out[n++] = *c;
   out[n] = (cs_col){NULL, 0, 0, 0, NULL, NULL, 0};
-  if (engine) cs_engine_record_columns(engine, 0, out + n, cap - n);
+  if (engine) cs_engine_record_columns(cs_engine_set_of(engine), 0, out + n, cap - n);
 }
 
 #define RECORD_COLUMNS_MAX 64

@@ -235,6 +235,28 @@ static int rebuild(cs_store *old, cs_store *st, const cs_sweep *sweeps, size_t n
   return rc;
 }
 
+/* The engines whose extra columns the rebuilt file names: those the file names, those of its
+ * /jobs rows and those of the sweep files' jobs (a file laid out before it held some engine's
+ * jobs keeps that engine's values in its rows, unnamed: engine.h, CS_ENGINES_IN_EVERY_FILE). */
+static cs_engine_set engines_to_name(cs_store *old, const cs_sweep *sweeps, size_t nsweeps) {
+  cs_engine_set engines = cs_store_engines(old);
+  for (size_t s = 0; s < nsweeps; s++) engines |= cs_sweep_engines(&sweeps[s]);
+  cs_store_job_row *jobs = malloc(BLOCK * sizeof *jobs);
+  uint8_t ok[BLOCK];
+  uint64_t rows = cs_store_num_rows(old);
+  for (uint64_t first = 0; jobs && first < rows; first += BLOCK) {
+    uint64_t n = rows - first < BLOCK ? rows - first : BLOCK;
+    read_block(old, JOB_ROWS, first, n, jobs, ok);
+    for (uint64_t k = 0; k < n; k++) {
+      char name[sizeof jobs[k].engine + 1];
+      snprintf(name, sizeof name, "%.*s", (int)sizeof jobs[k].engine, jobs[k].engine);
+      if (ok[k]) engines |= cs_engine_set_of(cs_engine_find(name));
+    }
+  }
+  free(jobs);
+  return engines;
+}
+
 int cs_cli_repair(int argc, char **argv) {
   repair_args a;
   memset(&a, 0, sizeof a);
@@ -259,7 +281,10 @@ int cs_cli_repair(int argc, char **argv) {
   bool locked = false;
   if (!rc && !dry && !(rc = cs_store_lock(path, "repair", false, &err))) locked = true;
   if (!rc) rc = cs_store_open(path, CS_STORE_READ, &old, &err);
-  if (!rc && !dry) rc = cs_store_open(path, CS_STORE_REBUILD, &st, &err);
+  cs_engine_set named = old ? cs_store_engines(old) : 0;
+  cs_engine_set naming = old ? engines_to_name(old, sweeps, nsweeps) : 0;
+  if (!rc && !dry) rc = cs_store_open_for(path, CS_STORE_REBUILD, naming, &st, &err);
+  if (st) naming = cs_store_engines(st);
   tally t = {0};
   int version = old ? cs_store_schema_version(old) : CS_STORE_SCHEMA_VERSION;
   if (!rc) rc = rebuild(old, st, sweeps, nsweeps, &t, &err);
@@ -281,6 +306,10 @@ int cs_cli_repair(int argc, char **argv) {
     printf("  %s schema version %d to %d: %" PRIu64 " /jobs rows given their network column\n",
            dry ? "would convert from" : "converted from", version, CS_STORE_SCHEMA_VERSION,
            t.networks);
+  for (size_t i = 0; cs_engine_list()[i]; i++)
+    if (naming & ~named & cs_engine_set_of(cs_engine_list()[i]))
+      printf("  the extra columns of engine %s %s named in /results and /txlog\n",
+             cs_engine_list()[i]->name, dry ? "would be" : "are now");
   if (t.results_lost)
     printf("  %" PRIu64 " /results rows could not be read\n", t.results_lost);
   if (t.json_lost)

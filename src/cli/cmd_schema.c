@@ -48,13 +48,13 @@ int cs_cli_schema(int argc, char **argv) {
   cs_store_job_json_columns(cols, CS_STORE_MAX_COLUMNS);
   table("/job_json", cols);
   printf("\n");
-  cs_store_result_columns(cols, CS_STORE_MAX_COLUMNS);
+  cs_store_result_columns(CS_ENGINE_SET_ALL, cols, CS_STORE_MAX_COLUMNS);
   table("/results", cols);
   printf("\n");
   cs_store_error_columns(cols, CS_STORE_MAX_COLUMNS);
   table("/errors", cols);
   printf("\n");
-  cs_store_txn_columns(cols, CS_STORE_MAX_COLUMNS);
+  cs_store_txn_columns(CS_ENGINE_SET_ALL, cols, CS_STORE_MAX_COLUMNS);
   table("/txlog", cols);
   printf("\n");
   cs_store_step_columns(cols, CS_STORE_MAX_COLUMNS);

@@ -116,7 +116,7 @@ static void csv_columns(csv_cols *c) {
   static const char *const job_drop[] = {"txlog_reserved_offset", "txlog_reserved_count", NULL};
   static const char *const result_drop[] = {"status", "engine", "txlog_checksum", NULL};
   cs_store_job_columns(c->job, CS_STORE_MAX_COLUMNS);
-  cs_store_result_columns(c->result, CS_STORE_MAX_COLUMNS);
+  cs_store_result_columns(CS_ENGINE_SET_ALL, c->result, CS_STORE_MAX_COLUMNS);
   keep_columns(c->job, job_drop);
   keep_columns(c->result, result_drop);
 }

@@ -95,12 +95,12 @@ static size_t extra_slot(const cs_engine_ops *ops, const extra_kind *k) {
   return slot;
 }
 
-static size_t extra_columns(const cs_engine_ops *only, const extra_kind *k, size_t offset,
+static size_t extra_columns(cs_engine_set engines, const extra_kind *k, size_t offset,
                             cs_col *out, size_t cap) {
   size_t n = 0, slot = 0;
   for (int i = 0; registry[i]; i++) {
     for (const cs_engine_column *c = k->table(registry[i]); c && c->name; c++, slot++) {
-      if ((only && registry[i] != only) || n + 1 >= cap || slot >= k->slots) continue;
+      if (!(engines >> i & 1) || n + 1 >= cap || slot >= k->slots) continue;
       out[n++] = (cs_col){c->name, offset + k->slots_at + k->slot_size * slot, k->kind,
                           k->slot_size, c->unit, c->doc, 0};
     }
@@ -113,16 +113,31 @@ size_t cs_engine_extra_slot(const cs_engine_ops *ops) { return extra_slot(ops, &
 size_t cs_engine_record_slot(const cs_engine_ops *ops) { return extra_slot(ops, &record_extra); }
 
 size_t cs_engine_record_slots(void) {
-  size_t n = extra_slot(NULL, &record_extra);
+  size_t n = extra_slot(registry[CS_ENGINES_IN_EVERY_FILE], &record_extra);
   return n < CS_TXN_EXTRA_SLOTS ? n : CS_TXN_EXTRA_SLOTS;
 }
 
-size_t cs_engine_result_columns(const cs_engine_ops *only, size_t offset, cs_col *out, size_t cap) {
-  return extra_columns(only, &result_extra, offset, out, cap);
+_Static_assert(sizeof registry / sizeof registry[0] - 1 <= 32,
+               "cs_engine_set has a bit for each of at most 32 engines");
+_Static_assert(sizeof registry / sizeof registry[0] - 1 >= CS_ENGINES_IN_EVERY_FILE,
+               "the engines in every file are registered");
+
+cs_engine_set cs_engine_set_in_every_file(void) {
+  return ((cs_engine_set)1 << CS_ENGINES_IN_EVERY_FILE) - 1;
 }
 
-size_t cs_engine_record_columns(const cs_engine_ops *only, size_t offset, cs_col *out, size_t cap) {
-  return extra_columns(only, &record_extra, offset, out, cap);
+cs_engine_set cs_engine_set_of(const cs_engine_ops *ops) {
+  for (int i = 0; registry[i]; i++)
+    if (registry[i] == ops) return (cs_engine_set)1 << i;
+  return 0;
+}
+
+size_t cs_engine_result_columns(cs_engine_set engines, size_t offset, cs_col *out, size_t cap) {
+  return extra_columns(engines, &result_extra, offset, out, cap);
+}
+
+size_t cs_engine_record_columns(cs_engine_set engines, size_t offset, cs_col *out, size_t cap) {
+  return extra_columns(engines, &record_extra, offset, out, cap);
 }
 
 /* ---- options -------------------------------------------------------------------------------- */

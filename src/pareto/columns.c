@@ -95,7 +95,7 @@ static bool find_file_column(const char *name, cs_pareto_column *out) {
   cs_col cols[CS_STORE_MAX_COLUMNS];
   for (int t = 0; t < 2; t++) {
     if (t == 0) cs_store_job_columns(cols, CS_STORE_MAX_COLUMNS);
-    else cs_store_result_columns(cols, CS_STORE_MAX_COLUMNS);
+    else cs_store_result_columns(CS_ENGINE_SET_ALL, cols, CS_STORE_MAX_COLUMNS);
     const cs_col *c = cs_cols_find(cols, name);
     if (!c) continue;
     out->source = t == 0 ? CS_PARETO_JOB : CS_PARETO_RESULT;
@@ -166,7 +166,7 @@ void cs_pareto_print_columns(FILE *f) {
   fprintf(f, "  %-26s %-9s %-6s %s\n", "column", "kind", "unit", "meaning");
   for (int t = 0; t < 2; t++) {
     if (t == 0) cs_store_job_columns(cols, CS_STORE_MAX_COLUMNS);
-    else cs_store_result_columns(cols, CS_STORE_MAX_COLUMNS);
+    else cs_store_result_columns(CS_ENGINE_SET_ALL, cols, CS_STORE_MAX_COLUMNS);
     for (const cs_col *c = cols; c->name; c++) {
       if (is_bookkeeping(c->name) || (c->flags & CS_COL_VOLATILE)) continue;
       if (t == 1 && !strcmp(c->name, "engine")) continue; /* the /jobs column */

@@ -44,20 +44,23 @@
 /* summaries; 0.6 MiB before compression, stored as /txlog is */
 #define STEPLOG_CHUNK 4096
 
-static cs_store *store_new(void) {
+/* The row types name every engine's extra columns; check_columns narrows them to a file's own,
+ * create_layout to the engines it lays the file out for. */
+static cs_store *store_new(cs_engine_set engines) {
   cs_store *st = calloc(1, sizeof *st);
   if (!st) return NULL;
   st->file = st->jobs = st->results = st->txlog = st->steplog = H5I_INVALID_HID;
   st->job_json = st->errors = H5I_INVALID_HID;
   st->spool_fd = -1;
+  st->engines = engines;
   cs_col cols[CS_STORE_MAX_COLUMNS];
   cs_store_job_columns(cols, CS_STORE_MAX_COLUMNS);
   st->t_job = cs_store_type_create(cols, JOB_ROW_BYTES);
-  cs_store_result_columns(cols, CS_STORE_MAX_COLUMNS);
+  cs_store_result_columns(CS_ENGINE_SET_ALL, cols, CS_STORE_MAX_COLUMNS);
   st->t_result = cs_store_type_create(cols, RESULT_ROW_BYTES);
   st->t_json = cs_store_text_type(CS_STORE_JSON_LEN);
   st->t_error = cs_store_text_type(CS_STORE_ERROR_LEN);
-  cs_store_txn_columns(cols, CS_STORE_MAX_COLUMNS);
+  cs_store_txn_columns(CS_ENGINE_SET_ALL, cols, CS_STORE_MAX_COLUMNS);
   st->t_txn = cs_store_type_create(cols, sizeof(cs_store_txn_row));
   cs_store_step_columns(cols, CS_STORE_MAX_COLUMNS);
   st->t_step = cs_store_type_create(cols, sizeof(cs_store_step_row));
@@ -168,6 +171,19 @@ static int create_layout(cs_store *st, cs_err *err) {
   static const cs_store_job_row empty_job;
   static const cs_store_txn_row empty_txn; /* the unwritten records of a chunk: zeros */
   static const char no_text[CS_STORE_JSON_LEN]; /* empty strings, the fill of both text sets */
+  cs_col job_cols[CS_STORE_MAX_COLUMNS], result_cols[CS_STORE_MAX_COLUMNS],
+      txn_cols[CS_STORE_MAX_COLUMNS], json_col[2], error_col[2];
+  cs_store_job_json_columns(json_col, 2);
+  cs_store_error_columns(error_col, 2);
+  cs_store_job_columns(job_cols, CS_STORE_MAX_COLUMNS);
+  cs_store_result_columns(st->engines, result_cols, CS_STORE_MAX_COLUMNS);
+  cs_store_txn_columns(st->engines, txn_cols, CS_STORE_MAX_COLUMNS);
+  H5Tclose(st->t_result);
+  H5Tclose(st->t_txn);
+  st->t_result = cs_store_type_create(result_cols, RESULT_ROW_BYTES);
+  st->t_txn = cs_store_type_create(txn_cols, sizeof(cs_store_txn_row));
+  if (st->t_result < 0 || st->t_txn < 0)
+    return cs_store_h5_error(err, CS_EIO, "building the row types");
   st->jobs = create_table(st->file, "jobs", st->t_job, JOBS_CHUNK, 1, false, false, &empty_job);
   st->job_json = create_table(st->file, "job_json", st->t_json, JOB_JSON_CHUNK, 1, false, false,
                               no_text);
@@ -181,13 +197,6 @@ static int create_layout(cs_store *st, cs_err *err) {
                            &empty_txn);
   if (st->jobs < 0 || st->results < 0 || st->txlog < 0 || st->job_json < 0 || st->errors < 0)
     return cs_store_h5_error(err, CS_EIO, "creating datasets");
-  cs_col job_cols[CS_STORE_MAX_COLUMNS], result_cols[CS_STORE_MAX_COLUMNS],
-      txn_cols[CS_STORE_MAX_COLUMNS], json_col[2], error_col[2];
-  cs_store_job_json_columns(json_col, 2);
-  cs_store_error_columns(error_col, 2);
-  cs_store_job_columns(job_cols, CS_STORE_MAX_COLUMNS);
-  cs_store_result_columns(result_cols, CS_STORE_MAX_COLUMNS);
-  cs_store_txn_columns(txn_cols, CS_STORE_MAX_COLUMNS);
   if (cs_store_attr_text(st->file, "format", "commsweep", err) ||
       cs_store_attr_int(st->file, "schema_version", CS_STORE_SCHEMA_VERSION, err) ||
       cs_store_attr_text(st->file, "adapter_version", CS_ADAPTER_VERSION, err) ||
@@ -268,9 +277,11 @@ static const char *class_name(H5T_class_t c) {
  * before its engine had it lacks. */
 static bool engine_extra(const char *name, const char *col) {
   cs_col cols[CS_STORE_MAX_COLUMNS];
-  size_t n = !strcmp(name, "txlog")     ? cs_engine_record_columns(NULL, 0, cols, CS_STORE_MAX_COLUMNS)
-             : !strcmp(name, "results") ? cs_engine_result_columns(NULL, 0, cols, CS_STORE_MAX_COLUMNS)
-                                        : 0;
+  size_t n = !strcmp(name, "txlog")
+                 ? cs_engine_record_columns(CS_ENGINE_SET_ALL, 0, cols, CS_STORE_MAX_COLUMNS)
+             : !strcmp(name, "results")
+                 ? cs_engine_result_columns(CS_ENGINE_SET_ALL, 0, cols, CS_STORE_MAX_COLUMNS)
+                 : 0;
   for (size_t i = 0; i < n; i++)
     if (!strcmp(cols[i].name, col)) return true;
   return false;
@@ -403,12 +414,14 @@ static int open_tables(cs_store *st, bool serial, cs_err *err) {
   }
   H5Pclose(dapl);
   /* a spooling rank deflates the chunks its jobs fill whole, as /txlog is laid out */
-  if (!serial) {
+  if (!serial) { /* against the file's own record type (check_columns) */
     hid_t txlog = H5Dopen2(st->file, "txlog", H5P_DEFAULT);
     if (txlog < 0) return cs_store_h5_error(err, CS_EINVAL, "opening /txlog");
-    if (!cs_store_txlog_direct(st, txlog, &st->txlog_chunk_len, &st->txlog_level))
+    int rc = check_columns(txlog, "txlog", &st->t_txn, st->version, err);
+    if (!rc && !cs_store_txlog_direct(st, txlog, &st->txlog_chunk_len, &st->txlog_level))
       st->txlog_chunk_len = 0;
     H5Dclose(txlog);
+    if (rc) return rc;
   }
   if ((serial && check_columns(st->jobs, "jobs", &st->t_job, st->version, err)) ||
       check_columns(st->results, "results", &st->t_result, st->version, err) ||
@@ -505,6 +518,30 @@ int cs_store_stage_path(const char *path, char *buf, size_t cap) {
 }
 
 int cs_store_open(const char *path, cs_store_mode mode, cs_store **out, cs_err *err) {
+  return cs_store_open_for(path, mode, 0, out, err);
+}
+
+/* Whether every column of `cols` is a member of `type`. */
+static bool names_all(hid_t type, const cs_col *cols) {
+  for (; cols->name; cols++)
+    if (H5Tget_member_index(type, cols->name) < 0) return false;
+  return true;
+}
+
+cs_engine_set cs_store_engines(const cs_store *st) {
+  cs_engine_set named = 0;
+  cs_col result[CS_ENGINE_EXTRA_MAX + 1], record[CS_TXN_EXTRA_SLOTS + 1];
+  for (size_t i = 0; cs_engine_list()[i]; i++) {
+    cs_engine_set one = cs_engine_set_of(cs_engine_list()[i]);
+    cs_engine_result_columns(one, 0, result, CS_ENGINE_EXTRA_MAX + 1);
+    cs_engine_record_columns(one, 0, record, CS_TXN_EXTRA_SLOTS + 1);
+    if (names_all(st->t_result, result) && names_all(st->t_txn, record)) named |= one;
+  }
+  return named;
+}
+
+int cs_store_open_for(const char *path, cs_store_mode mode, cs_engine_set engines,
+                      cs_store **out, cs_err *err) {
   cs_store_h5_quiet();
   *out = NULL;
   bool exists;
@@ -518,7 +555,7 @@ int cs_store_open(const char *path, cs_store_mode mode, cs_store **out, cs_err *
     return cs_err_set(err, CS_ENOTFOUND, "file '%s': no such file", path);
   if (!exists && lstat(path, &link) == 0 && S_ISLNK(link.st_mode))
     return cs_err_set(err, CS_EINVAL, "file '%s': a symbolic link to a missing file", path);
-  cs_store *st = store_new();
+  cs_store *st = store_new(engines | cs_engine_set_in_every_file());
   if (!st) return cs_err_set(err, CS_ENOMEM, "file '%s': out of memory", path);
   st->writable = mode != CS_STORE_READ;
   int rc = CS_OK;
@@ -603,7 +640,7 @@ int cs_store_commit(cs_store *st, cs_err *err) {
 int cs_store_open_mpi(const char *path, MPI_Comm comm, cs_store **out, cs_err *err) {
   cs_store_h5_quiet();
   *out = NULL;
-  cs_store *st = store_new();
+  cs_store *st = store_new(cs_engine_set_in_every_file()); /* lays nothing out */
   if (!st) return cs_err_set(err, CS_ENOMEM, "file '%s': out of memory", path);
   st->parallel = st->writable = true;
   hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);

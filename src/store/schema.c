@@ -55,11 +55,11 @@ size_t cs_store_job_columns(cs_col *out, size_t cap) {
   return n;
 }
 
-size_t cs_store_result_columns(cs_col *out, size_t cap) {
+size_t cs_store_result_columns(cs_engine_set engines, cs_col *out, size_t cap) {
   size_t n = 0, base = offsetof(cs_store_result_row, result);
   append(out, &n, cap, result_head, 0);
   append(out, &n, cap, cs_result_cols, base);
-  n += cs_engine_result_columns(NULL, base, out + n, cap - n);
+  n += cs_engine_result_columns(engines, base, out + n, cap - n);
   append(out, &n, cap, result_tail, 0);
   return n;
 }
@@ -85,14 +85,14 @@ size_t cs_store_error_columns(cs_col *out, size_t cap) {
   return n;
 }
 
-size_t cs_store_txn_columns(cs_col *out, size_t cap) {
+size_t cs_store_txn_columns(cs_engine_set engines, cs_col *out, size_t cap) {
   static const cs_col job[] = {
       {"job", 0, CS_COL_U64, 8, NULL, "row of /jobs and /results the record belongs to", 0},
       {NULL, 0, 0, 0, NULL, NULL, 0}};
   size_t n = 0;
   append(out, &n, cap, job, 0);
   append(out, &n, cap, cs_txn_record_cols, offsetof(cs_store_txn_row, rec));
-  n += cs_engine_record_columns(NULL, offsetof(cs_store_txn_row, rec), out + n, cap - n);
+  n += cs_engine_record_columns(engines, offsetof(cs_store_txn_row, rec), out + n, cap - n);
   return n;
 }
 

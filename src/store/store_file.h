@@ -18,6 +18,7 @@ struct cs_store {
   hid_t dxpl;                 /* independent MPI-IO in a parallel store, else H5P_DEFAULT */
   bool parallel, writable;
   int version;                /* the file's schema version (check_format) */
+  cs_engine_set engines;      /* whose extra columns a layout made by this handle names */
   bool staged;                /* CS_STORE_STAGE: a private copy, renamed over final_path */
   uint64_t rows, txlog_len;
   char stage_path[4096], final_path[4096];

@@ -11,6 +11,18 @@ static int need_structural(const cs_store *st, cs_err *err) {
   return CS_OK;
 }
 
+/* Extends dset from *len to `to` (never shrinks) and notes the new length. */
+static int extend(hid_t dset, uint64_t *len, uint64_t to, const char *what, const char *unit,
+                  cs_err *err) {
+  if (to <= *len) return CS_OK;
+  hsize_t dim = to;
+  if (H5Dset_extent(dset, &dim) < 0)
+    return cs_store_h5_error(err, CS_EIO, "extending %s to %llu %s", what,
+                             (unsigned long long)to, unit);
+  *len = to;
+  return CS_OK;
+}
+
 int cs_store_grow(cs_store *st, uint64_t rows, uint64_t txlog_len, cs_err *err) {
   if (need_structural(st, err)) return err->code;
   if (rows > st->rows) {
@@ -21,26 +33,12 @@ int cs_store_grow(cs_store *st, uint64_t rows, uint64_t txlog_len, cs_err *err) 
                                (unsigned long long)rows);
     st->rows = rows;
   }
-  if (txlog_len > st->txlog_len) {
-    hsize_t dim = txlog_len;
-    if (H5Dset_extent(st->txlog, &dim) < 0)
-      return cs_store_h5_error(err, CS_EIO, "extending /txlog to %llu records",
-                               (unsigned long long)txlog_len);
-    st->txlog_len = txlog_len;
-  }
-  return CS_OK;
+  return extend(st->txlog, &st->txlog_len, txlog_len, "/txlog", "records", err);
 }
 
 int cs_store_grow_steplog(cs_store *st, uint64_t len, cs_err *err) {
   if (need_structural(st, err)) return err->code;
-  if (len > st->steplog_len) {
-    hsize_t dim = len;
-    if (H5Dset_extent(st->steplog, &dim) < 0)
-      return cs_store_h5_error(err, CS_EIO, "extending /steplog to %llu summaries",
-                               (unsigned long long)len);
-    st->steplog_len = len;
-  }
-  return CS_OK;
+  return extend(st->steplog, &st->steplog_len, len, "/steplog", "summaries", err);
 }
 
 int cs_store_write_jobs_without_json(cs_store *st, uint64_t first, uint64_t n,

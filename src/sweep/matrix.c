@@ -117,6 +117,17 @@ int cs_sweep_job_get(const cs_sweep_job *j, cs_job *out, cs_err *err) {
   return cs_job_unpack(j->packed, j->packed_len, out, err);
 }
 
+cs_engine_set cs_sweep_engines(const cs_sweep *sw) {
+  cs_engine_set engines = 0;
+  cs_job *job = malloc(sizeof *job); /* a few KiB: not on the stack */
+  cs_err err;
+  for (size_t i = 0; job && i < sw->num_jobs; i++)
+    if (!cs_sweep_job_get(&sw->jobs[i], job, &err))
+      engines |= cs_engine_set_of(cs_engine_find(job->engine.name));
+  free(job);
+  return engines;
+}
+
 static int expand_one(const cs_sweep_def *def, size_t index, const size_t *digit,
                       cs_sweep_zip *zip, cs_sweep_job *j, cs_err *err) {
   cJSON *sec[3] = {NULL, NULL, NULL};

@@ -9,6 +9,7 @@
 #include <time.h>
 #include <sys/stat.h>
 
+#include "commsweep/engine.h"
 #include "commsweep/store.h"
 #include "commsweep/sweep.h"
 #include "sweep_int.h"
@@ -151,6 +152,20 @@ static int prepare_read_only(const cs_sweep_options *opt, cs_sweep *sw, cs_sweep
                     spools ? ", log spools to merge" : "");
 }
 
+/* A file laid out before the sweep brought jobs of an engine whose extra columns only the files
+ * laid out for its jobs name (engine.h: CS_ENGINES_IN_EVERY_FILE) keeps its layout: the values
+ * are stored in the rows, unnamed, and repair names them. */
+static void note_unnamed_columns(FILE *out, const char *path, const cs_store *st,
+                                 cs_engine_set engines) {
+  cs_engine_set unnamed = engines & ~cs_store_engines(st);
+  for (size_t i = 0; cs_engine_list()[i]; i++)
+    if (unnamed & cs_engine_set_of(cs_engine_list()[i]))
+      fprintf(out, "  note: '%s' does not name the extra columns of engine %s (it was laid out "
+              "before it held %s jobs); their values are kept in the rows, unnamed, and "
+              "`commsweep repair %s` names them\n", path, cs_engine_list()[i]->name,
+              cs_engine_list()[i]->name, path);
+}
+
 /* rank 0: load, match, structural step (or the dry-run report). */
 static int prepare(const cs_sweep_options *opt, FILE *out, cs_sweep *sw, cs_sweep_plan *plan,
                    bool *locked, cs_err *err) {
@@ -230,7 +245,9 @@ static int prepare(const cs_sweep_options *opt, FILE *out, cs_sweep *sw, cs_swee
   }
   struct stat sb;
   bool fresh = stat(opt->out_path, &sb) != 0 || sb.st_size == 0;
-  if (!rc && !fresh) rc = cs_store_open(opt->out_path, CS_STORE_READ, &st, err);
+  cs_engine_set engines = cs_sweep_engines(sw);
+  if (!rc && !fresh && !(rc = cs_store_open(opt->out_path, CS_STORE_READ, &st, err)))
+    note_unnamed_columns(out, opt->out_path, st, engines);
   if (!rc) rc = cs_sweep_plan_make(sw, st, &popt, plan, err);
   if (rc == CS_EIO && st && strstr(err->msg, "reading /")) {
     char why[700];
@@ -244,7 +261,7 @@ static int prepare(const cs_sweep_options *opt, FILE *out, cs_sweep *sw, cs_swee
   int changes = rc ? 0 : cs_sweep_plan_changes(sw, plan);
   if (!rc && (fresh || (changes & CS_PLAN_CHANGES_LAYOUT))) {
     cs_store_unlock_inode(opt->out_path); /* the file gets a new inode */
-    if (!(rc = cs_store_open(opt->out_path, CS_STORE_STAGE, &st, err))) {
+    if (!(rc = cs_store_open_for(opt->out_path, CS_STORE_STAGE, engines, &st, err))) {
       rc = cs_sweep_plan_apply(sw, st, plan, err);
       if (rc) cs_store_close(st, NULL);
       else rc = cs_store_commit(st, err);

@@ -4,8 +4,8 @@
 # done, rerun the same command to finish" with exit status 3 (docs/sweep-files.md, "Stopping").
 # N is what the file (and its spools) hold: the dry run that follows counts N cache hits, and the
 # rerun finishes the rest.  Cases: SIGTERM on a worker and SIGINT on rank 0 at a chosen row (the
-# test hook raises them), SIGINT to mpirun itself (mpirun then stops the ranks with SIGTERM and
-# kills them a second later; its own status is 1), kill -9 of a worker (mpirun stops the others;
+# test hook raises them), SIGINT to mpirun itself while a worker holds jobs (mpirun then stops
+# the ranks with SIGTERM and kills them a second later; its own status is 1), kill -9 of a worker (mpirun stops the others;
 # rank 0 still says how far it got), SIGTERM to a single process, and a second signal, which
 # ends the process at once without leaving its lock.
 set -euo pipefail
@@ -20,10 +20,9 @@ $PY "$HERE/sweep_make.py" "$DEMO" long.json interrupt dcin \
     {"field":"spec.participants","values":[[0,1,2,3],[0,5,20,25,30,35,10,15]]},
     {"field":"adapter.mst_wr_outstanding","values":[4,16,64,8]}]'
 # mpirun kills the ranks 1 s after it sends them SIGTERM, and rank 0 can say how far the sweep
-# got only between jobs: for the cases where mpirun stops the sweep, three dcin jobs of about a
-# second, which the worker takes (costliest first: two in its first range, one in the next it
-# asks for at once), and 48 math jobs of microseconds, which rank 0 runs from the back and then
-# waits, so it sees mpirun's SIGTERM at once whatever the build's speed
+# got only between jobs: for the cases where mpirun stops the sweep, three dcin jobs, which the
+# worker takes (costliest first), and 48 math jobs of microseconds, which rank 0 runs from the
+# back and then waits, so it sees mpirun's SIGTERM at once
 sizes=$(seq -s, 4096 4096 65536)
 $PY "$HERE/sweep_make.py" "$DEMO" mixed.json interrupt-mixed dcin \
   '[{"fields":["engine.name","spec.msg_size_bytes"],
@@ -66,10 +65,15 @@ for case in TERM:1:2 INT:0:3; do
   check_stop "$f" e.txt 3 $rc $([ "$sig" = TERM ] && echo rerun)
 done
 
-# 2. SIGINT to mpirun once the work phase runs (its spools exist)
-wait_for_work() { # PID FILE: until the sweep spools its first row
+# 2. SIGINT to mpirun while the worker still holds jobs: the STOP fault freezes the worker right
+#    after its first row (it has not asked for its last range, so rank 0 is still handing jobs
+#    out, however fast the jobs run); mpirun forwards SIGTERM, and the worker, continued, takes it
+wait_for_stop() { # PID OUT: until a process of the sweep writing OUT has stopped itself; its pid
+  local stopped
   for _ in $(seq 600); do
-    ls "$2".spool.* > /dev/null 2>&1 && return 0
+    stopped=$(ps -eo pid=,stat=,args= |
+              awk -v out="--out $2 " '$2 ~ /^T/ && index($0 " ", out) && /commsweep sweep/ {print $1; exit}')
+    [ -n "$stopped" ] && { echo "$stopped"; return 0; }
     kill -0 "$1" 2> /dev/null || return 1
     sleep 0.1
   done
@@ -77,10 +81,13 @@ wait_for_work() { # PID FILE: until the sweep spools its first row
 }
 use mixed.json 51
 rm -f mpi.h5*
-mpirun -np 2 "$CS_BIN" sweep mixed.json --out mpi.h5 --quiet > o.txt 2> e.txt &
+mpirun -np 2 "$CS_BIN" sweep mixed.json --out mpi.h5 --quiet \
+  --test-stop-after-rows 1 --test-stop-rank 1 --test-stop-signal STOP > o.txt 2> e.txt &
 pid=$!
-wait_for_work $pid mpi.h5 || fail "the sweep ended before it could be stopped"
+worker=$(wait_for_stop $pid mpi.h5) || fail "the worker did not stop itself: $(cat e.txt)"
 kill -INT $pid
+sleep 0.2 # mpirun's SIGTERM reaches the stopped worker, pending until it continues
+kill -CONT "$worker"
 rc=0; wait $pid || rc=$?
 grep -q "commsweep sweep: SIGTERM: no more jobs are handed out" e.txt || fail "mpirun SIGINT: $(cat e.txt)"
 check_stop mpi.h5 e.txt 1 $rc rerun
@@ -95,10 +102,12 @@ check_stop k9.h5 e.txt 137 $rc
 # 3. SIGTERM to one process without mpirun
 use long.json 16
 rm -f one.h5*
-"$CS_BIN" sweep long.json --out one.h5 --quiet > o.txt 2> e.txt &
+"$CS_BIN" sweep long.json --out one.h5 --quiet --test-stop-after-rows 1 --test-stop-signal STOP \
+  > o.txt 2> e.txt &
 pid=$!
-wait_for_work $pid one.h5 || fail "the single process ended before it could be stopped"
+wait_for_stop $pid one.h5 > /dev/null || fail "the single process did not stop itself: $(cat e.txt)"
 kill -TERM $pid
+kill -CONT $pid
 rc=0; wait $pid || rc=$?
 [ ! -e one.h5.lock ] || fail "one.h5: an interrupted sweep left its lock"
 check_stop one.h5 e.txt 3 $rc

@@ -143,11 +143,27 @@ static size_t ideal_poll(void *engine, cs_completion *out, size_t cap) {
 
 static uint64_t ideal_now(const void *engine) { return ((const ideal_engine *)engine)->now; }
 
+#ifdef CS_IDEAL_TEST_COLUMNS
+/* A test build's extra columns (engine.cmake): what a later engine's own columns look like. */
+extern const cs_engine_ops cs_ideal_ops;
+static const cs_engine_column ideal_result_columns[] = {
+    {"ideal_flits", "flit", "flits of every phase injected"}, {NULL, NULL, NULL}};
+static const cs_engine_column ideal_record_columns[] = {
+    {"ideal_data_flits", "flit", "flits of the phase that carries the data"}, {NULL, NULL, NULL}};
+#else
+#define ideal_result_columns NULL
+#define ideal_record_columns NULL
+#endif
+
 /* No placement is modelled: the physical fields say so (-1); no internal cycles (0). */
 static void ideal_describe(const void *engine, uint64_t request_id, cs_txn_record *rec) {
   (void)engine, (void)request_id;
   rec->src_die = rec->dst_die = rec->src_node = rec->dst_node = -1;
   rec->src_channel = rec->dst_channel = rec->d2d_src_node = rec->d2d_dst_node = -1;
+#ifdef CS_IDEAL_TEST_COLUMNS
+  rec->engine_extra[cs_engine_record_slot(&cs_ideal_ops)] =
+      rec->burst_length ? (int32_t)rec->burst_length : 1;
+#endif
 }
 
 static void ideal_where(const void *engine, uint64_t request_id, char *buf, size_t cap) {
@@ -165,6 +181,9 @@ static void ideal_stats(const void *engine, cs_engine_stats *out) {
   const ideal_engine *e = engine;
   memset(out, 0, sizeof *out);
   out->flits_injected = out->flits_ejected = e->flits;
+#ifdef CS_IDEAL_TEST_COLUMNS
+  out->extra[0] = e->flits;
+#endif
 }
 
 static void ideal_destroy(void *engine) {
@@ -183,6 +202,8 @@ const cs_engine_ops cs_ideal_ops = {
     .options_doc = "takes no options",
     .validate = ideal_validate,
     .cost = ideal_cost,
+    .result_columns = ideal_result_columns,
+    .record_columns = ideal_record_columns,
     .create = ideal_create,
     .inject = ideal_inject,
     .advance = ideal_advance,
