@@ -67,7 +67,9 @@ done
 
 # 2. SIGINT to mpirun while the worker still holds jobs: the STOP fault freezes the worker right
 #    after its first row (it has not asked for its last range, so rank 0 is still handing jobs
-#    out, however fast the jobs run); mpirun forwards SIGTERM, and the worker, continued, takes it
+#    out while its own last dcin job runs); mpirun forwards SIGTERM, and the worker, continued,
+#    takes it.  This case and 2b depend on job speed: on a heap of huge pages
+#    (GLIBC_TUNABLES=glibc.malloc.hugetlb=1) rank 0 ends its jobs before the signal and they fail
 wait_for_stop() { # PID OUT: until a process of the sweep writing OUT has stopped itself; its pid
   local stopped
   for _ in $(seq 600); do
