@@ -164,6 +164,8 @@ typedef struct cs_sweep_faults {
   unsigned stop_round;      /* (0: the cheap round) */
   bool fail_row;            /* row fail_row_at fails as if memory ran out */
   uint64_t fail_row_at;
+  bool rank0_runs_none;     /* rank 0 only hands jobs out (with workers): it is then never in a
+                               job when a signal from outside comes */
 } cs_sweep_faults;
 
 /* ---- the whole run -------------------------------------------------------------------- */

@@ -100,6 +100,8 @@ static const cs_cli_opt options[] = {
      .help = "with --refine: only round R's sweep stops", .hidden = true},
     {CS_CLI_LONG, "--test-fail-row", NULL, "N", A(fail_row), 0, 1e15, "a row",
      .help = "row N fails as if memory ran out", .hidden = true},
+    {CS_CLI_FLAG, "--test-rank0-runs-none", NULL, NULL, A(o.faults.rank0_runs_none),
+     .help = "rank 0 only hands jobs out (with workers), running none itself", .hidden = true},
     {.kind = CS_CLI_END}};
 #undef A
 

@@ -300,7 +300,7 @@ static void dispatch(MPI_Comm comm, int size, dispatcher *d, runner *r,
   for (size_t i = 0; i < n; i++) remaining += items[i].cost;
   const double total = remaining;
   int active = size - 1;
-  const bool works = size <= RANK0_WORKS_UP_TO;
+  const bool works = size <= RANK0_WORKS_UP_TO && !(r->faults && r->faults->rank0_runs_none);
   double last_print = MPI_Wtime(), last_probe = 0;
   uint64_t own = 0;
   /* Every worker asks at once on arrival: serve those first, before rank 0's own first job. */

@@ -19,19 +19,7 @@ $PY "$HERE/sweep_make.py" "$DEMO" long.json interrupt dcin \
     {"fields":["spec.primitive","spec.algorithm"],"values":[["allreduce","ring"],["alltoall","pairwise"]]},
     {"field":"spec.participants","values":[[0,1,2,3],[0,5,20,25,30,35,10,15]]},
     {"field":"adapter.mst_wr_outstanding","values":[4,16,64,8]}]'
-# mpirun kills the ranks 1 s after it sends them SIGTERM, and rank 0 can say how far the sweep
-# got only between jobs: for the cases where mpirun stops the sweep, three dcin jobs, which the
-# worker takes (costliest first), and 48 math jobs of microseconds, which rank 0 runs from the
-# back and then waits, so it sees mpirun's SIGTERM at once
-sizes=$(seq -s, 4096 4096 65536)
-$PY "$HERE/sweep_make.py" "$DEMO" mixed.json interrupt-mixed dcin \
-  '[{"fields":["engine.name","spec.msg_size_bytes"],
-     "values":[["dcin",4194304]'"$(echo ",$sizes" | sed 's/,\([0-9]*\)/,["math",\1]/g')"']},
-    {"fields":["spec.primitive","spec.algorithm"],"values":[["alltoall","pairwise"]]},
-    {"field":"spec.participants","values":[[0,5,20,25,30,35,10,15]]},
-    {"field":"adapter.mst_wr_outstanding","values":[4,8,16]}]'
-use() { sweep=$1 JOBS=$2; } # the sweep file of the cases that follow, and its job count
-use long.json 16
+sweep=long.json JOBS=16 # the sweep file that check_stop reruns, and its job count
 
 # check_stop FILE STDERR EXPECTED_RC RC [rerun]: the message, its N against the dry run, then
 # (with "rerun") the rerun that finishes the sweep
@@ -66,10 +54,10 @@ for case in TERM:1:2 INT:0:3; do
 done
 
 # 2. SIGINT to mpirun while the worker still holds jobs: the STOP fault freezes the worker right
-#    after its first row (it has not asked for its last range, so rank 0 is still handing jobs
-#    out while its own last dcin job runs); mpirun forwards SIGTERM, and the worker, continued,
-#    takes it.  This case and 2b depend on job speed: on a heap of huge pages
-#    (GLIBC_TUNABLES=glibc.malloc.hugetlb=1) rank 0 ends its jobs before the signal and they fail
+#    after its first row (it has asked for its second range only, so jobs remain to hand out);
+#    mpirun forwards SIGTERM, and the worker, continued, takes it.  Rank 0 runs no job itself
+#    (--test-rank0-runs-none): it is always between jobs when mpirun's SIGTERM comes, and says
+#    how far the sweep got before mpirun kills the ranks a second later, however fast jobs run
 wait_for_stop() { # PID OUT: until a process of the sweep writing OUT has stopped itself; its pid
   local stopped
   for _ in $(seq 600); do
@@ -81,9 +69,8 @@ wait_for_stop() { # PID OUT: until a process of the sweep writing OUT has stoppe
   done
   return 1
 }
-use mixed.json 51
 rm -f mpi.h5*
-mpirun -np 2 "$CS_BIN" sweep mixed.json --out mpi.h5 --quiet \
+mpirun -np 2 "$CS_BIN" sweep long.json --out mpi.h5 --quiet --test-rank0-runs-none \
   --test-stop-after-rows 1 --test-stop-rank 1 --test-stop-signal STOP > o.txt 2> e.txt &
 pid=$!
 worker=$(wait_for_stop $pid mpi.h5) || fail "the worker did not stop itself: $(cat e.txt)"
@@ -97,12 +84,11 @@ check_stop mpi.h5 e.txt 1 $rc rerun
 # 2b. kill -9 of a worker: mpirun stops the others with SIGTERM, and rank 0 says how far it got
 #     before mpirun's kill (its status is then 137, Open MPI's for a rank killed by SIGKILL)
 rc=0
-timeout 900 mpirun -np 2 "$CS_BIN" sweep mixed.json --out k9.h5 --quiet \
+timeout 900 mpirun -np 2 "$CS_BIN" sweep long.json --out k9.h5 --quiet --test-rank0-runs-none \
   --test-stop-after-rows 2 --test-stop-rank 1 > o.txt 2> e.txt || rc=$?
 check_stop k9.h5 e.txt 137 $rc
 
 # 3. SIGTERM to one process without mpirun
-use long.json 16
 rm -f one.h5*
 "$CS_BIN" sweep long.json --out one.h5 --quiet --test-stop-after-rows 1 --test-stop-signal STOP \
   > o.txt 2> e.txt &
@@ -114,10 +100,10 @@ rc=0; wait $pid || rc=$?
 [ ! -e one.h5.lock ] || fail "one.h5: an interrupted sweep left its lock"
 check_stop one.h5 e.txt 3 $rc
 
-# 4. a second signal ends the process at once, in the middle of a job of seconds, and its lock
-#    goes with it; the file keeps its pending row
+# 4. a second signal ends the process at once, in the middle of a job of ten seconds (64 MiB), and
+#    its lock goes with it; the file keeps its pending row
 $PY "$HERE/sweep_make.py" "$DEMO" one.json one dcin \
-  '[{"field":"spec.msg_size_bytes","values":[16777216]},
+  '[{"field":"spec.msg_size_bytes","values":[67108864]},
     {"fields":["spec.primitive","spec.algorithm"],"values":[["alltoall","pairwise"]]},
     {"field":"spec.participants","values":[[0,5,20,25,30,35,10,15]]},
     {"field":"adapter.mst_wr_outstanding","values":[4]}]'
