@@ -8,9 +8,16 @@
 
 #define CS_IDMAP_NONE UINT32_MAX
 
+/* An id beside its slot, so a lookup reads one cache line: the maps of a pod-scale job hold
+ * millions of ids and nearly every lookup misses the cache. */
+typedef struct cs_idmap_cell {
+  uint64_t key; /* an id, where val is not CS_IDMAP_NONE */
+  uint32_t val; /* the slot of key, CS_IDMAP_NONE for an empty cell */
+  uint32_t pad_;
+} cs_idmap_cell;
+
 typedef struct cs_idmap {
-  uint64_t *keys; /* ids, where vals is not CS_IDMAP_NONE */
-  uint32_t *vals; /* the slot of keys[i], CS_IDMAP_NONE for an empty cell */
+  cs_idmap_cell *cells;
   uint32_t mask;  /* cells - 1 (a power of two), 0 before the first put */
   uint32_t n;     /* ids held */
 } cs_idmap;

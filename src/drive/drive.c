@@ -46,6 +46,7 @@ typedef struct drive {
   bool mapped;     /* records in flight live in `inflight`, finished ones batch in window */
   uint64_t batched; /* records in window waiting for the sink (mapped) */
   cs_inflight inflight;
+  uint32_t *slot;  /* mapped: per transaction of the step, its record's slot in `inflight` */
   cs_flow *flows;  /* the running step's flows */
   cs_inject *reqs; /* its reqs, for an engine that takes them one by one */
   uint8_t *state;  /* per transaction of the step: WAIT_REQ, WAIT_FINAL or DONE */
@@ -158,7 +159,8 @@ static cs_inject req_of(const drive *d, uint64_t id) {
 static cs_txn_record *record_of(drive *d, uint64_t id, bool fresh) {
   if (d->records) return &d->records[id];
   if (!d->mapped) return &d->window[id - d->begin];
-  return fresh ? cs_inflight_add(&d->inflight, id) : cs_inflight_get(&d->inflight, id);
+  uint32_t *slot = &d->slot[id - d->begin];
+  return fresh ? cs_inflight_take(&d->inflight, slot) : cs_inflight_at(&d->inflight, *slot);
 }
 
 /* Hands the batched records to the sink (mapped drives). */
@@ -245,7 +247,7 @@ static int complete(drive *d, const cs_completion *c, uint64_t *remaining, cs_er
     (*remaining)--;
     if (!d->mapped) return CS_OK;
     d->window[d->batched++] = *r;
-    cs_inflight_del(&d->inflight, id);
+    cs_inflight_give(&d->inflight, d->slot[id - d->begin]);
     return d->batched == FOLD_BATCH ? flush_batch(d, err) : CS_OK;
   }
   return cs_err_set(err, CS_EINTERNAL, "step %u: request %llu completed phase %u out of order",
@@ -291,8 +293,8 @@ uint64_t cs_drive_bytes(const cs_plan *plan, const cs_engine_ops *ops, cs_drive_
   uint64_t w = plan->widest_step;
   uint64_t bytes = (uint64_t)plan->flows_per_step * sizeof(cs_flow) + w; /* flows, state */
   if (!ops->inject_flows) bytes += w * sizeof(cs_inject);
-  if (order == CS_DRIVE_AS_DONE && ops->inject_flows)
-    bytes += cs_inflight_bytes(inflight < w ? inflight : w);
+  if (order == CS_DRIVE_AS_DONE && ops->inject_flows) /* slots, records in flight */
+    bytes += w * sizeof(uint32_t) + cs_inflight_bytes(inflight < w ? inflight : w);
   return bytes;
 }
 
@@ -310,8 +312,9 @@ static int drive_job(const cs_job *job, const cs_plan *plan, const cs_engine_ops
   d.flows = malloc((plan->flows_per_step ? plan->flows_per_step : 1) * sizeof *d.flows);
   d.state = malloc(widest);
   d.reqs = d.by_flow ? NULL : malloc(widest * sizeof *d.reqs);
+  d.slot = d.mapped ? malloc(widest * sizeof *d.slot) : NULL;
   int rc = CS_OK;
-  if (!d.flows || !d.state || (!d.by_flow && !d.reqs))
+  if (!d.flows || !d.state || (!d.by_flow && !d.reqs) || (d.mapped && !d.slot))
     rc = cs_err_set(err, CS_ENOMEM, "drive: out of memory for a step of %llu transactions",
                     (unsigned long long)widest);
   for (uint32_t s = 0; s < plan->num_steps && !rc; s++) {
@@ -324,6 +327,7 @@ static int drive_job(const cs_job *job, const cs_plan *plan, const cs_engine_ops
   free(d.flows);
   free(d.state);
   free(d.reqs);
+  free(d.slot);
   return rc;
 }
 

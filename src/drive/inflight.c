@@ -1,5 +1,4 @@
-/* The records of the transactions in flight, by request id (drive_int.h).  Invariant: the map
- * holds exactly the ids whose pool slots are off the free list. */
+/* The records of the transactions in flight, a pool of slots (drive_int.h). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -7,19 +6,17 @@
 
 void cs_inflight_init(cs_inflight *m) {
   memset(m, 0, sizeof *m);
-  cs_idmap_init(&m->map);
-  m->free_head = CS_IDMAP_NONE;
+  m->free_head = CS_INFLIGHT_NONE;
 }
 
 void cs_inflight_free(cs_inflight *m) {
-  cs_idmap_free(&m->map);
   free(m->pool);
   free(m->next_free);
   cs_inflight_init(m);
 }
 
 uint64_t cs_inflight_bytes(uint64_t n) {
-  return cs_idmap_bytes(n) + n * (sizeof(cs_txn_record) + sizeof(uint32_t));
+  return n * (sizeof(cs_txn_record) + sizeof(uint32_t));
 }
 
 /* Doubles the pool (to 64 records at first), its new slots onto the free list. */
@@ -39,22 +36,14 @@ static int grow_pool(cs_inflight *m) {
   return 0;
 }
 
-cs_txn_record *cs_inflight_add(cs_inflight *m, uint64_t id) {
-  if (m->free_head == CS_IDMAP_NONE && grow_pool(m)) return NULL;
-  uint32_t slot = m->free_head;
-  if (cs_idmap_put(&m->map, id, slot)) return NULL;
-  m->free_head = m->next_free[slot];
-  return &m->pool[slot];
+cs_txn_record *cs_inflight_take(cs_inflight *m, uint32_t *slot) {
+  if (m->free_head == CS_INFLIGHT_NONE && grow_pool(m)) return NULL;
+  *slot = m->free_head;
+  m->free_head = m->next_free[*slot];
+  return &m->pool[*slot];
 }
 
-cs_txn_record *cs_inflight_get(const cs_inflight *m, uint64_t id) {
-  uint32_t slot = cs_idmap_get(&m->map, id);
-  return slot == CS_IDMAP_NONE ? NULL : &m->pool[slot];
-}
-
-void cs_inflight_del(cs_inflight *m, uint64_t id) {
-  uint32_t slot = cs_idmap_del(&m->map, id);
-  if (slot == CS_IDMAP_NONE) return;
+void cs_inflight_give(cs_inflight *m, uint32_t slot) {
   m->next_free[slot] = m->free_head;
   m->free_head = slot;
 }

@@ -27,10 +27,10 @@ enum { KIND_REQ = 0, KIND_RSP = 1 };
 
 static uint64_t tick_of(const vcn_engine *e, uint64_t c) { return c * e->tick_num / e->tick_den; }
 
-static int push_completion(vcn_engine *e, uint64_t id, uint8_t phase) {
+static int push_completion(vcn_engine *e, uint32_t s, uint8_t phase) {
   if (e->comp_n == e->comp_cap) {
     size_t cap = e->comp_cap ? e->comp_cap * 2 : 256;
-    cs_completion *c = malloc(cap * sizeof *c);
+    vcn_completion *c = malloc(cap * sizeof *c);
     if (!c) return CS_ENOMEM;
     for (size_t i = 0; i < e->comp_n; i++) c[i] = e->comp[(e->comp_head + i) % e->comp_cap];
     free(e->comp);
@@ -39,7 +39,7 @@ static int push_completion(vcn_engine *e, uint64_t id, uint8_t phase) {
     e->comp_head = 0;
   }
   e->comp[(e->comp_head + e->comp_n) % e->comp_cap] =
-      (cs_completion){id, tick_of(e, e->net->now), phase};
+      (vcn_completion){{e->txns[s].id, tick_of(e, e->net->now), phase}, s};
   e->comp_n++;
   return CS_OK;
 }
@@ -184,7 +184,7 @@ static void accept_req(vcn_engine *e, uint32_t s) {
   else d->slv_wr_used++;
   t->state = ST_AT_SLV;
   t->req_complete_cycle = e->net->now;
-  if (push_completion(e, t->id, CS_PHASE_REQ)) fail(e, "out of memory for completions");
+  if (push_completion(e, s, CS_PHASE_REQ)) fail(e, "out of memory for completions");
 }
 
 static void on_sent(void *ctx, vcn_net *net, uint32_t pi) {
@@ -235,7 +235,7 @@ static void on_deliver(void *ctx, vcn_net *net, uint32_t pi) {
   t->state = ST_DONE;
   t->rsp_hops = p->hops;
   t->rsp_complete_cycle = net->now;
-  if (push_completion(e, t->id, CS_PHASE_FINAL)) fail(e, "out of memory for completions");
+  if (push_completion(e, s, CS_PHASE_FINAL)) fail(e, "out of memory for completions");
   vcn_ep *m = &e->eps[t->src_ep];
   bool is_read = t->is_read;
   if (is_read) m->mst_rd_used--;
@@ -294,6 +294,7 @@ void vcn_engine_destroy(vcn_engine *e) {
   cs_idmap_free(&e->by_id);
   free(e->comp);
   free(e->retire);
+  free(e->rsp_due);
   free(e);
 }
 
@@ -351,6 +352,14 @@ int vcn_engine_inject_flows(vcn_engine *e, const cs_flow *flows, size_t n, cs_er
   return CS_OK;
 }
 
+/* The slot of the request whose rsp is injected: the driver injects them in the order the last
+ * poll returned their req completions, so the next of those is tried before the map. */
+static uint32_t rsp_slot(vcn_engine *e, uint64_t id) {
+  if (e->rsp_due_at < e->rsp_due_n && e->txns[e->rsp_due[e->rsp_due_at]].id == id)
+    return e->rsp_due[e->rsp_due_at++];
+  return cs_idmap_get(&e->by_id, id);
+}
+
 int vcn_engine_inject(vcn_engine *e, const cs_inject *in, cs_err *err) {
   uint64_t id = in->request_id;
   if (in->packet_type == CS_PKT_REQ) {
@@ -365,7 +374,7 @@ int vcn_engine_inject(vcn_engine *e, const cs_inject *in, cs_err *err) {
   if (in->packet_type != CS_PKT_RSP)
     return cs_err_set(err, CS_ECONSTRAINT, "C9: vcnet: request %llu: only req and rsp may be injected",
                       (unsigned long long)id);
-  uint32_t s = cs_idmap_get(&e->by_id, id);
+  uint32_t s = rsp_slot(e, id);
   if (s == CS_IDMAP_NONE || e->txns[s].state != ST_AT_SLV)
     return cs_err_set(err, CS_EINVAL, "vcnet: rsp for request %llu, which has not completed its req phase",
                       (unsigned long long)id);
@@ -403,14 +412,18 @@ size_t vcn_engine_poll(vcn_engine *e, cs_completion *out, size_t cap) {
   retire_polled(e);
   if (e->retire_cap < cap) {
     uint32_t *r = realloc(e->retire, cap * sizeof *r);
-    if (!r) return 0; /* the completions stay; the driver polls again */
-    e->retire = r;
+    if (r) e->retire = r;
+    uint32_t *d = r ? realloc(e->rsp_due, cap * sizeof *d) : NULL;
+    if (!d) return 0; /* the completions stay; the driver polls again */
+    e->rsp_due = d;
     e->retire_cap = cap;
   }
   size_t k = 0;
+  e->rsp_due_n = e->rsp_due_at = 0;
   while (k < cap && e->comp_n) {
-    out[k] = e->comp[e->comp_head];
-    if (out[k].phase == CS_PHASE_FINAL) e->retire[e->retire_n++] = cs_idmap_get(&e->by_id, out[k].request_id);
+    out[k] = e->comp[e->comp_head].c;
+    if (out[k].phase == CS_PHASE_FINAL) e->retire[e->retire_n++] = e->comp[e->comp_head].slot;
+    else e->rsp_due[e->rsp_due_n++] = e->comp[e->comp_head].slot;
     k++;
     e->comp_head = (e->comp_head + 1) % e->comp_cap;
     e->comp_n--;
@@ -484,6 +497,6 @@ uint64_t vcn_engine_bytes(const vcn_params *p, uint64_t inflight, uint64_t runs)
   /* a transaction in flight has one packet at most, queued or in the network; pools double */
   return sizeof(vcn_engine) + (uint64_t)t.endpoints * sizeof(vcn_ep) +
          vcn_net_bytes(p, &t, inflight) +
-         2 * inflight * (sizeof(vcn_txn) + sizeof(cs_completion)) + cs_idmap_bytes(inflight) +
+         2 * inflight * (sizeof(vcn_txn) + sizeof(vcn_completion)) + cs_idmap_bytes(inflight) +
          2 * runs * sizeof(vcn_run);
 }

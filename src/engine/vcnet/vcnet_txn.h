@@ -53,6 +53,12 @@ typedef struct vcn_txn {
   uint64_t rsp_inject_cycle, rsp_complete_cycle;
 } vcn_txn;
 
+/* A completion not yet polled, with the slot of its transaction. */
+typedef struct vcn_completion {
+  cs_completion c;
+  uint32_t slot;
+} vcn_completion;
+
 typedef struct vcn_engine {
   vcn_net *net;
   vcn_ep *eps;
@@ -66,10 +72,12 @@ typedef struct vcn_engine {
   uint64_t tick_num, tick_den;        /* tick(c) = floor(c tick_num / tick_den) */
   uint64_t now_tick;
   uint64_t mst_blocks, slv_blocks; /* requests that waited for a tracker, whole job */
-  cs_completion *comp; /* ring of completions not yet polled */
+  vcn_completion *comp; /* ring of completions not yet polled */
   size_t comp_head, comp_n, comp_cap;
   uint32_t *retire;    /* slots whose final completion was polled: freed at the next call */
   size_t retire_n, retire_cap;
+  uint32_t *rsp_due;   /* slots whose req completion the last poll returned, in its order */
+  size_t rsp_due_n, rsp_due_at; /* (retire_cap of them), and the next the driver answers */
   char fault[128];
 } vcn_engine;
 
