@@ -99,6 +99,13 @@ static const uint16_t len_base[29] = {3,  4,  5,  6,  7,  8,  9,   10,  11,  13,
 static const uint8_t len_extra[29] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2,
                                       2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0};
 
+/* A run of one byte value, as found in a plane (the runs of consecutive planes may continue
+ * each other). */
+typedef struct cs_store_run {
+  uint32_t len;
+  unsigned char value;
+} cs_store_run;
+
 /* The symbols of a run block, counted (pass 1) or written (pass 2). */
 typedef struct runw {
   bitw *b;            /* NULL while counting */
@@ -155,11 +162,13 @@ static size_t run_length(const unsigned char *p, size_t n) {
   return i;
 }
 
-/* The n bytes at `at` as runs; prev is the byte before them (-1: none). */
-static void run_symbols(runw *w, const unsigned char *at, size_t n, int prev) {
-  for (size_t i = 0; i < n;) {
-    int v = at[i];
-    size_t len = run_length(at + i, n - i);
+/* The runs r[0..m) as symbols, a run continuing the one before it (in the same or the previous
+ * plane) taken with it; prev is the byte before them (-1: none). */
+static void run_symbols(runw *w, const cs_store_run *r, size_t m, int prev) {
+  for (size_t j = 0; j < m;) {
+    int v = r[j].value;
+    size_t len = 0;
+    for (; j < m && r[j].value == v; j++) len += r[j].len;
     if (v == prev) {
       put_repeat(w, v, len);
     } else {
@@ -167,16 +176,15 @@ static void run_symbols(runw *w, const unsigned char *at, size_t n, int prev) {
       put_repeat(w, v, len - 1);
     }
     prev = v;
-    i += len;
   }
   put_lit(w, 256);
 }
 
-/* The dynamic block of the n bytes at `at`, coded as runs. */
-static void put_run_block(bitw *b, const unsigned char *at, size_t n, int prev, bool final) {
+/* The dynamic block of the runs r[0..m), coded as runs. */
+static void put_run_block(bitw *b, const cs_store_run *r, size_t m_runs, int prev, bool final) {
   runw w;
   memset(&w, 0, sizeof w);
-  run_symbols(&w, at, n, prev);
+  run_symbols(&w, r, m_runs, prev);
   /* codes: the long match one bit, the rest balanced under the other bit */
   int syms[NUM_LITLEN], m = 0, nlit = 257;
   for (int s = 0; s < NUM_LITLEN; s++)
@@ -232,13 +240,20 @@ static void put_run_block(bitw *b, const unsigned char *at, size_t n, int prev, 
     if (cl_sym[i] == 18) put_bits(b, cl_extra[i], 7);
   }
   w.b = b;
-  run_symbols(&w, at, n, prev);
+  run_symbols(&w, r, m_runs, prev);
 }
 
-/* Whether the n bytes at p form at most `most` runs. */
-static bool few_runs(const unsigned char *p, size_t n, size_t most) {
-  for (size_t i = 0, runs = 0; i < n; i += run_length(p + i, n - i))
-    if (++runs > most) return false;
+/* The runs of the n bytes at p appended to pz->runs from *m on, if there are at most `most`
+ * (true); otherwise *m is left as it was (false). */
+static bool find_runs(cs_store_planez *pz, const unsigned char *p, size_t n, size_t most,
+                      size_t *m) {
+  size_t at = *m;
+  for (size_t i = 0, len; i < n; i += len) {
+    if (at - *m == most) return false;
+    len = run_length(p + i, n - i);
+    pz->runs[at++] = (cs_store_run){.len = (uint32_t)len, .value = p[i]};
+  }
+  *m = at;
   return true;
 }
 
@@ -263,6 +278,8 @@ int cs_store_planez_init(cs_store_planez *pz, int level) {
 
 void cs_store_planez_end(cs_store_planez *pz) {
   if (pz->ready) deflateEnd(&pz->z);
+  free(pz->as_runs);
+  free(pz->first_run);
   free(pz->runs);
   free(pz->plane.p);
   memset(pz, 0, sizeof *pz);
@@ -278,37 +295,48 @@ size_t cs_store_planez_bound(size_t nplanes, size_t plane_len) {
 
 size_t cs_store_planez_pack(cs_store_planez *pz, const unsigned char *planes, size_t nplanes,
                             size_t plane_len, unsigned char *out, size_t cap) {
-  if (!pz->ready || cap < 6) return 0;
-  if (nplanes > pz->runs_cap) {
-    unsigned char *c = realloc(pz->runs, nplanes);
-    if (!c) return 0;
-    pz->runs = c;
-    pz->runs_cap = nplanes;
+  if (!pz->ready || cap < 6 || plane_len > UINT32_MAX) return 0;
+  size_t most = plane_len < RUN_MIN_MEAN ? 1 : plane_len / RUN_MIN_MEAN;
+  if (nplanes >= pz->planes_cap) { /* first_run has an entry past the last plane */
+    unsigned char *c = realloc(pz->as_runs, nplanes + 1);
+    if (c) pz->as_runs = c;
+    uint32_t *f = realloc(pz->first_run, (nplanes + 1) * sizeof *f);
+    if (f) pz->first_run = f;
+    if (!c || !f) return 0;
+    pz->planes_cap = nplanes + 1;
   }
-  for (size_t k = 0; k < nplanes; k++)
-    pz->runs[k] = few_runs(planes + k * plane_len, plane_len,
-                           plane_len < RUN_MIN_MEAN ? 1 : plane_len / RUN_MIN_MEAN);
+  if (nplanes * most > pz->runs_cap) {
+    cs_store_run *r = realloc(pz->runs, nplanes * most * sizeof *r);
+    if (!r) return 0;
+    pz->runs = r;
+    pz->runs_cap = nplanes * most;
+  }
+  size_t m = 0;
+  for (size_t k = 0; k < nplanes; k++) {
+    pz->first_run[k] = (uint32_t)m;
+    pz->as_runs[k] = find_runs(pz, planes + k * plane_len, plane_len, most, &m);
+  }
+  pz->first_run[nplanes] = (uint32_t)m;
   int lv = pz->level;
   out[0] = 0x78; /* deflate, 32 KiB window; FLEVEL as zlib sets it, FCHECK to make it % 31 */
   out[1] = lv < 2 ? 0x01 : lv < 6 ? 0x5e : lv == 6 ? 0x9c : 0xda;
   bitw b = {.p = out + 2, .end = out + cap - 4};
   uint32_t adler = 1;
   for (size_t p = 0, q; p < nplanes; p = q) {
-    bool runs = pz->runs[p];
-    for (q = p + 1; q < nplanes && pz->runs[q] == runs;) q++;
+    bool runs = pz->as_runs[p];
+    for (q = p + 1; q < nplanes && pz->as_runs[q] == runs;) q++;
     bool last = q == nplanes;
     const unsigned char *at = planes + p * plane_len;
     size_t n = (q - p) * plane_len;
     if (runs) {
-      put_run_block(&b, at, n, p ? at[-1] : -1, last);
+      const cs_store_run *r = pz->runs + pz->first_run[p];
+      size_t nr = pz->first_run[q] - pz->first_run[p];
+      put_run_block(&b, r, nr, p ? at[-1] : -1, last);
       if (last)
         align_byte(&b);
       else
         put_empty_stored(&b, false); /* zlib's segment starts on a byte */
-      for (size_t i = 0, len; i < n; i += len) {
-        len = run_length(at + i, n - i);
-        adler = adler_repeat(adler, at[i], len);
-      }
+      for (size_t i = 0; i < nr; i++) adler = adler_repeat(adler, r[i].value, r[i].len);
     } else {
       if (deflateReset(&pz->z) != Z_OK) return 0;
       pz->z.next_in = (unsigned char *)at;

@@ -77,7 +77,10 @@ typedef struct cs_store_planez {
   z_stream z;
   int level;
   bool ready;
-  unsigned char *runs; /* per plane: coded as runs */
+  unsigned char *as_runs; /* per plane: coded as runs */
+  uint32_t *first_run;    /* per plane: its first entry in runs */
+  size_t planes_cap;
+  struct cs_store_run *runs; /* the runs of the planes coded as runs, plane after plane */
   size_t runs_cap;
   cs_store_buf plane; /* the rows shuffled */
 } cs_store_planez;
