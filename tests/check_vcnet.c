@@ -524,6 +524,72 @@ START_TEST(master_tracker_should_serialise_writes) {
 }
 END_TEST
 
+/* Runs 16 flows of 6 transactions each way (torus:4x4, 2 trackers a side, so requests wait
+ * for both) answering each poll's completions in order, as the driver does, but describing the
+ * final ones in reverse order when `reverse`; returns whether a lookup needed the id map. */
+static bool run_flows_describing(bool reverse, cs_txn_record *rec) {
+  vcn_params p = params("torus:4x4", "dor_dateline", 2, 8);
+  cs_adapter_config a = adapter(2, 2);
+  vcn_engine *e;
+  cs_err err;
+  ck_assert_int_eq(vcn_engine_create(&a, &p, &e, &err), CS_OK);
+  cs_flow f[32];
+  for (int i = 0; i < 32; i++)
+    f[i] = (cs_flow){.src = i / 2, .dst = (i / 2 + 5) % 16, .is_read = (uint8_t)(i % 2), .burst = 4,
+                     .flits = 24, .first_txn = (uint64_t)i * 6, .num_txns = 6};
+  ck_assert_int_eq(vcn_engine_inject_flows(e, f, 32, &err), CS_OK);
+  int finals = 0;
+  while (finals < 192) {
+    ck_assert_int_eq(vcn_engine_advance(e, 100000, &err), CS_OK);
+    cs_completion c[16];
+    size_t n = vcn_engine_poll(e, c, 16);
+    ck_assert_uint_gt(n, 0);
+    for (size_t i = 0; i < n; i++) {
+      if (c[i].phase == CS_PHASE_REQ) {
+        const cs_flow *fl = &f[c[i].request_id / 6];
+        cs_inject rsp = {.request_id = c[i].request_id, .src_id = fl->dst, .dst_id = fl->src,
+                         .is_read = fl->is_read, .packet_type = CS_PKT_RSP, .burst_length = 4};
+        ck_assert_int_eq(vcn_engine_inject(e, &rsp, &err), CS_OK);
+      }
+      else if (!reverse) vcn_engine_describe(e, c[i].request_id, &rec[c[i].request_id]);
+    }
+    for (size_t i = 0; reverse && i < n; i++)
+      if (c[n - 1 - i].phase == CS_PHASE_FINAL)
+        vcn_engine_describe(e, c[n - 1 - i].request_id, &rec[c[n - 1 - i].request_id]);
+    for (size_t i = 0; i < n; i++) finals += c[i].phase == CS_PHASE_FINAL;
+  }
+  bool kept = e->look->kept;
+  vcn_engine_destroy(e);
+  return kept;
+}
+
+/* A lookup finds its slot whatever the order the final completions are described in: the
+ * records equal those of the driver's order, which needs no id map; a request id still in
+ * flight is refused as a new request. */
+START_TEST(records_should_not_depend_on_the_order_they_are_described_in) {
+  static cs_txn_record in_order[192], reversed[192];
+  memset(in_order, 0, sizeof in_order);
+  memset(reversed, 0, sizeof reversed);
+  ck_assert(!run_flows_describing(false, in_order));
+  ck_assert(run_flows_describing(true, reversed));
+  for (int i = 0; i < 192; i++) {
+    ck_assert_int_gt(in_order[i].rsp_complete_cycle, 0); /* every one described */
+    ck_assert_mem_eq(&in_order[i], &reversed[i], sizeof in_order[i]);
+  }
+  vcn_params p = params("torus:4x4", "dor_dateline", 2, 8);
+  cs_adapter_config a = adapter(2, 2);
+  vcn_engine *e;
+  cs_err err;
+  ck_assert_int_eq(vcn_engine_create(&a, &p, &e, &err), CS_OK);
+  cs_flow f = {.src = 0, .dst = 5, .burst = 4, .flits = 8, .first_txn = 10, .num_txns = 2};
+  ck_assert_int_eq(vcn_engine_inject_flows(e, &f, 1, &err), CS_OK);
+  cs_inject again = {.request_id = 11, .src_id = 0, .dst_id = 5, .packet_type = CS_PKT_REQ, .burst_length = 4};
+  ck_assert_int_eq(vcn_engine_inject(e, &again, &err), CS_EINVAL);
+  ck_assert_ptr_nonnull(strstr(err.msg, "request 11 injected twice"));
+  vcn_engine_destroy(e);
+}
+END_TEST
+
 /* Past saturation the sources create their packets only when the previous one has left
  * (BookSim's source model): on torus:8x8 at an offered 1.0 (4.3 times the saturation of about
  * 0.23) at most one packet per endpoint waits at its source, plus those inside the network, which
@@ -727,6 +793,7 @@ int main(void) {
   tc = tcase_create("transactions");
   tcase_add_test(tc, transaction_phases_should_take_zero_load_latency);
   tcase_add_test(tc, master_tracker_should_serialise_writes);
+  tcase_add_test(tc, records_should_not_depend_on_the_order_they_are_described_in);
   tcase_add_test(tc, driver_run_should_complete_with_consistent_records);
   tcase_add_test(tc, deadlock_guard_should_stop_torus_dor_without_dateline);
   tcase_add_test(tc, validation_should_want_an_endpoint_per_id);

@@ -23,6 +23,13 @@
 
 enum { ST_NEW = 0, ST_MST_WAIT, ST_REQ_NET, ST_SLV_WAIT, ST_AT_SLV, ST_RSP_NET, ST_DONE };
 enum { KIND_REQ = 0, KIND_RSP = 1 };
+/* A packet's tag: its transaction's slot, whether it is a read, and req or rsp; so the network's
+ * callbacks learn from the packet alone what they need before they touch the slot, which at pod
+ * scale is a cache miss. */
+#define TAG(s, is_read, kind) ((uint64_t)(s) << 2 | (uint64_t)(is_read) << 1 | (uint64_t)(kind))
+#define TAG_SLOT(tag) ((uint32_t)((tag) >> 2))
+#define TAG_READ(tag) ((bool)((tag) >> 1 & 1))
+#define TAG_KIND(tag) ((int)((tag) & 1))
 
 
 static uint64_t tick_of(const vcn_engine *e, uint64_t c) { return c * e->tick_num / e->tick_den; }
@@ -71,9 +78,41 @@ static uint32_t pool_take(void **base, uint32_t *cap, uint32_t *free_head, size_
   return i;
 }
 
+/* A free slot; the slots a growth adds are free (ST_NEW), so the live ones can be told apart. */
 static uint32_t slot_new(vcn_engine *e) {
-  return pool_take((void **)&e->txns, &e->txn_cap, &e->txn_free, sizeof(vcn_txn),
-                   offsetof(vcn_txn, next), 256);
+  uint32_t had = e->txn_cap;
+  uint32_t s = pool_take((void **)&e->txns, &e->txn_cap, &e->txn_free, sizeof(vcn_txn),
+                         offsetof(vcn_txn, next), 256);
+  for (uint32_t i = had; s != VCN_NIL && i < e->txn_cap; i++) e->txns[i].state = ST_NEW;
+  return s;
+}
+
+/* The slot of live request id through the map (built from the live slots at its first use), or
+ * CS_IDMAP_NONE; without memory for the map, a scan of the slots. */
+static uint32_t slot_by_map(const vcn_engine *e, uint64_t id) {
+  vcn_lookup *l = e->look;
+  if (!l->kept) {
+    bool built = true;
+    for (uint32_t i = 0; i < e->txn_cap && built; i++)
+      if (e->txns[i].state != ST_NEW) built = !cs_idmap_put(&l->by_id, e->txns[i].id, i);
+    if (!built) {
+      cs_idmap_free(&l->by_id);
+      for (uint32_t i = 0; i < e->txn_cap; i++)
+        if (e->txns[i].state != ST_NEW && e->txns[i].id == id) return i;
+      return CS_IDMAP_NONE;
+    }
+    l->kept = true;
+  }
+  return cs_idmap_get(&l->by_id, id);
+}
+
+/* The slot of live request id, or CS_IDMAP_NONE: the next completion the last poll returned,
+ * else the map. */
+static uint32_t slot_of(const vcn_engine *e, uint64_t id) {
+  vcn_lookup *l = e->look;
+  if (l->polled_at < l->polled_n && e->txns[l->polled[l->polled_at]].id == id)
+    return l->polled[l->polled_at++];
+  return slot_by_map(e, id);
 }
 
 static uint32_t run_new(vcn_engine *e) {
@@ -82,7 +121,7 @@ static uint32_t run_new(vcn_engine *e) {
 }
 
 static void slot_free(vcn_engine *e, uint32_t s) {
-  cs_idmap_del(&e->by_id, e->txns[s].id);
+  if (e->look->kept) cs_idmap_del(&e->look->by_id, e->txns[s].id);
   e->txns[s].state = ST_NEW;
   e->txns[s].next = e->txn_free;
   e->txn_free = s;
@@ -132,14 +171,14 @@ static void issue_req(vcn_engine *e, uint32_t s) {
   else m->mst_wr_used++;
   t->state = ST_REQ_NET;
   int size = t->is_read ? 1 : t->flits;
-  if (vcn_net_send(e->net, t->src_ep, t->dst_ep, size, (uint64_t)s << 1 | KIND_REQ) == VCN_NIL)
+  if (vcn_net_send(e->net, t->src_ep, t->dst_ep, size, TAG(s, t->is_read, KIND_REQ)) == VCN_NIL)
     fail(e, "out of memory for packets");
 }
 
 /* Starts the next request of run r (blocked: it waited for its tracker) and issues it. */
 static void start_next(vcn_engine *e, vcn_run *r, bool blocked) {
   uint32_t s = slot_new(e);
-  if (s == VCN_NIL || cs_idmap_put(&e->by_id, r->first + r->k, s)) {
+  if (s == VCN_NIL || (e->look->kept && cs_idmap_put(&e->look->by_id, r->first + r->k, s))) {
     if (s != VCN_NIL) e->txns[s].next = e->txn_free, e->txn_free = s;
     fail(e, "out of memory for transactions");
     r->k++;
@@ -187,20 +226,15 @@ static void accept_req(vcn_engine *e, uint32_t s) {
   if (push_completion(e, s, CS_PHASE_REQ)) fail(e, "out of memory for completions");
 }
 
+/* A packet's tail left its source.  A request's packet keeps what the record needs (the VC its
+ * head took, when it left) until it is delivered, so only a response acts now: it releases the
+ * target's slave tracker, which serves the next waiting request. */
 static void on_sent(void *ctx, vcn_net *net, uint32_t pi) {
   vcn_engine *e = ctx;
   const vcn_pkt *p = &net->pkt[pi];
-  uint32_t s = (uint32_t)(p->tag >> 1);
-  vcn_txn *t = &e->txns[s];
-  if ((p->tag & 1) == KIND_REQ) {
-    t->req_vc = p->first_vc;
-    if (!t->is_read) t->wdata_gen_cycle = p->t_head_in;
-    return;
-  }
-  t->rsp_vc = p->first_vc;
-  /* the response left the target: its slave tracker serves the next waiting request */
-  vcn_ep *d = &e->eps[t->dst_ep];
-  if (t->is_read) {
+  if (TAG_KIND(p->tag) == KIND_REQ) return;
+  vcn_ep *d = &e->eps[p->src_ep]; /* the response leaves the transaction's target */
+  if (TAG_READ(p->tag)) {
     d->slv_rd_used--;
     uint32_t next = q_pop(SLOTS(e), &d->slv_rd_wait);
     if (next != VCN_NIL) accept_req(e, next);
@@ -214,11 +248,12 @@ static void on_sent(void *ctx, vcn_net *net, uint32_t pi) {
 static void on_deliver(void *ctx, vcn_net *net, uint32_t pi) {
   vcn_engine *e = ctx;
   const vcn_pkt *p = &net->pkt[pi];
-  uint32_t s = (uint32_t)(p->tag >> 1);
+  uint32_t s = TAG_SLOT(p->tag);
   vcn_txn *t = &e->txns[s];
-  if ((p->tag & 1) == KIND_REQ) {
+  if (TAG_KIND(p->tag) == KIND_REQ) {
+    t->req_vc = p->first_vc;
     t->req_hops = p->hops;
-    if (!t->is_read) t->wdata_done_cycle = net->now;
+    if (!t->is_read) t->wdata_gen_cycle = p->t_head_in, t->wdata_done_cycle = net->now;
     vcn_ep *d = &e->eps[t->dst_ep];
     int used = t->is_read ? d->slv_rd_used : d->slv_wr_used;
     int cap = t->is_read ? e->slv_rd : e->slv_wr;
@@ -233,6 +268,7 @@ static void on_deliver(void *ctx, vcn_net *net, uint32_t pi) {
     return;
   }
   t->state = ST_DONE;
+  t->rsp_vc = p->first_vc;
   t->rsp_hops = p->hops;
   t->rsp_complete_cycle = net->now;
   if (push_completion(e, s, CS_PHASE_FINAL)) fail(e, "out of memory for completions");
@@ -246,11 +282,13 @@ static void on_deliver(void *ctx, vcn_net *net, uint32_t pi) {
 int vcn_engine_create(const cs_adapter_config *ad, const vcn_params *p, vcn_engine **out,
                       cs_err *err) {
   vcn_engine *e = calloc(1, sizeof *e);
+  if (e && !(e->look = calloc(1, sizeof *e->look))) free(e), e = NULL;
   if (!e) return cs_err_set(err, CS_ENOMEM, "vcnet: out of memory");
-  cs_idmap_init(&e->by_id);
+  cs_idmap_init(&e->look->by_id);
   e->txn_free = e->run_free = VCN_NIL;
   int rc = vcn_net_create(p, &e->net, err);
   if (rc) {
+    free(e->look);
     free(e);
     return cs_err_prefix(err, "vcnet");
   }
@@ -291,10 +329,11 @@ void vcn_engine_destroy(vcn_engine *e) {
   free(e->eps);
   free(e->txns);
   free(e->runs);
-  cs_idmap_free(&e->by_id);
+  cs_idmap_free(&e->look->by_id);
+  free(e->look->polled);
+  free(e->look);
   free(e->comp);
   free(e->retire);
-  free(e->rsp_due);
   free(e);
 }
 
@@ -352,18 +391,10 @@ int vcn_engine_inject_flows(vcn_engine *e, const cs_flow *flows, size_t n, cs_er
   return CS_OK;
 }
 
-/* The slot of the request whose rsp is injected: the driver injects them in the order the last
- * poll returned their req completions, so the next of those is tried before the map. */
-static uint32_t rsp_slot(vcn_engine *e, uint64_t id) {
-  if (e->rsp_due_at < e->rsp_due_n && e->txns[e->rsp_due[e->rsp_due_at]].id == id)
-    return e->rsp_due[e->rsp_due_at++];
-  return cs_idmap_get(&e->by_id, id);
-}
-
 int vcn_engine_inject(vcn_engine *e, const cs_inject *in, cs_err *err) {
   uint64_t id = in->request_id;
   if (in->packet_type == CS_PKT_REQ) {
-    if (cs_idmap_get(&e->by_id, id) != CS_IDMAP_NONE)
+    if (slot_by_map(e, id) != CS_IDMAP_NONE)
       return cs_err_set(err, CS_EINVAL, "vcnet: request %llu injected twice", (unsigned long long)id);
     /* a lone req is a flow of one transaction */
     cs_flow f = {.src = in->src_id, .dst = in->dst_id, .is_read = in->is_read,
@@ -374,7 +405,7 @@ int vcn_engine_inject(vcn_engine *e, const cs_inject *in, cs_err *err) {
   if (in->packet_type != CS_PKT_RSP)
     return cs_err_set(err, CS_ECONSTRAINT, "C9: vcnet: request %llu: only req and rsp may be injected",
                       (unsigned long long)id);
-  uint32_t s = rsp_slot(e, id);
+  uint32_t s = slot_of(e, id);
   if (s == CS_IDMAP_NONE || e->txns[s].state != ST_AT_SLV)
     return cs_err_set(err, CS_EINVAL, "vcnet: rsp for request %llu, which has not completed its req phase",
                       (unsigned long long)id);
@@ -382,7 +413,7 @@ int vcn_engine_inject(vcn_engine *e, const cs_inject *in, cs_err *err) {
   t->state = ST_RSP_NET;
   t->rsp_inject_cycle = e->net->now;
   int size = t->is_read ? t->flits : 1;
-  if (vcn_net_send(e->net, t->dst_ep, t->src_ep, size, (uint64_t)s << 1 | KIND_RSP) == VCN_NIL)
+  if (vcn_net_send(e->net, t->dst_ep, t->src_ep, size, TAG(s, t->is_read, KIND_RSP)) == VCN_NIL)
     return cs_err_set(err, CS_ENOMEM, "vcnet: out of memory for packets");
   return CS_OK;
 }
@@ -410,20 +441,21 @@ int vcn_engine_advance(vcn_engine *e, uint64_t max_ticks, cs_err *err) {
 
 size_t vcn_engine_poll(vcn_engine *e, cs_completion *out, size_t cap) {
   retire_polled(e);
+  vcn_lookup *l = e->look;
   if (e->retire_cap < cap) {
     uint32_t *r = realloc(e->retire, cap * sizeof *r);
     if (r) e->retire = r;
-    uint32_t *d = r ? realloc(e->rsp_due, cap * sizeof *d) : NULL;
+    uint32_t *d = r ? realloc(l->polled, cap * sizeof *d) : NULL;
     if (!d) return 0; /* the completions stay; the driver polls again */
-    e->rsp_due = d;
+    l->polled = d;
     e->retire_cap = cap;
   }
   size_t k = 0;
-  e->rsp_due_n = e->rsp_due_at = 0;
+  l->polled_n = l->polled_at = 0;
   while (k < cap && e->comp_n) {
     out[k] = e->comp[e->comp_head].c;
     if (out[k].phase == CS_PHASE_FINAL) e->retire[e->retire_n++] = e->comp[e->comp_head].slot;
-    else e->rsp_due[e->rsp_due_n++] = e->comp[e->comp_head].slot;
+    l->polled[l->polled_n++] = e->comp[e->comp_head].slot;
     k++;
     e->comp_head = (e->comp_head + 1) % e->comp_cap;
     e->comp_n--;
@@ -432,7 +464,7 @@ size_t vcn_engine_poll(vcn_engine *e, cs_completion *out, size_t cap) {
 }
 
 void vcn_engine_describe(const vcn_engine *e, uint64_t id, cs_txn_record *rec) {
-  uint32_t s = cs_idmap_get(&e->by_id, id);
+  uint32_t s = slot_of(e, id);
   if (s == CS_IDMAP_NONE) return;
   const vcn_txn *t = &e->txns[s];
   const vcn_topo *tp = &e->net->t;
@@ -479,7 +511,7 @@ void vcn_engine_where(const vcn_engine *e, uint64_t id, char *buf, size_t cap) {
                                       "request in the network", "waiting for a slave tracker",
                                       "at the target, awaiting its response inject",
                                       "response in the network", "done"};
-  uint32_t s = cs_idmap_get(&e->by_id, id);
+  uint32_t s = slot_by_map(e, id);
   if (s != CS_IDMAP_NONE) {
     const vcn_txn *t = &e->txns[s];
     snprintf(buf, cap, "%s; endpoint %d -> %d", names[t->state], t->src_ep, t->dst_ep);

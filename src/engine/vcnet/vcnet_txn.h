@@ -53,6 +53,19 @@ typedef struct vcn_txn {
   uint64_t rsp_inject_cycle, rsp_complete_cycle;
 } vcn_txn;
 
+/* How a request id finds its slot.  The driver answers the completions of a poll in the order
+ * it returned them (the rsp inject after a req phase, describe() after the final one), so each
+ * lookup first tries the slot of the next of them; only a lookup out of that order turns to the
+ * map, which is built from the live slots then and kept from that moment on: at pod scale every
+ * map operation is a cache miss, and in a sweep none is needed.  Apart from the engine because
+ * describe() and where(), which take the engine const, move the cursor and may build the map. */
+typedef struct vcn_lookup {
+  uint32_t *polled;     /* slots of the last poll's completions, in its order */
+  size_t polled_n, polled_at, polled_cap; /* and the next the driver answers */
+  cs_idmap by_id;       /* request id -> slot, while `kept` */
+  bool kept;
+} vcn_lookup;
+
 /* A completion not yet polled, with the slot of its transaction. */
 typedef struct vcn_completion {
   cs_completion c;
@@ -64,7 +77,7 @@ typedef struct vcn_engine {
   vcn_ep *eps;
   vcn_txn *txns;  /* slots of the transactions in flight */
   uint32_t txn_cap, txn_free;
-  cs_idmap by_id; /* request id -> slot */
+  vcn_lookup *look; /* request id -> slot */
   vcn_run *runs;  /* runs waiting for trackers */
   uint32_t run_cap, run_free;
   int mst_rd, mst_wr, slv_rd, slv_wr; /* trackers per endpoint */
@@ -76,8 +89,6 @@ typedef struct vcn_engine {
   size_t comp_head, comp_n, comp_cap;
   uint32_t *retire;    /* slots whose final completion was polled: freed at the next call */
   size_t retire_n, retire_cap;
-  uint32_t *rsp_due;   /* slots whose req completion the last poll returned, in its order */
-  size_t rsp_due_n, rsp_due_at; /* (retire_cap of them), and the next the driver answers */
   char fault[128];
 } vcn_engine;
 
