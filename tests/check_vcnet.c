@@ -524,8 +524,8 @@ START_TEST(master_tracker_should_serialise_writes) {
 }
 END_TEST
 
-/* Runs 16 flows of 6 transactions each way (torus:4x4, 2 trackers a side, so requests wait
- * for both) answering each poll's completions in order, as the driver does, but describing the
+/* Runs 32 flows of 6 transactions, a write flow and a read flow from each endpoint of torus:4x4
+ * (2 trackers a side, so requests wait for both), answering each poll's completions in order, as the driver does, but describing the
  * final ones in reverse order when `reverse`; returns whether a lookup needed the id map. */
 static bool run_flows_describing(bool reverse, cs_txn_record *rec) {
   vcn_params p = params("torus:4x4", "dor_dateline", 2, 8);
@@ -550,8 +550,9 @@ static bool run_flows_describing(bool reverse, cs_txn_record *rec) {
         cs_inject rsp = {.request_id = c[i].request_id, .src_id = fl->dst, .dst_id = fl->src,
                          .is_read = fl->is_read, .packet_type = CS_PKT_RSP, .burst_length = 4};
         ck_assert_int_eq(vcn_engine_inject(e, &rsp, &err), CS_OK);
+      } else if (!reverse) {
+        vcn_engine_describe(e, c[i].request_id, &rec[c[i].request_id]);
       }
-      else if (!reverse) vcn_engine_describe(e, c[i].request_id, &rec[c[i].request_id]);
     }
     for (size_t i = 0; reverse && i < n; i++)
       if (c[n - 1 - i].phase == CS_PHASE_FINAL)

@@ -60,8 +60,8 @@ typedef struct vcn_txn {
  * map operation is a cache miss, and in a sweep none is needed.  Apart from the engine because
  * describe() and where(), which take the engine const, move the cursor and may build the map. */
 typedef struct vcn_lookup {
-  uint32_t *polled;     /* slots of the last poll's completions, in its order */
-  size_t polled_n, polled_at, polled_cap; /* and the next the driver answers */
+  uint32_t *polled;     /* slots of the last poll's completions, in its order (retire_cap) */
+  size_t polled_n, polled_at; /* and the next the driver answers */
   cs_idmap by_id;       /* request id -> slot, while `kept` */
   bool kept;
 } vcn_lookup;
