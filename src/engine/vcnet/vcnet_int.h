@@ -204,14 +204,14 @@ typedef struct vcn_cbucket {
 } vcn_cbucket;
 
 /* One VC index of a router port: the input VC (its buffer and the packet at its front) and the
- * output VC of the same index (credits toward the buffer downstream).  Index (r P + port) V + vc.
- * Each record is followed by its buffer's vc_depth flits (VC_SLOTS), the pair padded to
- * vc_stride bytes, so with 8-flit buffers a VC is one cache line: on a 4,096-router network the
- * VCs are megabytes, and a flit's landing, its switch traversal and the credit it returns each
+ * output VC of the same index (its allocation pointer; its credits are apart, in vcn_net.credit).
+ * Index (r P + port) V + vc.  Each record is followed by its buffer's vc_depth flits (VC_SLOTS),
+ * the pair padded to vc_stride bytes, so with 8-flit buffers a VC is one cache line: on a
+ * 4,096-router network the VCs are megabytes, and a flit's landing and its switch traversal each
  * touch one line. */
 typedef struct vcn_vc {
   uint64_t ready;       /* input: cycle the current stage may act */
-  int32_t credits;      /* output: credits toward the downstream buffer */
+  uint32_t pad0_;
   uint16_t head, count; /* input: the flits, a ring in slot[] */
   uint16_t out_vc;      /* input: the VC allocated at out_port (local index) */
   uint16_t va_in_rr;    /* input: next VC of its class range to accept */
@@ -272,6 +272,9 @@ struct vcn_net {
    * its ring of D flits (VC(n, g), VC_SLOTS) */
   unsigned char *vcs;   /* nvc records of vc_stride bytes, 64-byte aligned */
   size_t vc_stride;     /* sizeof(vcn_vc) + D flits, rounded up to 32 bytes */
+  /* per VC index: the output VC's credits toward the buffer downstream; 4 bytes a VC, so the
+   * checks of switch allocation and the credits that land each cycle stay in the cache */
+  int32_t *credit;
   vcn_port *port;       /* r P + port */
   uint64_t *nonempty;   /* per router: bit li set when input VC li holds flits */
   uint64_t *ovc_busy;   /* per router, `words` words: bit set while a packet holds output VC li */
@@ -297,14 +300,12 @@ struct vcn_net {
   vcn_bucket *wheel;    /* flits and ejections */
   vcn_cbucket *cwheel;  /* credits, same slots */
   uint32_t wheel_size; /* power of two, > the longest scheduling delay */
-  uint64_t events_pending;
   /* owner callbacks */
   vcn_deliver_fn on_deliver;
   vcn_sent_fn on_sent;
   void *ctx;
   vcn_stats st;
   int oom; /* an allocation inside a cycle failed; the owner reports it */
-  vcn_event oom_sink; /* where an event goes that found no room (the run is lost anyway) */
 };
 
 enum { VCN_IDLE = 0, VCN_ROUTING, VCN_VA, VCN_ACTIVE };
