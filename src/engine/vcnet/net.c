@@ -413,42 +413,57 @@ static inline uint64_t bits_at(const uint64_t *words, int pos, int len) {
   return x & ((1ull << len) - 1);
 }
 
-/* Sends the flit at the front of input VC (ip, v) of router r through output port op (switch
- * traversal). */
-static inline __attribute__((always_inline)) void traverse(vcn_net *restrict n, const vcn_due *due,
-                                                          uint32_t r, int ip, int v, int op) {
-  const int P = n->P, V = n->V, links = n->t.links;
-  const size_t stride = n->vc_stride;
-  unsigned char *const vcs = n->vcs;
-  const size_t base = (size_t)r * (size_t)(P * V);
-  vcn_port *const port = &n->port[(size_t)r * (size_t)P];
+/* What a router step reads for every flit, in a local the compiler keeps in registers: a store
+ * into the network's arrays would make it reload these from the network otherwise. */
+typedef struct vcn_step {
+  unsigned char *vcs;     /* the router's first VC record */
+  size_t stride;
+  int32_t *credit;        /* the router's first output VC */
+  vcn_port *port;         /* the router's first port */
+  uint64_t *nonempty, *ovc_busy; /* the router's masks */
+  vcn_pkt *pkt;
+  const vcn_due *due;
+  int P, V, D, links;
+  uint32_t flits_sent, hops;
+} vcn_step;
+
+/* Router-local VC li's record. */
+static inline vcn_vc *step_vc(const vcn_step *s, int li) {
+  return (vcn_vc *)(s->vcs + (size_t)li * s->stride);
+}
+
+/* Sends the flit at the front of input VC (ip, v) through output port op (switch traversal). */
+static inline __attribute__((always_inline)) void traverse(vcn_net *restrict n, vcn_step *s, int ip,
+                                                          int v, int op) {
+  const int V = s->V, links = s->links;
+  vcn_port *const port = s->port;
   const int li = ip * V + v;
-  vcn_vc *const in = (vcn_vc *)(vcs + (base + (size_t)li) * stride);
+  vcn_vc *const in = step_vc(s, li);
   const vcn_flit f = VC_SLOTS(in)[in->head];
   const uint32_t pi = VCN_FLIT_PKT(f);
-  in->head = (uint16_t)next_of(in->head, n->D);
-  if (--in->count == 0) n->nonempty[(size_t)r * n->words + (size_t)(li >> 6)] &= ~(1ull << (li & 63));
-  n->router_flits[r]--;
+  in->head = (uint16_t)next_of(in->head, s->D);
+  if (--in->count == 0) s->nonempty[li >> 6] &= ~(1ull << (li & 63));
+  s->flits_sent++;
   port[ip].sa_in_rr = (uint16_t)next_of(v, V);
-  port[op].sa_out_rr = (uint16_t)next_of(ip, P);
+  port[op].sa_out_rr = (uint16_t)next_of(ip, s->P);
   const int ov = in->out_vc;
   /* the freed buffer slot goes back upstream as a credit */
   if (ip < links)
-    push_credit(n, due->link, EV_CREDIT, port[ip].credit_to + (uint32_t)v);
+    push_credit(n, s->due->link, EV_CREDIT, port[ip].credit_to + (uint32_t)v);
   else
-    push_credit(n, due->ep, EV_EPCREDIT, port[ip].credit_to + (uint32_t)v);
+    push_credit(n, s->due->ep, EV_EPCREDIT, port[ip].credit_to + (uint32_t)v);
   if (op < links) {
-    n->credit[base + (size_t)(op * V + ov)]--;
-    push_event(n, due->hop, EV_FLIT, port[op].flit_to + (uint32_t)ov, f);
-    n->st.flit_hops++;
-    if (VCN_FLIT_HEAD(f)) n->pkt[pi].hops++;
+    s->credit[op * V + ov]--;
+    push_event(n, s->due->hop, EV_FLIT, port[op].flit_to + (uint32_t)ov, f);
+    s->hops++;
+    if (VCN_FLIT_HEAD(f)) s->pkt[pi].hops++;
   } else {
-    if (VCN_FLIT_HEAD(f)) n->pkt[pi].last_vc = (int16_t)ov;
-    push_event(n, due->eject, EV_EJECT, port[op].flit_to, f);
+    if (VCN_FLIT_HEAD(f)) s->pkt[pi].last_vc = (int16_t)ov;
+    push_event(n, s->due->eject, EV_EJECT, port[op].flit_to, f);
   }
   if (VCN_FLIT_TAIL(f)) {
     int oli = op * V + ov;
-    n->ovc_busy[(size_t)r * n->words + (size_t)(oli >> 6)] &= ~(1ull << (oli & 63));
+    s->ovc_busy[oli >> 6] &= ~(1ull << (oli & 63));
     in->state = VCN_IDLE;
   }
 }
@@ -487,32 +502,65 @@ static inline void va_accept(vcn_net *restrict n, uint32_t r, int li, int first,
   VC(n, g)->ready = n->now + (uint64_t)n->p.va_delay;
 }
 
+/* The common case of switch allocation, found while a router step lists its VCs: the requests
+ * (VCs with a credit) come from distinct input ports and go to distinct output ports, so every
+ * one is granted and accepted, and the pointers move as the general rounds would move them. */
+typedef struct sa_fast {
+  uint64_t ins, outs;  /* ports with a request */
+  uint64_t shared;     /* bit 0: two requests share a port, so the general rounds decide */
+  int8_t vc_of[VCN_MAX_PORTS], op_of[VCN_MAX_PORTS]; /* per input port: its VC and output */
+} sa_fast;
+
+/* Active input VC li (of input port ip) asks for its output port, if it holds a credit. */
+static inline void sa_ask(sa_fast *q, const vcn_step *s, int ip, int li, const vcn_vc *vc) {
+  int op = vc->out_port;
+  if (s->credit[op * s->V + vc->out_vc] <= 0) return;
+  q->shared |= (q->ins >> ip | q->outs >> op) & 1;
+  q->ins |= 1ull << ip, q->outs |= 1ull << op;
+  q->vc_of[ip] = (int8_t)(li - ip * s->V), q->op_of[ip] = (int8_t)op;
+}
+
+/* Counts what router r's step sent. */
+static inline void step_done(vcn_net *restrict n, const vcn_step *s, uint32_t r) {
+  n->router_flits[r] -= s->flits_sent;
+  n->st.flit_hops += s->hops;
+}
+
 static void router_step(vcn_net *restrict n, const vcn_due *due, uint32_t r) {
-  const int P = n->P, V = n->V, PV = P * V, links = n->t.links;
+  const int P = n->P, V = n->V, PV = P * V, links = n->t.links, words = n->words;
   const uint64_t t = n->now;
   const size_t base = (size_t)r * (size_t)PV, rp = (size_t)r * (size_t)P;
-  const uint64_t *mask = &n->nonempty[(size_t)r * n->words];
+  vcn_step s = {n->vcs + base * n->vc_stride, n->vc_stride, &n->credit[base], &n->port[rp],
+                &n->nonempty[(size_t)r * (size_t)words], &n->ovc_busy[(size_t)r * (size_t)words],
+                n->pkt, due, P, V, n->D, links, 0, 0};
+  const uint8_t *const port_of = n->port_of;
   int16_t waiting[VCN_MAX_PORTS * VCN_MAX_VCS], active[VCN_MAX_PORTS * VCN_MAX_VCS];
   int nwait = 0, nact = 0;
+  sa_fast fast;
+  fast.ins = fast.outs = fast.shared = 0;
   /* one pass over the VCs holding flits: route computation for a head at the front of an idle
    * VC, and the lists of VCs ready for VC allocation and for switch allocation */
-  for (int w = 0; w < n->words; w++)
-    for (uint64_t bits = mask[w]; bits; bits &= bits - 1) {
+  for (int w = 0; w < words; w++)
+    for (uint64_t bits = s.nonempty[w]; bits; bits &= bits - 1) {
       int li = w * 64 + __builtin_ctzll(bits);
-      size_t g = base + (size_t)li;
-      uint8_t st = VC(n, g)->state;
+      vcn_vc *const vc = step_vc(&s, li);
+      uint8_t st = vc->state;
       if (st == VCN_IDLE) {
-        const vcn_flit f = VC_SLOTS(VC(n, g))[VC(n, g)->head];
+        const vcn_flit f = VC_SLOTS(vc)[vc->head];
         int op, cls;
         route_head(n, r, &n->pkt[VCN_FLIT_PKT(f)], &op, &cls);
-        VC(n, g)->out_port = (uint8_t)op;
-        VC(n, g)->out_cls = (uint8_t)cls;
-        VC(n, g)->state = st = VCN_VA;
-        VC(n, g)->ready = t + (uint64_t)n->p.rc_delay; /* the head arrived in this cycle or before */
+        vc->out_port = (uint8_t)op;
+        vc->out_cls = (uint8_t)cls;
+        vc->state = st = VCN_VA;
+        vc->ready = t + (uint64_t)n->p.rc_delay; /* the head arrived in this cycle or before */
       }
-      if (VC(n, g)->ready > t) continue;
-      if (st == VCN_VA) waiting[nwait++] = (int16_t)li;
-      else active[nact++] = (int16_t)li;
+      if (vc->ready > t) continue;
+      if (st == VCN_VA) {
+        waiting[nwait++] = (int16_t)li;
+      } else {
+        active[nact++] = (int16_t)li;
+        sa_ask(&fast, &s, port_of[li], li, vc);
+      }
     }
   /* VC allocation, one iteration of request-grant-accept (iSLIP style): every waiting input VC
    * requests every free output VC of its class at its output port; every requested output VC
@@ -529,7 +577,10 @@ static void router_step(vcn_net *restrict n, const vcn_due *due, uint32_t r) {
                     ((1u << span) - 1);
     if (cand) {
       va_accept(n, r, li, op * V + lo, span, cand);
-      if (n->p.va_delay == 0) active[nact++] = (int16_t)li;
+      if (n->p.va_delay == 0) {
+        active[nact++] = (int16_t)li;
+        sa_ask(&fast, &s, port_of[li], li, VC(n, g));
+      }
     }
   } else if (nwait) {
     int16_t grant_of[VCN_MAX_PORTS * VCN_MAX_VCS]; /* valid where `granted` has the bit */
@@ -574,49 +625,25 @@ static void router_step(vcn_net *restrict n, const vcn_due *due, uint32_t r) {
       }
       if (!mine) continue;
       va_accept(n, r, li, first, span, mine);
-      if (n->p.va_delay == 0) active[nact++] = (int16_t)li;
+      if (n->p.va_delay == 0) {
+        active[nact++] = (int16_t)li;
+        sa_ask(&fast, &s, port_of[li], li, VC(n, g));
+      }
     }
   }
-  if (!nact) return;
+  if (!fast.shared) {
+    for (uint64_t bits = fast.ins; bits; bits &= bits - 1) { /* ascending input ports */
+      int ip = __builtin_ctzll(bits);
+      s.port[ip].sa_acc_rr = (uint16_t)next_of(fast.op_of[ip], P);
+      traverse(n, &s, ip, fast.vc_of[ip], fast.op_of[ip]);
+    }
+    step_done(n, &s, r);
+    return;
+  }
   /* switch allocation, one iteration of request-grant-accept: an input port requests every
    * output port one of its VCs (with a flit, past VC allocation, holding a credit) wants, naming
    * for each the VC nearest after its VC pointer; each output port grants the input port nearest
    * after its pointer; each input port accepts the grant nearest after its own output pointer. */
-  if (nact == 1) {
-    /* a lone requester with a credit wins its output port */
-    int li = active[0], ip = n->port_of[li];
-    size_t g = base + (size_t)li;
-    int op = VC(n, g)->out_port;
-    if (n->credit[base + (size_t)(op * V + VC(n, g)->out_vc)] <= 0) return;
-    n->port[rp + (size_t)ip].sa_acc_rr = (uint16_t)next_of(op, P);
-    traverse(n, due, r, ip, li - ip * V, op);
-    return;
-  }
-  {
-    /* the common case: the requests (VCs with a credit) come from distinct input ports and go
-     * to distinct output ports, so every one is granted and accepted; the pointers move as the
-     * general rounds below would move them */
-    uint64_t ins = 0, outs = 0;
-    int8_t vc_of[VCN_MAX_PORTS], op_of[VCN_MAX_PORTS];
-    bool conflict = false;
-    for (int k = 0; k < nact && !conflict; k++) {
-      int li = active[k], ip = n->port_of[li];
-      size_t g = base + (size_t)li;
-      int op = VC(n, g)->out_port;
-      if (n->credit[base + (size_t)(op * V + VC(n, g)->out_vc)] <= 0) continue;
-      conflict = (ins >> ip & 1) || (outs >> op & 1);
-      ins |= 1ull << ip, outs |= 1ull << op;
-      vc_of[ip] = (int8_t)(li - ip * V), op_of[ip] = (int8_t)op;
-    }
-    if (!conflict) {
-      for (uint64_t bits = ins; bits; bits &= bits - 1) { /* ascending input ports */
-        int ip = __builtin_ctzll(bits);
-        n->port[rp + (size_t)ip].sa_acc_rr = (uint16_t)next_of(op_of[ip], P);
-        traverse(n, due, r, ip, vc_of[ip], op_of[ip]);
-      }
-      return;
-    }
-  }
   int8_t want[VCN_MAX_PORTS][VCN_MAX_PORTS]; /* [ip][op]: VC; valid where in_req has the bit */
   _Static_assert(VCN_MAX_PORTS <= 64, "port masks are 64 bits");
   uint64_t in_req[VCN_MAX_PORTS], out_req[VCN_MAX_PORTS], granted[VCN_MAX_PORTS];
@@ -625,7 +652,7 @@ static void router_step(vcn_net *restrict n, const vcn_due *due, uint32_t r) {
     int li = active[k], ip = n->port_of[li], v = li - ip * V;
     size_t g = base + (size_t)li;
     int op = VC(n, g)->out_port;
-    if (n->credit[base + (size_t)(op * V + VC(n, g)->out_vc)] <= 0) continue;
+    if (s.credit[op * V + VC(n, g)->out_vc] <= 0) continue;
     if (!(inputs >> ip & 1)) inputs |= 1ull << ip, in_req[ip] = 0;
     if (!(outputs >> op & 1)) outputs |= 1ull << op, out_req[op] = 0;
     int rr = n->port[rp + (size_t)ip].sa_in_rr;
@@ -645,8 +672,9 @@ static void router_step(vcn_net *restrict n, const vcn_due *due, uint32_t r) {
     int ip = __builtin_ctzll(bits);
     int op = first_from(granted[ip], n->port[rp + (size_t)ip].sa_acc_rr, P);
     n->port[rp + (size_t)ip].sa_acc_rr = (uint16_t)next_of(op, P);
-    traverse(n, due, r, ip, want[ip][op], op);
+    traverse(n, &s, ip, want[ip][op], op);
   }
+  step_done(n, &s, r);
 }
 
 /* Fetches the VCs of router r that hold flits, for its step after the current one. */
