@@ -688,21 +688,21 @@ static inline void prefetch_router(const vcn_net *n, uint32_t r) {
 
 void vcn_net_cycle(vcn_net *n) {
   const vcn_due due = due_of(n);
+  /* credits first: they are increments into arrays that stay in the cache */
   vcn_cbucket *cb = &n->cwheel[n->now & (n->wheel_size - 1)];
-  /* the targets are spread over the network: their lines are fetched a few events ahead */
   for (uint32_t i = 0; i < cb->n; i++) {
     uint32_t k = cb->to[i];
-    if (i + PREFETCH_AHEAD < cb->n && EV_KIND(cb->to[i + PREFETCH_AHEAD]) == EV_CREDIT)
-      __builtin_prefetch(&n->credit[EV_TO(cb->to[i + PREFETCH_AHEAD])], 1);
     if (EV_KIND(k) == EV_CREDIT) n->credit[EV_TO(k)]++;
     else n->ep_credits[EV_TO(k)]++;
   }
   cb->n = 0;
+  /* the flits' targets are spread over the network: their lines are fetched a few events
+   * ahead (an ejection's target is an endpoint, and fetching the VC of that index is harmless) */
   vcn_bucket *b = &n->wheel[n->now & (n->wheel_size - 1)];
   /* events landing now may schedule nothing into this bucket (every delay is >= 1) */
-  for (uint32_t i = 0; i < b->n; i++) {
-    if (i + PREFETCH_AHEAD < b->n && EV_KIND(b->ev[i + PREFETCH_AHEAD].kind_to) == EV_FLIT)
-      __builtin_prefetch(VC(n, EV_TO(b->ev[i + PREFETCH_AHEAD].kind_to)), 1);
+  for (uint32_t i = 0, last = b->n - 1; i < b->n; i++) {
+    uint32_t ahead = i + PREFETCH_AHEAD < last ? i + PREFETCH_AHEAD : last;
+    __builtin_prefetch(VC(n, EV_TO(b->ev[ahead].kind_to)), 1);
     land(n, &b->ev[i]);
   }
   b->n = 0;
