@@ -262,6 +262,8 @@ uint32_t vcn_net_send(vcn_net *n, int src_ep, int dst_ep, int size, uint64_t tag
   uint32_t i = n->queued_free;
   if (i != VCN_NIL) {
     n->queued_free = n->queued[i].next;
+    /* the next send takes it: its line is far in the pool */
+    if (n->queued_free != VCN_NIL) __builtin_prefetch(&n->queued[n->queued_free], 1);
   } else {
     if (n->queued_used == n->queued_cap && !grow_queued(n)) return VCN_NIL;
     i = n->queued_used++;
@@ -696,13 +698,14 @@ void vcn_net_cycle(vcn_net *n) {
     else n->ep_credits[EV_TO(k)]++;
   }
   cb->n = 0;
-  /* the flits' targets are spread over the network: their lines are fetched a few events
-   * ahead (an ejection's target is an endpoint, and fetching the VC of that index is harmless) */
+  /* what the flits touch is spread over the network: a flit's VC line, or the packet an
+   * ejection may deliver, is fetched a few events ahead */
   vcn_bucket *b = &n->wheel[n->now & (n->wheel_size - 1)];
   /* events landing now may schedule nothing into this bucket (every delay is >= 1) */
   for (uint32_t i = 0, last = b->n - 1; i < b->n; i++) {
-    uint32_t ahead = i + PREFETCH_AHEAD < last ? i + PREFETCH_AHEAD : last;
-    __builtin_prefetch(VC(n, EV_TO(b->ev[ahead].kind_to)), 1);
+    const vcn_event *a = &b->ev[i + PREFETCH_AHEAD < last ? i + PREFETCH_AHEAD : last];
+    __builtin_prefetch(EV_KIND(a->kind_to) == EV_EJECT ? (void *)&n->pkt[VCN_FLIT_PKT(a->flit)]
+                                                       : (void *)VC(n, EV_TO(a->kind_to)), 1);
     land(n, &b->ev[i]);
   }
   b->n = 0;
