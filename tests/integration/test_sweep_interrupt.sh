@@ -41,10 +41,8 @@ check_stop() {
 }
 
 # 1. SIGTERM on worker rank 1 after its 2nd row, SIGINT on rank 0 after its 3rd (the hook).
-#    Rank 0 says "no more jobs are handed out" when it learns of a worker's stop while jobs
-#    remain to hand out; a worker's stop that comes after the last grant just ends the sweep,
-#    interrupted.  So in the worker's case rank 0 runs no job itself: the worker's first two
-#    ranges, which its signal falls in, leave jobs to hand out whatever the jobs' speed.
+#    A worker's stop after the last grant prints no "no more jobs are handed out" (docs
+#    "Stopping"), so there rank 0 runs no job: the worker's first two ranges leave jobs.
 for case in TERM:1:2 INT:0:3; do
   IFS=: read -r sig rank after <<< "$case"
   f=hook_$sig.h5
