@@ -425,9 +425,18 @@ typedef struct vcn_step {
   uint64_t *nonempty, *ovc_busy; /* the router's masks */
   vcn_pkt *pkt;
   const vcn_due *due;
-  int P, V, D, links;
+  int P, V, D, links, words;
   uint32_t flits_sent, hops;
 } vcn_step;
+
+/* What a router step's index arithmetic depends on.  The generic step reads it from the network;
+ * the shapes of the pod and BookSim studies are compiled with it constant (step_routers), so
+ * the VC index products become shifts and the mask loops run once. */
+typedef struct vcn_shape {
+  int P, V, D, links, words;
+  size_t stride;
+  bool fixed; /* compiled constant: li / V is a shift, no table */
+} vcn_shape;
 
 /* Router-local VC li's record. */
 static inline vcn_vc *step_vc(const vcn_step *s, int li) {
@@ -489,19 +498,20 @@ static inline void route_head(vcn_net *restrict n, uint32_t r, vcn_pkt *p, int *
   *cls = 0;
 }
 
-/* Input VC li of router r accepts, among the output VCs granted to it (bit i of `granted`: VC
+/* Input VC li of the router of step s accepts, among the output VCs granted to it (bit i of `granted`: VC
  * first + i, router-local; at least one), the one nearest after its pointer. */
-static inline void va_accept(vcn_net *restrict n, uint32_t r, int li, int first, int span, uint32_t granted) {
-  const size_t base = (size_t)r * (size_t)(n->P * n->V), g = base + (size_t)li;
+static inline void va_accept(vcn_net *restrict n, const vcn_step *s, int li, int first, int span,
+                             uint32_t granted) {
+  vcn_vc *const vc = step_vc(s, li);
   /* the pointer may come from a port with a wider range (ejection takes any VC) */
-  int from = VC(n, g)->va_in_rr < span ? VC(n, g)->va_in_rr : VC(n, g)->va_in_rr % span;
+  int from = vc->va_in_rr < span ? vc->va_in_rr : vc->va_in_rr % span;
   int i = first_from(granted, from, span), o = first + i;
-  n->ovc_busy[(size_t)r * n->words + (size_t)(o >> 6)] |= 1ull << (o & 63);
-  VC(n, base + (size_t)o)->va_rr = (uint16_t)next_of(li, n->P * n->V);
-  VC(n, g)->va_in_rr = (uint16_t)next_of(i, span);
-  VC(n, g)->out_vc = (uint16_t)(o - VC(n, g)->out_port * n->V);
-  VC(n, g)->state = VCN_ACTIVE;
-  VC(n, g)->ready = n->now + (uint64_t)n->p.va_delay;
+  s->ovc_busy[o >> 6] |= 1ull << (o & 63);
+  step_vc(s, o)->va_rr = (uint16_t)next_of(li, s->P * s->V);
+  vc->va_in_rr = (uint16_t)next_of(i, span);
+  vc->out_vc = (uint16_t)(o - vc->out_port * s->V);
+  vc->state = VCN_ACTIVE;
+  vc->ready = n->now + (uint64_t)n->p.va_delay;
 }
 
 /* The common case of switch allocation, found while a router step lists its VCs: the requests
@@ -528,14 +538,16 @@ static inline void step_done(vcn_net *restrict n, const vcn_step *s, uint32_t r)
   n->st.flit_hops += s->hops;
 }
 
-static void router_step(vcn_net *restrict n, const vcn_due *due, uint32_t r) {
-  const int P = n->P, V = n->V, PV = P * V, links = n->t.links, words = n->words;
+static inline __attribute__((always_inline)) void router_step(vcn_net *restrict n, const vcn_due *due,
+                                                              uint32_t r, const vcn_shape sh) {
+  const int P = sh.P, V = sh.V, PV = P * V, links = sh.links, words = sh.words;
   const uint64_t t = n->now;
   const size_t base = (size_t)r * (size_t)PV, rp = (size_t)r * (size_t)P;
-  vcn_step s = {n->vcs + base * n->vc_stride, n->vc_stride, &n->credit[base], &n->port[rp],
+  vcn_step s = {n->vcs + base * sh.stride, sh.stride, &n->credit[base], &n->port[rp],
                 &n->nonempty[(size_t)r * (size_t)words], &n->ovc_busy[(size_t)r * (size_t)words],
-                n->pkt, due, P, V, n->D, links, 0, 0};
+                n->pkt, due, P, V, sh.D, links, words, 0, 0};
   const uint8_t *const port_of = n->port_of;
+#define PORT_OF(li) (sh.fixed ? (li) / V : port_of[li])
   int16_t waiting[VCN_MAX_PORTS * VCN_MAX_VCS], active[VCN_MAX_PORTS * VCN_MAX_VCS];
   int nwait = 0, nact = 0;
   sa_fast fast;
@@ -561,7 +573,7 @@ static void router_step(vcn_net *restrict n, const vcn_due *due, uint32_t r) {
         waiting[nwait++] = (int16_t)li;
       } else {
         active[nact++] = (int16_t)li;
-        sa_ask(&fast, &s, port_of[li], li, vc);
+        sa_ask(&fast, &s, PORT_OF(li), li, vc);
       }
     }
   /* VC allocation, one iteration of request-grant-accept (iSLIP style): every waiting input VC
@@ -571,17 +583,16 @@ static void router_step(vcn_net *restrict n, const vcn_due *due, uint32_t r) {
   if (nwait == 1) {
     /* a lone requester is granted every free output VC it asks for */
     int li = waiting[0];
-    size_t g = base + (size_t)li;
-    int op = VC(n, g)->out_port;
-    int lo = op < links ? VC(n, g)->out_cls * n->vcs_per_class : 0;
+    int op = step_vc(&s, li)->out_port;
+    int lo = op < links ? step_vc(&s, li)->out_cls * n->vcs_per_class : 0;
     int span = op < links ? n->vcs_per_class : V;
-    uint32_t cand = (uint32_t)~bits_at(&n->ovc_busy[(size_t)r * n->words], op * V + lo, span) &
+    uint32_t cand = (uint32_t)~bits_at(s.ovc_busy, op * V + lo, span) &
                     ((1u << span) - 1);
     if (cand) {
-      va_accept(n, r, li, op * V + lo, span, cand);
+      va_accept(n, &s, li, op * V + lo, span, cand);
       if (n->p.va_delay == 0) {
         active[nact++] = (int16_t)li;
-        sa_ask(&fast, &s, port_of[li], li, VC(n, g));
+        sa_ask(&fast, &s, PORT_OF(li), li, step_vc(&s, li));
       }
     }
   } else if (nwait) {
@@ -589,15 +600,14 @@ static void router_step(vcn_net *restrict n, const vcn_due *due, uint32_t r) {
     uint64_t granted[(VCN_MAX_PORTS * VCN_MAX_VCS + 63) / 64];
     uint8_t lo_of[VCN_MAX_PORTS * VCN_MAX_VCS], span_of[VCN_MAX_PORTS * VCN_MAX_VCS];
     uint32_t cand_of[VCN_MAX_PORTS * VCN_MAX_VCS]; /* bit i: output VC lo + i is free */
-    const uint64_t *busy = &n->ovc_busy[(size_t)r * n->words];
+    const uint64_t *busy = s.ovc_busy;
     granted[0] = 0; /* one word unless a router has more than 64 VCs */
-    for (int w = 1; w < n->words; w++) granted[w] = 0;
+    for (int w = 1; w < words; w++) granted[w] = 0;
     int nreq = 0; /* the waiting VCs with a free output VC to request, in order */
     for (int k = 0; k < nwait; k++) {
       int li = waiting[k];
-      size_t g = base + (size_t)li;
-      int op = VC(n, g)->out_port;
-      int lo = op < links ? VC(n, g)->out_cls * n->vcs_per_class : 0;
+      int op = step_vc(&s, li)->out_port;
+      int lo = op < links ? step_vc(&s, li)->out_cls * n->vcs_per_class : 0;
       int span = op < links ? n->vcs_per_class : V;
       int first = op * V + lo;
       uint32_t cand = (uint32_t)~bits_at(busy, first, span) & ((1u << span) - 1);
@@ -611,25 +621,24 @@ static void router_step(vcn_net *restrict n, const vcn_due *due, uint32_t r) {
           granted[o >> 6] |= bit;
           grant_of[o] = (int16_t)li;
         } else {
-          int rr = VC(n, base + (size_t)o)->va_rr;
+          int rr = step_vc(&s, o)->va_rr;
           if (wrap_dist(li, rr, PV) < wrap_dist(grant_of[o], rr, PV)) grant_of[o] = (int16_t)li;
         }
       }
     }
     for (int k = 0; k < nreq; k++) {
       int li = waiting[k];
-      size_t g = base + (size_t)li;
-      int first = VC(n, g)->out_port * V + lo_of[k], span = span_of[k];
+      int first = step_vc(&s, li)->out_port * V + lo_of[k], span = span_of[k];
       uint32_t mine = 0; /* bit i: output VC lo + i granted to this VC */
       for (uint32_t bits = cand_of[k]; bits; bits &= bits - 1) {
         int i = __builtin_ctz(bits);
         if (grant_of[first + i] == li) mine |= 1u << i;
       }
       if (!mine) continue;
-      va_accept(n, r, li, first, span, mine);
+      va_accept(n, &s, li, first, span, mine);
       if (n->p.va_delay == 0) {
         active[nact++] = (int16_t)li;
-        sa_ask(&fast, &s, port_of[li], li, VC(n, g));
+        sa_ask(&fast, &s, PORT_OF(li), li, step_vc(&s, li));
       }
     }
   }
@@ -651,13 +660,12 @@ static void router_step(vcn_net *restrict n, const vcn_due *due, uint32_t r) {
   uint64_t in_req[VCN_MAX_PORTS], out_req[VCN_MAX_PORTS], granted[VCN_MAX_PORTS];
   uint64_t inputs = 0, outputs = 0, accepting = 0; /* ports with a request / a grant */
   for (int k = 0; k < nact; k++) {
-    int li = active[k], ip = n->port_of[li], v = li - ip * V;
-    size_t g = base + (size_t)li;
-    int op = VC(n, g)->out_port;
-    if (s.credit[op * V + VC(n, g)->out_vc] <= 0) continue;
+    int li = active[k], ip = PORT_OF(li), v = li - ip * V;
+    int op = step_vc(&s, li)->out_port;
+    if (s.credit[op * V + step_vc(&s, li)->out_vc] <= 0) continue;
     if (!(inputs >> ip & 1)) inputs |= 1ull << ip, in_req[ip] = 0;
     if (!(outputs >> op & 1)) outputs |= 1ull << op, out_req[op] = 0;
-    int rr = n->port[rp + (size_t)ip].sa_in_rr;
+    int rr = s.port[ip].sa_in_rr;
     if (!(in_req[ip] >> op & 1u) || wrap_dist(v, rr, V) < wrap_dist(want[ip][op], rr, V))
       want[ip][op] = (int8_t)v;
     in_req[ip] |= 1ull << op;
@@ -665,27 +673,63 @@ static void router_step(vcn_net *restrict n, const vcn_due *due, uint32_t r) {
   }
   for (uint64_t bits = outputs; bits; bits &= bits - 1) {
     int op = __builtin_ctzll(bits);
-    int ip = first_from(out_req[op], n->port[rp + (size_t)op].sa_out_rr, P);
+    int ip = first_from(out_req[op], s.port[op].sa_out_rr, P);
     if (!(accepting >> ip & 1)) accepting |= 1ull << ip, granted[ip] = 0;
     granted[ip] |= 1ull << op;
   }
   /* ascending input ports, as the events they schedule must be ordered */
   for (uint64_t bits = accepting; bits; bits &= bits - 1) {
     int ip = __builtin_ctzll(bits);
-    int op = first_from(granted[ip], n->port[rp + (size_t)ip].sa_acc_rr, P);
-    n->port[rp + (size_t)ip].sa_acc_rr = (uint16_t)next_of(op, P);
+    int op = first_from(granted[ip], s.port[ip].sa_acc_rr, P);
+    s.port[ip].sa_acc_rr = (uint16_t)next_of(op, P);
     traverse(n, &s, ip, want[ip][op], op);
   }
   step_done(n, &s, r);
+#undef PORT_OF
 }
 
 /* Fetches the VCs of router r that hold flits, for its step after the current one. */
-static inline void prefetch_router(const vcn_net *n, uint32_t r) {
-  const size_t base = (size_t)r * (size_t)(n->P * n->V);
-  const uint64_t *mask = &n->nonempty[(size_t)r * n->words];
-  for (int w = 0; w < n->words; w++)
+static inline __attribute__((always_inline)) void prefetch_router(const vcn_net *n, uint32_t r,
+                                                                  const vcn_shape sh) {
+  const unsigned char *vcs = n->vcs + (size_t)r * (size_t)(sh.P * sh.V) * sh.stride;
+  const uint64_t *mask = &n->nonempty[(size_t)r * (size_t)sh.words];
+  for (int w = 0; w < sh.words; w++)
     for (uint64_t bits = mask[w]; bits; bits &= bits - 1)
-      __builtin_prefetch(VC(n, base + (size_t)(w * 64 + __builtin_ctzll(bits))), 1);
+      __builtin_prefetch(vcs + (size_t)(w * 64 + __builtin_ctzll(bits)) * sh.stride, 1);
+}
+
+/* Steps every router holding flits, in ascending order, so the sweep runs through memory in
+ * order (the order changes no result: a router step reads and writes only its router's state). */
+static inline __attribute__((always_inline)) void step_routers(vcn_net *restrict n, const vcn_due *due,
+                                                               const vcn_shape sh) {
+  for (uint32_t top = 0; top * 4096 < (uint32_t)n->t.routers; top++)
+    for (uint64_t words = n->active_words[top]; words; words &= words - 1) {
+      uint32_t w = top * 64 + (uint32_t)__builtin_ctzll(words);
+      for (uint64_t bits = n->active_bits[w]; bits; bits &= bits - 1) {
+        uint32_t r = w * 64 + (uint32_t)__builtin_ctzll(bits);
+        uint64_t later = bits & (bits - 1);
+        if (later) prefetch_router(n, w * 64 + (uint32_t)__builtin_ctzll(later), sh);
+        router_step(n, due, r, sh);
+        if (!n->router_flits[r]) {
+          n->active_bits[w] &= ~(1ull << (r & 63));
+          n->n_active--;
+        }
+      }
+      if (!n->active_bits[w]) n->active_words[top] &= ~(1ull << (w & 63));
+    }
+}
+
+#define SHAPE(P_, V_, D_, links_) ((vcn_shape){P_, V_, D_, links_, 1, vcn_vc_stride(D_), true})
+
+/* The router pass, compiled for the common shapes (3-D and 2-D mesh/torus with one endpoint a
+ * router, 2 or 4 VCs of 8 flits) and generic otherwise; every variant is the same code. */
+static void step_all_routers(vcn_net *restrict n, const vcn_due *due) {
+  const bool dor1 = n->D == 8 && !n->t.fattree && n->t.epr == 1, v4 = n->V == 4, v2 = n->V == 2;
+  if (dor1 && n->t.ndims == 3 && v4) step_routers(n, due, SHAPE(7, 4, 8, 6));
+  else if (dor1 && n->t.ndims == 3 && v2) step_routers(n, due, SHAPE(7, 2, 8, 6));
+  else if (dor1 && n->t.ndims == 2 && v4) step_routers(n, due, SHAPE(5, 4, 8, 4));
+  else if (dor1 && n->t.ndims == 2 && v2) step_routers(n, due, SHAPE(5, 2, 8, 4));
+  else step_routers(n, due, (vcn_shape){n->P, n->V, n->D, n->t.links, n->words, n->vc_stride, false});
 }
 
 void vcn_net_cycle(vcn_net *n) {
@@ -718,23 +762,7 @@ void vcn_net_cycle(vcn_net *n) {
       n->ep_active[i] = n->ep_active[--n->n_ep_active];
     }
   }
-  /* routers in ascending order, so the sweep runs through memory in order (the order changes
-   * no result: a router step reads and writes only its router's state) */
-  for (uint32_t top = 0; top * 4096 < (uint32_t)n->t.routers; top++)
-    for (uint64_t words = n->active_words[top]; words; words &= words - 1) {
-      uint32_t w = top * 64 + (uint32_t)__builtin_ctzll(words);
-      for (uint64_t bits = n->active_bits[w]; bits; bits &= bits - 1) {
-        uint32_t r = w * 64 + (uint32_t)__builtin_ctzll(bits);
-        uint64_t later = bits & (bits - 1);
-        if (later) prefetch_router(n, w * 64 + (uint32_t)__builtin_ctzll(later));
-        router_step(n, &due, r);
-        if (!n->router_flits[r]) {
-          n->active_bits[w] &= ~(1ull << (r & 63));
-          n->n_active--;
-        }
-      }
-      if (!n->active_bits[w]) n->active_words[top] &= ~(1ull << (w & 63));
-    }
+  step_all_routers(n, &due);
   n->now++;
   n->st.cycles++;
 }
