@@ -76,6 +76,9 @@ void vcn_net_destroy(vcn_net *n) {
   if (n->wheel)
     for (uint32_t i = 0; i < n->wheel_size; i++) free(n->wheel[i].ev);
   free(n->wheel);
+  if (n->ewheel)
+    for (uint32_t i = 0; i < n->wheel_size; i++) free(n->ewheel[i].ev);
+  free(n->ewheel);
   if (n->cwheel)
     for (uint32_t i = 0; i < n->wheel_size; i++) free(n->cwheel[i].to);
   free(n->cwheel);
@@ -152,10 +155,11 @@ int vcn_net_create(const vcn_params *p, vcn_net **out, cs_err *err) {
   n->wheel_size = 8;
   while (n->wheel_size <= longest) n->wheel_size *= 2;
   n->wheel = calloc(n->wheel_size, sizeof *n->wheel);
+  n->ewheel = calloc(n->wheel_size, sizeof *n->ewheel);
   n->cwheel = calloc(n->wheel_size, sizeof *n->cwheel);
   if (!n->vcs || !n->credit || !n->port || !n->ovc_busy || !n->port_of || !n->nonempty ||
       !n->coord || !n->router_flits || !n->active_bits || !n->active_words || !n->ep || !n->ep_credits ||
-      !n->ep_vc_busy || !n->ep_active || !n->ep_is_active || !n->wheel || !n->cwheel ||
+      !n->ep_vc_busy || !n->ep_active || !n->ep_is_active || !n->wheel || !n->ewheel || !n->cwheel ||
       !grow_pkts(n)) {
     vcn_net_destroy(n);
     return cs_err_set(err, CS_ENOMEM, "vcnet: out of memory for %zu routers", R);
@@ -209,7 +213,7 @@ static vcn_due due_of(const vcn_net *n) {
   const uint64_t mask = n->wheel_size - 1, now = n->now;
   const uint64_t pipe = (uint64_t)(n->p.sa_delay + n->p.st_delay);
   return (vcn_due){&n->wheel[(now + 1) & mask], &n->wheel[(now + pipe + (uint64_t)n->p.link_latency) & mask],
-                   &n->wheel[(now + pipe + 1 + VCN_RETIRE_CYCLES) & mask],
+                   &n->ewheel[(now + pipe + 1 + VCN_RETIRE_CYCLES) & mask],
                    &n->cwheel[(now + (uint64_t)n->p.link_latency) & mask], &n->cwheel[(now + 1) & mask]};
 }
 
@@ -310,36 +314,31 @@ static uint32_t start_packet(vcn_net *n, uint32_t e) {
   return i;
 }
 
-static void land(vcn_net *restrict n, const vcn_event *ev) {
-  uint32_t to = EV_TO(ev->kind_to);
-  switch (EV_KIND(ev->kind_to)) {
-    case EV_FLIT: {
-      vcn_vc *const vc = VC(n, to);
-      uint32_t pos = (uint32_t)vc->head + vc->count;
-      if (pos >= (uint32_t)n->D) pos -= (uint32_t)n->D;
-      VC_SLOTS(vc)[pos] = ev->flit;
-      uint32_t r = (uint32_t)(((uint64_t)to * n->pv_magic) >> 40);
-      if (vc->count++ == 0) {
-        uint32_t li = to - r * (uint32_t)(n->P * n->V);
-        n->nonempty[(size_t)r * n->words + (li >> 6)] |= 1ull << (li & 63);
-      }
-      n->router_flits[r]++;
-      activate_router(n, r);
-      break;
-    }
-    case EV_EJECT: {
-      uint32_t pi = VCN_FLIT_PKT(ev->flit);
-      n->st.flits_ejected++;
-      if (VCN_FLIT_TAIL(ev->flit)) {
-        n->st.packets_ejected++;
-        if (n->on_deliver) n->on_deliver(n->ctx, n, pi);
-        n->pkt[pi].next = n->pkt_free;
-        n->pkt_free = pi;
-        n->pkts_live--;
-      }
-      break;
-    }
-    default: break; /* credits land apart (vcn_net_cycle) */
+/* A flit lands in input VC `to`. */
+static inline void land_flit(vcn_net *restrict n, uint32_t to, vcn_flit flit) {
+  vcn_vc *const vc = VC(n, to);
+  uint32_t pos = (uint32_t)vc->head + vc->count;
+  if (pos >= (uint32_t)n->D) pos -= (uint32_t)n->D;
+  VC_SLOTS(vc)[pos] = flit;
+  uint32_t r = (uint32_t)(((uint64_t)to * n->pv_magic) >> 40);
+  if (vc->count++ == 0) {
+    uint32_t li = to - r * (uint32_t)(n->P * n->V);
+    n->nonempty[(size_t)r * n->words + (li >> 6)] |= 1ull << (li & 63);
+  }
+  n->router_flits[r]++;
+  activate_router(n, r);
+}
+
+/* A flit reaches its endpoint; its packet is delivered with its tail. */
+static inline void land_eject(vcn_net *restrict n, vcn_flit flit) {
+  uint32_t pi = VCN_FLIT_PKT(flit);
+  n->st.flits_ejected++;
+  if (VCN_FLIT_TAIL(flit)) {
+    n->st.packets_ejected++;
+    if (n->on_deliver) n->on_deliver(n->ctx, n, pi);
+    n->pkt[pi].next = n->pkt_free;
+    n->pkt_free = pi;
+    n->pkts_live--;
   }
 }
 
@@ -743,14 +742,22 @@ void vcn_net_cycle(vcn_net *n) {
   }
   cb->n = 0;
   /* what the flits touch is spread over the network: a flit's VC line, or the packet an
-   * ejection may deliver, is fetched a few events ahead */
-  vcn_bucket *b = &n->wheel[n->now & (n->wheel_size - 1)];
+   * ejection delivers, is fetched a few events ahead.  Flits into VCs and into endpoints land
+   * apart: a VC receives at most one flit a cycle and a landing touches only its VC and router,
+   * so only the order of the deliveries among themselves is seen (by the owner). */
+  const uint32_t slot = (uint32_t)(n->now & (n->wheel_size - 1));
+  vcn_bucket *b = &n->wheel[slot];
   /* events landing now may schedule nothing into this bucket (every delay is >= 1) */
   for (uint32_t i = 0, last = b->n - 1; i < b->n; i++) {
-    const vcn_event *a = &b->ev[i + PREFETCH_AHEAD < last ? i + PREFETCH_AHEAD : last];
-    __builtin_prefetch(EV_KIND(a->kind_to) == EV_EJECT ? (void *)&n->pkt[VCN_FLIT_PKT(a->flit)]
-                                                       : (void *)VC(n, EV_TO(a->kind_to)), 1);
-    land(n, &b->ev[i]);
+    __builtin_prefetch(VC(n, EV_TO(b->ev[i + PREFETCH_AHEAD < last ? i + PREFETCH_AHEAD : last].kind_to)), 1);
+    land_flit(n, EV_TO(b->ev[i].kind_to), b->ev[i].flit);
+  }
+  b->n = 0;
+  b = &n->ewheel[slot];
+  for (uint32_t i = 0, last = b->n - 1; i < b->n; i++) {
+    const vcn_flit ahead = b->ev[i + PREFETCH_AHEAD < last ? i + PREFETCH_AHEAD : last].flit;
+    if (VCN_FLIT_TAIL(ahead)) __builtin_prefetch(&n->pkt[VCN_FLIT_PKT(ahead)], 1);
+    land_eject(n, b->ev[i].flit);
   }
   b->n = 0;
   for (uint32_t i = 0; i < n->n_ep_active;) {
@@ -770,7 +777,7 @@ void vcn_net_cycle(vcn_net *n) {
 /* True when a flit or a credit is in flight. */
 static bool events_pending(const vcn_net *n) {
   for (uint32_t i = 0; i < n->wheel_size; i++)
-    if (n->wheel[i].n || n->cwheel[i].n) return true;
+    if (n->wheel[i].n || n->ewheel[i].n || n->cwheel[i].n) return true;
   return false;
 }
 
@@ -782,7 +789,8 @@ void vcn_net_skip_idle(vcn_net *n, uint64_t limit) {
   if (n->n_active || n->n_ep_active || n->now >= limit) return;
   uint64_t target = limit;
   for (uint64_t c = n->now; c < n->now + n->wheel_size; c++)
-    if (n->wheel[c & (n->wheel_size - 1)].n || n->cwheel[c & (n->wheel_size - 1)].n) {
+    if (n->wheel[c & (n->wheel_size - 1)].n || n->ewheel[c & (n->wheel_size - 1)].n ||
+        n->cwheel[c & (n->wheel_size - 1)].n) {
       target = c < limit ? c : limit;
       break;
     }
@@ -803,12 +811,13 @@ int vcn_net_check(const vcn_net *n, cs_err *err) {
     rc = cs_err_set(err, CS_ENOMEM, "vcnet check: out of memory");
     goto out;
   }
+  for (uint32_t w = 0; w < n->wheel_size; w++)
+    for (uint32_t i = 0; i < n->wheel[w].n; i++) fly[EV_TO(n->wheel[w].ev[i].kind_to)]++;
   for (uint32_t w = 0; w < n->wheel_size && !rc; w++)
-    for (uint32_t i = 0; i < n->wheel[w].n; i++) {
-      const vcn_event *ev = &n->wheel[w].ev[i];
+    for (uint32_t i = 0; i < n->ewheel[w].n; i++) {
+      const vcn_event *ev = &n->ewheel[w].ev[i];
       uint32_t k = ev->kind_to;
-      if (EV_KIND(k) == EV_FLIT) fly[EV_TO(k)]++;
-      if (EV_KIND(k) == EV_EJECT && (int32_t)EV_TO(k) != n->pkt[VCN_FLIT_PKT(ev->flit)].dst_ep) {
+      if ((int32_t)EV_TO(k) != n->pkt[VCN_FLIT_PKT(ev->flit)].dst_ep) {
         rc = cs_err_set(err, CS_EINTERNAL, "vcnet check: a flit of packet %u ejects at endpoint %u, not %d",
                         VCN_FLIT_PKT(ev->flit), EV_TO(k), n->pkt[VCN_FLIT_PKT(ev->flit)].dst_ep);
         break;

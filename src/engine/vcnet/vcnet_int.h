@@ -297,7 +297,8 @@ struct vcn_net {
   vcn_queued *queued;
   uint32_t queued_cap, queued_used, queued_free; /* entries below `used` have been handed out */
   /* event wheel */
-  vcn_bucket *wheel;    /* flits and ejections */
+  vcn_bucket *wheel;    /* flits into input VCs */
+  vcn_bucket *ewheel;   /* flits into endpoints (ejections), same slots */
   vcn_cbucket *cwheel;  /* credits, same slots */
   uint32_t wheel_size; /* power of two, > the longest scheduling delay */
   /* owner callbacks */
