@@ -392,8 +392,12 @@ static bool endpoint_step(vcn_net *n, const vcn_due *due, uint32_t e) {
   return true;
 }
 
-/* x + 1 on a cycle of n positions. */
-static inline int next_of(int x, int n) { return x + 1 == n ? 0 : x + 1; }
+/* x + 1 on a cycle of n positions (0 <= x < n); a mask when n is a constant power of two, as in
+ * the router pass compiled for a shape. */
+static inline int next_of(int x, int n) {
+  if (__builtin_constant_p(n) && (n & (n - 1)) == 0) return (x + 1) & (n - 1);
+  return x + 1 == n ? 0 : x + 1;
+}
 
 /* Distance from pointer rr forward to x on a cycle of n positions (0 <= x, rr < n). */
 static inline int wrap_dist(int x, int rr, int n) { return x >= rr ? x - rr : x - rr + n; }
