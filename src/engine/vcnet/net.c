@@ -521,18 +521,27 @@ static inline void va_accept(vcn_net *restrict n, const vcn_step *s, int li, int
  * (VCs with a credit) come from distinct input ports and go to distinct output ports, so every
  * one is granted and accepted, and the pointers move as the general rounds would move them. */
 typedef struct sa_fast {
-  uint64_t ins, outs;  /* ports with a request */
-  uint64_t shared;     /* bit 0: two requests share a port, so the general rounds decide */
-  int8_t vc_of[VCN_MAX_PORTS], op_of[VCN_MAX_PORTS]; /* per input port: its VC and output */
+  uint64_t outs;   /* output ports with a request */
+  int last_ip;     /* input port of the last request */
+  /* nonzero when two requests share a port, or a request came after one of a higher input
+   * port: the general rounds decide (with no conflict they decide as the fast path would) */
+  uint32_t shared;
+  int n;           /* the requests, in ascending input ports while `shared` is zero */
+  int8_t ip[VCN_MAX_PORTS], vc[VCN_MAX_PORTS], op[VCN_MAX_PORTS];
 } sa_fast;
 
-/* Active input VC li (of input port ip) asks for its output port, if it holds a credit. */
+/* Active input VC li (of input port ip) asks for its output port, if it holds a credit.  The
+ * VCs are listed in ascending order, so requests from distinct input ports come in port order. */
 static inline void sa_ask(sa_fast *q, const vcn_step *s, int ip, int li, const vcn_vc *vc) {
   int op = vc->out_port;
   if (s->credit[op * s->V + vc->out_vc] <= 0) return;
-  q->shared |= (q->ins >> ip | q->outs >> op) & 1;
-  q->ins |= 1ull << ip, q->outs |= 1ull << op;
-  q->vc_of[ip] = (int8_t)(li - ip * s->V), q->op_of[ip] = (int8_t)op;
+  q->shared |= (uint32_t)(ip <= q->last_ip) | (uint32_t)(q->outs >> op & 1);
+  q->outs |= 1ull << op;
+  q->last_ip = ip;
+  if (!q->shared) { /* distinct input ports: at most one request a port */
+    q->ip[q->n] = (int8_t)ip, q->vc[q->n] = (int8_t)(li - ip * s->V), q->op[q->n] = (int8_t)op;
+    q->n++;
+  }
 }
 
 /* Counts what router r's step sent. */
@@ -554,7 +563,7 @@ static inline __attribute__((always_inline)) void router_step(vcn_net *restrict 
   int16_t waiting[VCN_MAX_PORTS * VCN_MAX_VCS], active[VCN_MAX_PORTS * VCN_MAX_VCS];
   int nwait = 0, nact = 0;
   sa_fast fast;
-  fast.ins = fast.outs = fast.shared = 0;
+  fast.outs = 0, fast.last_ip = -1, fast.shared = 0, fast.n = 0;
   /* one pass over the VCs holding flits: route computation for a head at the front of an idle
    * VC, and the lists of VCs ready for VC allocation and for switch allocation */
   for (int w = 0; w < words; w++)
@@ -646,10 +655,10 @@ static inline __attribute__((always_inline)) void router_step(vcn_net *restrict 
     }
   }
   if (!fast.shared) {
-    for (uint64_t bits = fast.ins; bits; bits &= bits - 1) { /* ascending input ports */
-      int ip = __builtin_ctzll(bits);
-      s.port[ip].sa_acc_rr = (uint16_t)next_of(fast.op_of[ip], P);
-      traverse(n, &s, ip, fast.vc_of[ip], fast.op_of[ip]);
+    for (int k = 0; k < fast.n; k++) { /* ascending input ports */
+      const int ip = fast.ip[k], op = fast.op[k];
+      s.port[ip].sa_acc_rr = (uint16_t)next_of(op, P);
+      traverse(n, &s, ip, fast.vc[k], op);
     }
     step_done(n, &s, r);
     return;
