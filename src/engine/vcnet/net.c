@@ -16,9 +16,6 @@
 
 #include "vcnet_int.h"
 
-enum { EV_FLIT = 0, EV_CREDIT = 1, EV_EJECT = 2, EV_EPCREDIT = 3 };
-#define EV_KIND(k) ((k) >> 30)
-#define EV_TO(k) ((k) & 0x3fffffffu)
 /* Events a landing loop looks ahead to fetch the state it will touch. */
 #define PREFETCH_AHEAD 8
 
@@ -73,15 +70,16 @@ void vcn_net_destroy(vcn_net *n) {
   free(n->active_bits), free(n->active_words);
   free(n->ep), free(n->ep_credits), free(n->ep_vc_busy), free(n->ep_active);
   free(n->ep_is_active), free(n->pkt), free(n->queued);
-  if (n->wheel)
-    for (uint32_t i = 0; i < n->wheel_size; i++) free(n->wheel[i].ev);
-  free(n->wheel);
-  if (n->ewheel)
-    for (uint32_t i = 0; i < n->wheel_size; i++) free(n->ewheel[i].ev);
-  free(n->ewheel);
-  if (n->cwheel)
-    for (uint32_t i = 0; i < n->wheel_size; i++) free(n->cwheel[i].to);
-  free(n->cwheel);
+  for (int k = 0; k < VCN_FLIT_KINDS; k++) {
+    if (n->wheel[k])
+      for (uint32_t i = 0; i < n->wheel_size; i++) free(n->wheel[k][i].ev);
+    free(n->wheel[k]);
+  }
+  for (int k = 0; k < VCN_CREDIT_KINDS; k++) {
+    if (n->cwheel[k])
+      for (uint32_t i = 0; i < n->wheel_size; i++) free(n->cwheel[k][i].to);
+    free(n->cwheel[k]);
+  }
   free(n);
 }
 
@@ -154,12 +152,12 @@ int vcn_net_create(const vcn_params *p, vcn_net **out, cs_err *err) {
   uint32_t longest = (uint32_t)(p->sa_delay + p->st_delay + p->link_latency) + 1 + VCN_RETIRE_CYCLES;
   n->wheel_size = 8;
   while (n->wheel_size <= longest) n->wheel_size *= 2;
-  n->wheel = calloc(n->wheel_size, sizeof *n->wheel);
-  n->ewheel = calloc(n->wheel_size, sizeof *n->ewheel);
-  n->cwheel = calloc(n->wheel_size, sizeof *n->cwheel);
+  bool wheels = true;
+  for (int k = 0; k < VCN_FLIT_KINDS; k++) wheels &= (n->wheel[k] = calloc(n->wheel_size, sizeof *n->wheel[k])) != NULL;
+  for (int k = 0; k < VCN_CREDIT_KINDS; k++) wheels &= (n->cwheel[k] = calloc(n->wheel_size, sizeof *n->cwheel[k])) != NULL;
   if (!n->vcs || !n->credit || !n->port || !n->ovc_busy || !n->port_of || !n->nonempty ||
       !n->coord || !n->router_flits || !n->active_bits || !n->active_words || !n->ep || !n->ep_credits ||
-      !n->ep_vc_busy || !n->ep_active || !n->ep_is_active || !n->wheel || !n->ewheel || !n->cwheel ||
+      !n->ep_vc_busy || !n->ep_active || !n->ep_is_active || !wheels ||
       !grow_pkts(n)) {
     vcn_net_destroy(n);
     return cs_err_set(err, CS_ENOMEM, "vcnet: out of memory for %zu routers", R);
@@ -203,47 +201,73 @@ int vcn_net_create(const vcn_params *p, vcn_net **out, cs_err *err) {
   return CS_OK;
 }
 
-/* The buckets the events a cycle schedules go to, one per delay the network uses. */
+/* Where the events a cycle schedules go: a cursor into the bucket of each kind. */
 typedef struct vcn_due {
-  vcn_bucket *inject, *hop, *eject; /* flits: into the router, to the next one, to the endpoint */
-  vcn_cbucket *link, *ep;           /* credits: upstream over a link, back to the endpoint */
+  vcn_event *inject, *hop, *eject;
+  uint32_t *link, *ep;
 } vcn_due;
 
-static vcn_due due_of(const vcn_net *n) {
-  const uint64_t mask = n->wheel_size - 1, now = n->now;
+/* Cycles from scheduling to landing, per kind. */
+static uint64_t flit_delay(const vcn_net *n, int kind) {
   const uint64_t pipe = (uint64_t)(n->p.sa_delay + n->p.st_delay);
-  return (vcn_due){&n->wheel[(now + 1) & mask], &n->wheel[(now + pipe + (uint64_t)n->p.link_latency) & mask],
-                   &n->ewheel[(now + pipe + 1 + VCN_RETIRE_CYCLES) & mask],
-                   &n->cwheel[(now + (uint64_t)n->p.link_latency) & mask], &n->cwheel[(now + 1) & mask]};
+  return kind == VCN_INJECT ? 1
+         : kind == VCN_HOP  ? pipe + (uint64_t)n->p.link_latency
+                            : pipe + 1 + VCN_RETIRE_CYCLES;
+}
+static uint64_t credit_delay(const vcn_net *n, int kind) {
+  return kind == VCN_LINK_CREDIT ? (uint64_t)n->p.link_latency : 1;
 }
 
-/* Adds an event to bucket b (grown when full). */
-static inline void push_event(vcn_net *restrict n, vcn_bucket *b, uint32_t kind, uint32_t to, vcn_flit f) {
-  if (b->n == b->cap) {
-    uint32_t cap = b->cap ? b->cap * 2 : 64;
-    vcn_event *ev = realloc(b->ev, cap * sizeof *ev);
-    if (!ev) {
-      n->oom = 1;
-      return;
-    }
-    b->ev = ev;
-    b->cap = cap;
-  }
-  b->ev[b->n++] = (vcn_event){kind << 30 | to, f};
+/* Room for `need` more entries of `size` bytes in a bucket's array; false when out of memory. */
+static bool make_room(void **array, uint32_t *cap, uint32_t used, uint32_t need, size_t size) {
+  if (*cap - used >= need) return true;
+  uint32_t want = *cap ? *cap * 2 : 64;
+  if (want < used + need) want = used + need;
+  void *grown = realloc(*array, (size_t)want * size);
+  if (!grown) return false;
+  *array = grown;
+  *cap = want;
+  return true;
 }
 
-/* A credit for output VC `to` (EV_CREDIT) or endpoint VC `to` (EV_EPCREDIT) into bucket b. */
-static inline void push_credit(vcn_net *restrict n, vcn_cbucket *b, uint32_t kind, uint32_t to) {
-  if (b->n == b->cap) {
-    uint32_t cap = b->cap ? b->cap * 2 : 64, *grown = realloc(b->to, cap * sizeof *grown);
-    if (!grown) {
-      n->oom = 1;
-      return;
-    }
-    b->to = grown;
-    b->cap = cap;
+/* Opens the buckets this cycle schedules into, with room for the most it can: a flit per
+ * endpoint into its router, and for every router holding flits a flit out of each output port
+ * and a credit for each input port (a port sends, and frees, at most one flit a cycle).  False
+ * when out of memory. */
+static bool open_due(vcn_net *n, vcn_due *d) {
+  const uint64_t mask = n->wheel_size - 1;
+  const uint32_t links = (uint32_t)n->t.links * n->n_active, eps = (uint32_t)n->t.epr * n->n_active;
+  const uint32_t fneed[VCN_FLIT_KINDS] = {(uint32_t)n->t.endpoints, links, eps};
+  const uint32_t cneed[VCN_CREDIT_KINDS] = {links, eps};
+  vcn_event *fcur[VCN_FLIT_KINDS];
+  uint32_t *ccur[VCN_CREDIT_KINDS];
+  for (int k = 0; k < VCN_FLIT_KINDS; k++) {
+    vcn_bucket *b = &n->wheel[k][(n->now + flit_delay(n, k)) & mask];
+    if (!make_room((void **)&b->ev, &b->cap, b->n, fneed[k], sizeof *b->ev)) return false;
+    fcur[k] = b->ev + b->n;
   }
-  b->to[b->n++] = kind << 30 | to;
+  for (int k = 0; k < VCN_CREDIT_KINDS; k++) {
+    vcn_cbucket *b = &n->cwheel[k][(n->now + credit_delay(n, k)) & mask];
+    if (!make_room((void **)&b->to, &b->cap, b->n, cneed[k], sizeof *b->to)) return false;
+    ccur[k] = b->to + b->n;
+  }
+  *d = (vcn_due){fcur[VCN_INJECT], fcur[VCN_HOP], fcur[VCN_EJECT], ccur[VCN_LINK_CREDIT], ccur[VCN_EP_CREDIT]};
+  return true;
+}
+
+/* Closes them: each bucket holds what its cursor passed. */
+static void close_due(vcn_net *n, const vcn_due *d) {
+  const uint64_t mask = n->wheel_size - 1;
+  vcn_event *const fcur[VCN_FLIT_KINDS] = {d->inject, d->hop, d->eject};
+  uint32_t *const ccur[VCN_CREDIT_KINDS] = {d->link, d->ep};
+  for (int k = 0; k < VCN_FLIT_KINDS; k++) {
+    vcn_bucket *b = &n->wheel[k][(n->now + flit_delay(n, k)) & mask];
+    b->n = (uint32_t)(fcur[k] - b->ev);
+  }
+  for (int k = 0; k < VCN_CREDIT_KINDS; k++) {
+    vcn_cbucket *b = &n->cwheel[k][(n->now + credit_delay(n, k)) & mask];
+    b->n = (uint32_t)(ccur[k] - b->to);
+  }
 }
 
 static void activate_router(vcn_net *restrict n, uint32_t r) {
@@ -344,7 +368,7 @@ static inline void land_eject(vcn_net *restrict n, vcn_flit flit) {
 
 /* Endpoint e sends the next flit of the packet at the head of its queue, if a VC and a credit
  * allow; returns false when its queue is empty. */
-static bool endpoint_step(vcn_net *n, const vcn_due *due, uint32_t e) {
+static bool endpoint_step(vcn_net *n, vcn_due *due, uint32_t e) {
   uint32_t pi = n->ep[e].pkt;
   if (pi == VCN_NIL && n->ep[e].q_head == VCN_NIL) return false;
   int V = n->V;
@@ -372,8 +396,7 @@ static bool endpoint_step(vcn_net *n, const vcn_due *due, uint32_t e) {
   vcn_endpoint *ep = &n->ep[e];
   bool head = ep->sent == 0, tail = ep->sent + 1 == ep->size;
   uint32_t r = e / (uint32_t)n->t.epr, port = (uint32_t)n->t.links + e % (uint32_t)n->t.epr;
-  push_event(n, due->inject, EV_FLIT, (r * (uint32_t)n->P + port) * (uint32_t)V + (uint32_t)v,
-             VCN_FLIT(pi, head, tail));
+  *due->inject++ = (vcn_event){(r * (uint32_t)n->P + port) * (uint32_t)V + (uint32_t)v, VCN_FLIT(pi, head, tail)};
   n->st.flits_injected++;
   if (head) { /* the packet's record is touched by its head and its tail only */
     n->pkt[pi].t_head_in = n->now;
@@ -427,7 +450,7 @@ typedef struct vcn_step {
   vcn_port *port;         /* the router's first port */
   uint64_t *nonempty, *ovc_busy; /* the router's masks */
   vcn_pkt *pkt;
-  const vcn_due *due;
+  vcn_due *due;
   int P, V, D, links, words;
   uint32_t flits_sent, hops;
 } vcn_step;
@@ -447,7 +470,7 @@ static inline vcn_vc *step_vc(const vcn_step *s, int li) {
 }
 
 /* Sends the flit at the front of input VC (ip, v) through output port op (switch traversal). */
-static inline __attribute__((always_inline)) void traverse(vcn_net *restrict n, vcn_step *s, int ip,
+static inline __attribute__((always_inline)) void traverse(vcn_step *s, int ip,
                                                           int v, int op) {
   const int V = s->V, links = s->links;
   vcn_port *const port = s->port;
@@ -463,17 +486,17 @@ static inline __attribute__((always_inline)) void traverse(vcn_net *restrict n, 
   const int ov = in->out_vc;
   /* the freed buffer slot goes back upstream as a credit */
   if (ip < links)
-    push_credit(n, s->due->link, EV_CREDIT, port[ip].credit_to + (uint32_t)v);
+    *s->due->link++ = port[ip].credit_to + (uint32_t)v;
   else
-    push_credit(n, s->due->ep, EV_EPCREDIT, port[ip].credit_to + (uint32_t)v);
+    *s->due->ep++ = port[ip].credit_to + (uint32_t)v;
   if (op < links) {
     s->credit[op * V + ov]--;
-    push_event(n, s->due->hop, EV_FLIT, port[op].flit_to + (uint32_t)ov, f);
+    *s->due->hop++ = (vcn_event){port[op].flit_to + (uint32_t)ov, f};
     s->hops++;
     if (VCN_FLIT_HEAD(f)) s->pkt[pi].hops++;
   } else {
     if (VCN_FLIT_HEAD(f)) s->pkt[pi].last_vc = (int16_t)ov;
-    push_event(n, s->due->eject, EV_EJECT, port[op].flit_to, f);
+    *s->due->eject++ = (vcn_event){port[op].flit_to, f};
   }
   if (VCN_FLIT_TAIL(f)) {
     int oli = op * V + ov;
@@ -550,7 +573,7 @@ static inline void step_done(vcn_net *restrict n, const vcn_step *s, uint32_t r)
   n->st.flit_hops += s->hops;
 }
 
-static inline __attribute__((always_inline)) void router_step(vcn_net *restrict n, const vcn_due *due,
+static inline __attribute__((always_inline)) void router_step(vcn_net *restrict n, vcn_due *due,
                                                               uint32_t r, const vcn_shape sh) {
   const int P = sh.P, V = sh.V, PV = P * V, links = sh.links, words = sh.words;
   const uint64_t t = n->now;
@@ -658,7 +681,7 @@ static inline __attribute__((always_inline)) void router_step(vcn_net *restrict 
     for (int k = 0; k < fast.n; k++) { /* ascending input ports */
       const int ip = fast.ip[k], op = fast.op[k];
       s.port[ip].sa_acc_rr = (uint16_t)next_of(op, P);
-      traverse(n, &s, ip, fast.vc[k], op);
+      traverse(&s, ip, fast.vc[k], op);
     }
     step_done(n, &s, r);
     return;
@@ -694,7 +717,7 @@ static inline __attribute__((always_inline)) void router_step(vcn_net *restrict 
     int ip = __builtin_ctzll(bits);
     int op = first_from(granted[ip], s.port[ip].sa_acc_rr, P);
     s.port[ip].sa_acc_rr = (uint16_t)next_of(op, P);
-    traverse(n, &s, ip, want[ip][op], op);
+    traverse(&s, ip, want[ip][op], op);
   }
   step_done(n, &s, r);
 #undef PORT_OF
@@ -712,7 +735,7 @@ static inline __attribute__((always_inline)) void prefetch_router(const vcn_net 
 
 /* Steps every router holding flits, in ascending order, so the sweep runs through memory in
  * order (the order changes no result: a router step reads and writes only its router's state). */
-static inline __attribute__((always_inline)) void step_routers(vcn_net *restrict n, const vcn_due *due,
+static inline __attribute__((always_inline)) void step_routers(vcn_net *restrict n, vcn_due *due,
                                                                const vcn_shape sh) {
   for (uint32_t top = 0; top * 4096 < (uint32_t)n->t.routers; top++)
     for (uint64_t words = n->active_words[top]; words; words &= words - 1) {
@@ -735,7 +758,7 @@ static inline __attribute__((always_inline)) void step_routers(vcn_net *restrict
 
 /* The router pass, compiled for the common shapes (3-D and 2-D mesh/torus with one endpoint a
  * router, 2 or 4 VCs of 8 flits) and generic otherwise; every variant is the same code. */
-static void step_all_routers(vcn_net *restrict n, const vcn_due *due) {
+static void step_all_routers(vcn_net *restrict n, vcn_due *due) {
   const bool dor1 = n->D == 8 && !n->t.fattree && n->t.epr == 1, v4 = n->V == 4, v2 = n->V == 2;
   if (dor1 && n->t.ndims == 3 && v4) step_routers(n, due, SHAPE(7, 4, 8, 6));
   else if (dor1 && n->t.ndims == 3 && v2) step_routers(n, due, SHAPE(7, 2, 8, 6));
@@ -745,34 +768,39 @@ static void step_all_routers(vcn_net *restrict n, const vcn_due *due) {
 }
 
 void vcn_net_cycle(vcn_net *n) {
-  const vcn_due due = due_of(n);
+  const uint32_t slot = (uint32_t)(n->now & (n->wheel_size - 1));
   /* credits first: they are increments into arrays that stay in the cache */
-  vcn_cbucket *cb = &n->cwheel[n->now & (n->wheel_size - 1)];
-  for (uint32_t i = 0; i < cb->n; i++) {
-    uint32_t k = cb->to[i];
-    if (EV_KIND(k) == EV_CREDIT) n->credit[EV_TO(k)]++;
-    else n->ep_credits[EV_TO(k)]++;
-  }
+  vcn_cbucket *cb = &n->cwheel[VCN_LINK_CREDIT][slot];
+  for (uint32_t i = 0; i < cb->n; i++) n->credit[cb->to[i]]++;
+  cb->n = 0;
+  cb = &n->cwheel[VCN_EP_CREDIT][slot];
+  for (uint32_t i = 0; i < cb->n; i++) n->ep_credits[cb->to[i]]++;
   cb->n = 0;
   /* what the flits touch is spread over the network: a flit's VC line, or the packet an
-   * ejection delivers, is fetched a few events ahead.  Flits into VCs and into endpoints land
-   * apart: a VC receives at most one flit a cycle and a landing touches only its VC and router,
-   * so only the order of the deliveries among themselves is seen (by the owner). */
-  const uint32_t slot = (uint32_t)(n->now & (n->wheel_size - 1));
-  vcn_bucket *b = &n->wheel[slot];
-  /* events landing now may schedule nothing into this bucket (every delay is >= 1) */
-  for (uint32_t i = 0, last = b->n - 1; i < b->n; i++) {
-    __builtin_prefetch(VC(n, EV_TO(b->ev[i + PREFETCH_AHEAD < last ? i + PREFETCH_AHEAD : last].kind_to)), 1);
-    land_flit(n, EV_TO(b->ev[i].kind_to), b->ev[i].flit);
+   * ejection delivers, is fetched a few events ahead.  The kinds land apart: a VC receives at
+   * most one flit a cycle and a landing touches only its VC and router, so only the order of the
+   * deliveries among themselves is seen (by the owner).  Events landing now may schedule
+   * nothing into these buckets (every delay is >= 1). */
+  for (int k = VCN_INJECT; k <= VCN_HOP; k++) {
+    vcn_bucket *b = &n->wheel[k][slot];
+    for (uint32_t i = 0, last = b->n - 1; i < b->n; i++) {
+      __builtin_prefetch(VC(n, b->ev[i + PREFETCH_AHEAD < last ? i + PREFETCH_AHEAD : last].to), 1);
+      land_flit(n, b->ev[i].to, b->ev[i].flit);
+    }
+    b->n = 0;
   }
-  b->n = 0;
-  b = &n->ewheel[slot];
+  vcn_bucket *b = &n->wheel[VCN_EJECT][slot];
   for (uint32_t i = 0, last = b->n - 1; i < b->n; i++) {
     const vcn_flit ahead = b->ev[i + PREFETCH_AHEAD < last ? i + PREFETCH_AHEAD : last].flit;
     if (VCN_FLIT_TAIL(ahead)) __builtin_prefetch(&n->pkt[VCN_FLIT_PKT(ahead)], 1);
     land_eject(n, b->ev[i].flit);
   }
   b->n = 0;
+  vcn_due due;
+  if (!open_due(n, &due)) {
+    n->oom = 1;
+    return;
+  }
   for (uint32_t i = 0; i < n->n_ep_active;) {
     uint32_t e = n->ep_active[i];
     if (endpoint_step(n, &due, e)) {
@@ -783,14 +811,24 @@ void vcn_net_cycle(vcn_net *n) {
     }
   }
   step_all_routers(n, &due);
+  close_due(n, &due);
   n->now++;
   n->st.cycles++;
+}
+
+/* True when an event of some kind lands in wheel slot i. */
+static bool slot_busy(const vcn_net *n, uint32_t i) {
+  for (int k = 0; k < VCN_FLIT_KINDS; k++)
+    if (n->wheel[k][i].n) return true;
+  for (int k = 0; k < VCN_CREDIT_KINDS; k++)
+    if (n->cwheel[k][i].n) return true;
+  return false;
 }
 
 /* True when a flit or a credit is in flight. */
 static bool events_pending(const vcn_net *n) {
   for (uint32_t i = 0; i < n->wheel_size; i++)
-    if (n->wheel[i].n || n->ewheel[i].n || n->cwheel[i].n) return true;
+    if (slot_busy(n, i)) return true;
   return false;
 }
 
@@ -802,8 +840,7 @@ void vcn_net_skip_idle(vcn_net *n, uint64_t limit) {
   if (n->n_active || n->n_ep_active || n->now >= limit) return;
   uint64_t target = limit;
   for (uint64_t c = n->now; c < n->now + n->wheel_size; c++)
-    if (n->wheel[c & (n->wheel_size - 1)].n || n->ewheel[c & (n->wheel_size - 1)].n ||
-        n->cwheel[c & (n->wheel_size - 1)].n) {
+    if (slot_busy(n, (uint32_t)(c & (n->wheel_size - 1)))) {
       target = c < limit ? c : limit;
       break;
     }
@@ -825,24 +862,22 @@ int vcn_net_check(const vcn_net *n, cs_err *err) {
     goto out;
   }
   for (uint32_t w = 0; w < n->wheel_size; w++)
-    for (uint32_t i = 0; i < n->wheel[w].n; i++) fly[EV_TO(n->wheel[w].ev[i].kind_to)]++;
+    for (int k = VCN_INJECT; k <= VCN_HOP; k++)
+      for (uint32_t i = 0; i < n->wheel[k][w].n; i++) fly[n->wheel[k][w].ev[i].to]++;
   for (uint32_t w = 0; w < n->wheel_size && !rc; w++)
-    for (uint32_t i = 0; i < n->ewheel[w].n; i++) {
-      const vcn_event *ev = &n->ewheel[w].ev[i];
-      uint32_t k = ev->kind_to;
-      if ((int32_t)EV_TO(k) != n->pkt[VCN_FLIT_PKT(ev->flit)].dst_ep) {
+    for (uint32_t i = 0; i < n->wheel[VCN_EJECT][w].n; i++) {
+      const vcn_event *ev = &n->wheel[VCN_EJECT][w].ev[i];
+      if ((int32_t)ev->to != n->pkt[VCN_FLIT_PKT(ev->flit)].dst_ep) {
         rc = cs_err_set(err, CS_EINTERNAL, "vcnet check: a flit of packet %u ejects at endpoint %u, not %d",
-                        VCN_FLIT_PKT(ev->flit), EV_TO(k), n->pkt[VCN_FLIT_PKT(ev->flit)].dst_ep);
+                        VCN_FLIT_PKT(ev->flit), ev->to, n->pkt[VCN_FLIT_PKT(ev->flit)].dst_ep);
         break;
       }
     }
   if (rc) goto out;
-  for (uint32_t w = 0; w < n->wheel_size; w++)
-    for (uint32_t i = 0; i < n->cwheel[w].n; i++) {
-      uint32_t k = n->cwheel[w].to[i];
-      if (EV_KIND(k) == EV_CREDIT) cred[EV_TO(k)]++;
-      else epcred[EV_TO(k)]++;
-    }
+  for (uint32_t w = 0; w < n->wheel_size; w++) {
+    for (uint32_t i = 0; i < n->cwheel[VCN_LINK_CREDIT][w].n; i++) cred[n->cwheel[VCN_LINK_CREDIT][w].to[i]]++;
+    for (uint32_t i = 0; i < n->cwheel[VCN_EP_CREDIT][w].n; i++) epcred[n->cwheel[VCN_EP_CREDIT][w].to[i]]++;
+  }
   for (size_t r = 0; r < R && !rc; r++) {
     uint32_t flits = 0;
     for (int ip = 0; ip < P && !rc; ip++)

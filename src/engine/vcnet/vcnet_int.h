@@ -185,23 +185,31 @@ typedef uint32_t vcn_flit;
 #define VCN_FLIT_TAIL(f) ((f) & 1u)
 #define VCN_MAX_PACKETS (1u << 30)
 
-/* 8 bytes: kind and target (an input VC index, or an endpoint for an ejection), and the flit. */
+/* 8 bytes: the target (an input VC index, or an endpoint for an ejection) and the flit. */
 typedef struct vcn_event {
-  uint32_t kind_to; /* kind in the top 2 bits, target index below */
+  uint32_t to;
   vcn_flit flit;
 } vcn_event;
 
+/* The events of one kind due in one cycle.  A cycle makes room first for the most it can
+ * schedule of each kind, so scheduling an event is a store through a cursor. */
 typedef struct vcn_bucket {
   vcn_event *ev;
   uint32_t n, cap;
 } vcn_bucket;
 
-/* Credits travel apart from flits, 4 bytes each (kind and target as in vcn_event.kind_to): they
- * are plain increments, so landing them before the cycle's flits changes nothing. */
+/* Credits, 4 bytes each (the VC index they return to): plain increments, so landing them before
+ * the cycle's flits changes nothing. */
 typedef struct vcn_cbucket {
   uint32_t *to;
   uint32_t n, cap;
 } vcn_cbucket;
+
+/* One event wheel per kind, so landing an event never tests its kind. */
+enum { VCN_INJECT, VCN_HOP, VCN_EJECT, VCN_FLIT_KINDS }; /* flits: from the endpoint into its router,
+                                                          * over a link, into an endpoint */
+enum { VCN_LINK_CREDIT, VCN_EP_CREDIT, VCN_CREDIT_KINDS }; /* credits: upstream over a link, back
+                                                            * to the endpoint */
 
 /* One VC index of a router port: the input VC (its buffer and the packet at its front) and the
  * output VC of the same index (its allocation pointer; its credits are apart, in vcn_net.credit).
@@ -296,10 +304,9 @@ struct vcn_net {
   uint32_t pkt_cap, pkt_free, pkts_live; /* live: queued or started, not yet delivered */
   vcn_queued *queued;
   uint32_t queued_cap, queued_used, queued_free; /* entries below `used` have been handed out */
-  /* event wheel */
-  vcn_bucket *wheel;    /* flits into input VCs */
-  vcn_bucket *ewheel;   /* flits into endpoints (ejections), same slots */
-  vcn_cbucket *cwheel;  /* credits, same slots */
+  /* event wheels: wheel_size buckets each, slot (cycle & (wheel_size - 1)) */
+  vcn_bucket *wheel[VCN_FLIT_KINDS];
+  vcn_cbucket *cwheel[VCN_CREDIT_KINDS];
   uint32_t wheel_size; /* power of two, > the longest scheduling delay */
   /* owner callbacks */
   vcn_deliver_fn on_deliver;
