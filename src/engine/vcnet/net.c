@@ -56,7 +56,7 @@ uint64_t vcn_net_bytes(const vcn_params *p, const vcn_topo *t, uint64_t packets)
   uint64_t per_vc = vcn_vc_stride((int)D) + sizeof(int32_t);
   /* per router: VC masks, SA pointers, coordinates, the link tables, counters and lists */
   uint64_t per_router = 2 * words * 8 + 3 * P * 2 + VCN_MAX_DIMS + P * (4 + 4 + 1 + 1 + 4 + 4) + 4 + 4 + 1;
-  uint64_t per_ep = 4 + 4 + 4 + 4 + 2 + V * (4 + 1) + 2 + 4 + 1;
+  uint64_t per_ep = sizeof(vcn_endpoint) + V * (4 + 1) + 4 + 1;
   /* every buffered flit may have a flit event and a credit event pending; buckets double */
   uint64_t wheels = 2 * nvc * D * (sizeof(vcn_event) + sizeof(uint32_t));
   return sizeof(vcn_net) + nvc * per_vc + R * per_router + E * per_ep + P * V + wheels +
@@ -195,6 +195,7 @@ int vcn_net_create(const vcn_params *p, vcn_net **out, cs_err *err) {
   for (size_t e = 0; e < E; e++) {
     n->ep[e].q_head = n->ep[e].q_tail = n->ep[e].pkt = VCN_NIL;
     n->ep[e].vc = -1;
+    n->ep[e].inject_to = (uint32_t)(((e / (size_t)t.epr) * P + (size_t)t.links + e % (size_t)t.epr) * V);
     for (size_t v = 0; v < V; v++) n->ep_credits[e * V + v] = n->D;
   }
   *out = n;
@@ -395,8 +396,7 @@ static bool endpoint_step(vcn_net *n, vcn_due *due, uint32_t e) {
   n->ep_credits[(size_t)e * V + v]--;
   vcn_endpoint *ep = &n->ep[e];
   bool head = ep->sent == 0, tail = ep->sent + 1 == ep->size;
-  uint32_t r = e / (uint32_t)n->t.epr, port = (uint32_t)n->t.links + e % (uint32_t)n->t.epr;
-  *due->inject++ = (vcn_event){(r * (uint32_t)n->P + port) * (uint32_t)V + (uint32_t)v, VCN_FLIT(pi, head, tail)};
+  *due->inject++ = (vcn_event){ep->inject_to + (uint32_t)v, VCN_FLIT(pi, head, tail)};
   n->st.flits_injected++;
   if (head) { /* the packet's record is touched by its head and its tail only */
     n->pkt[pi].t_head_in = n->now;

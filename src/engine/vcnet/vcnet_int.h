@@ -250,6 +250,7 @@ typedef struct vcn_port {
 typedef struct vcn_endpoint {
   uint32_t q_head, q_tail; /* injection queue: indices into `queued` */
   uint32_t pkt;            /* packet being sent (pool index), VCN_NIL none */
+  uint32_t inject_to;      /* first VC index of the router port it injects into */
   int32_t vc;              /* VC the current packet uses, -1 none */
   uint16_t sent;           /* flits of the current packet sent */
   uint16_t size;           /* flits of the current packet */
