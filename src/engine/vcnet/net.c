@@ -244,7 +244,7 @@ static bool open_due(vcn_net *n, vcn_due *d) {
   uint32_t *ccur[VCN_CREDIT_KINDS];
   for (int k = 0; k < VCN_FLIT_KINDS; k++) {
     vcn_bucket *b = &n->wheel[k][(n->now + flit_delay(n, k)) & mask];
-    if (!make_room((void **)&b->ev, &b->cap, b->n, fneed[k], sizeof *b->ev)) return false;
+    if (!make_room((void **)&b->ev, &b->cap, b->n, fneed[k] + PREFETCH_AHEAD, sizeof *b->ev)) return false;
     fcur[k] = b->ev + b->n;
   }
   for (int k = 0; k < VCN_CREDIT_KINDS; k++) {
@@ -256,7 +256,8 @@ static bool open_due(vcn_net *n, vcn_due *d) {
   return true;
 }
 
-/* Closes them: each bucket holds what its cursor passed. */
+/* Closes them: each bucket holds what its cursor passed, followed by PREFETCH_AHEAD events that
+ * land nowhere (VC 0, no tail), so a landing loop fetches ahead without a bound. */
 static void close_due(vcn_net *n, const vcn_due *d) {
   const uint64_t mask = n->wheel_size - 1;
   vcn_event *const fcur[VCN_FLIT_KINDS] = {d->inject, d->hop, d->eject};
@@ -264,6 +265,7 @@ static void close_due(vcn_net *n, const vcn_due *d) {
   for (int k = 0; k < VCN_FLIT_KINDS; k++) {
     vcn_bucket *b = &n->wheel[k][(n->now + flit_delay(n, k)) & mask];
     b->n = (uint32_t)(fcur[k] - b->ev);
+    for (int i = 0; i < PREFETCH_AHEAD; i++) fcur[k][i] = (vcn_event){0, 0};
   }
   for (int k = 0; k < VCN_CREDIT_KINDS; k++) {
     vcn_cbucket *b = &n->cwheel[k][(n->now + credit_delay(n, k)) & mask];
@@ -339,16 +341,27 @@ static uint32_t start_packet(vcn_net *n, uint32_t e) {
   return i;
 }
 
+/* What a router step's index arithmetic depends on.  The generic step reads it from the network;
+ * the shapes of the pod and BookSim studies are compiled with it constant (vcn_net_cycle), so
+ * the VC index products become shifts and the mask loops run once. */
+typedef struct vcn_shape {
+  int P, V, D, links, words;
+  size_t stride;
+  bool fixed; /* compiled constant: li / V is a shift, no table */
+} vcn_shape;
+
 /* A flit lands in input VC `to`. */
-static inline void land_flit(vcn_net *restrict n, uint32_t to, vcn_flit flit) {
-  vcn_vc *const vc = VC(n, to);
+static inline __attribute__((always_inline)) void land_flit(vcn_net *restrict n, uint32_t to, vcn_flit flit,
+                                                            const vcn_shape sh) {
+  vcn_vc *const vc = (vcn_vc *)(n->vcs + (size_t)to * sh.stride);
   uint32_t pos = (uint32_t)vc->head + vc->count;
-  if (pos >= (uint32_t)n->D) pos -= (uint32_t)n->D;
+  if (pos >= (uint32_t)sh.D) pos -= (uint32_t)sh.D;
   VC_SLOTS(vc)[pos] = flit;
-  uint32_t r = (uint32_t)(((uint64_t)to * n->pv_magic) >> 40);
+  const uint32_t PV = (uint32_t)(sh.P * sh.V);
+  uint32_t r = sh.fixed ? to / PV : (uint32_t)(((uint64_t)to * n->pv_magic) >> 40);
   if (vc->count++ == 0) {
-    uint32_t li = to - r * (uint32_t)(n->P * n->V);
-    n->nonempty[(size_t)r * n->words + (li >> 6)] |= 1ull << (li & 63);
+    uint32_t li = to - r * PV;
+    n->nonempty[(size_t)r * (size_t)sh.words + (li >> 6)] |= 1ull << (li & 63);
   }
   n->router_flits[r]++;
   activate_router(n, r);
@@ -455,14 +468,6 @@ typedef struct vcn_step {
   uint32_t flits_sent, hops;
 } vcn_step;
 
-/* What a router step's index arithmetic depends on.  The generic step reads it from the network;
- * the shapes of the pod and BookSim studies are compiled with it constant (step_routers), so
- * the VC index products become shifts and the mask loops run once. */
-typedef struct vcn_shape {
-  int P, V, D, links, words;
-  size_t stride;
-  bool fixed; /* compiled constant: li / V is a shift, no table */
-} vcn_shape;
 
 /* Router-local VC li's record. */
 static inline vcn_vc *step_vc(const vcn_step *s, int li) {
@@ -756,15 +761,50 @@ static inline __attribute__((always_inline)) void step_routers(vcn_net *restrict
 
 #define SHAPE(P_, V_, D_, links_) ((vcn_shape){P_, V_, D_, links_, 1, vcn_vc_stride(D_), true})
 
-/* The router pass, compiled for the common shapes (3-D and 2-D mesh/torus with one endpoint a
- * router, 2 or 4 VCs of 8 flits) and generic otherwise; every variant is the same code. */
+/* Lands the flits due in wheel slot `slot` in their input VCs.  What a flit touches is spread
+ * over the network, so its VC line is fetched a few events ahead.  Events landing now may
+ * schedule nothing into these buckets (every delay is >= 1). */
+static inline __attribute__((always_inline)) void land_flits(vcn_net *restrict n, uint32_t slot,
+                                                             const vcn_shape sh) {
+  for (int k = VCN_INJECT; k <= VCN_HOP; k++) {
+    vcn_bucket *b = &n->wheel[k][slot];
+    for (uint32_t i = 0; i < b->n; i++) {
+      __builtin_prefetch(n->vcs + (size_t)b->ev[i + PREFETCH_AHEAD].to * sh.stride, 1);
+      land_flit(n, b->ev[i].to, b->ev[i].flit, sh);
+    }
+    b->n = 0;
+  }
+}
+
+/* The shape of network n: one compiled for its numbers, or the generic one. */
+enum { SHAPE_7_4, SHAPE_7_2, SHAPE_5_4, SHAPE_5_2, SHAPE_GENERIC };
+static int shape_of(const vcn_net *n) {
+  if (n->D != 8 || n->t.fattree || n->t.epr != 1 || (n->V != 4 && n->V != 2)) return SHAPE_GENERIC;
+  if (n->t.ndims == 3) return n->V == 4 ? SHAPE_7_4 : SHAPE_7_2;
+  if (n->t.ndims == 2) return n->V == 4 ? SHAPE_5_4 : SHAPE_5_2;
+  return SHAPE_GENERIC;
+}
+#define GENERIC_SHAPE(n) ((vcn_shape){(n)->P, (n)->V, (n)->D, (n)->t.links, (n)->words, (n)->vc_stride, false})
+
+/* The landing and the router pass, each compiled for the common shapes (3-D and 2-D mesh/torus
+ * with one endpoint a router, 2 or 4 VCs of 8 flits) and generic otherwise: the same code. */
+static void land_all_flits(vcn_net *restrict n, uint32_t slot) {
+  switch (shape_of(n)) {
+    case SHAPE_7_4: land_flits(n, slot, SHAPE(7, 4, 8, 6)); break;
+    case SHAPE_7_2: land_flits(n, slot, SHAPE(7, 2, 8, 6)); break;
+    case SHAPE_5_4: land_flits(n, slot, SHAPE(5, 4, 8, 4)); break;
+    case SHAPE_5_2: land_flits(n, slot, SHAPE(5, 2, 8, 4)); break;
+    default: land_flits(n, slot, GENERIC_SHAPE(n));
+  }
+}
 static void step_all_routers(vcn_net *restrict n, vcn_due *due) {
-  const bool dor1 = n->D == 8 && !n->t.fattree && n->t.epr == 1, v4 = n->V == 4, v2 = n->V == 2;
-  if (dor1 && n->t.ndims == 3 && v4) step_routers(n, due, SHAPE(7, 4, 8, 6));
-  else if (dor1 && n->t.ndims == 3 && v2) step_routers(n, due, SHAPE(7, 2, 8, 6));
-  else if (dor1 && n->t.ndims == 2 && v4) step_routers(n, due, SHAPE(5, 4, 8, 4));
-  else if (dor1 && n->t.ndims == 2 && v2) step_routers(n, due, SHAPE(5, 2, 8, 4));
-  else step_routers(n, due, (vcn_shape){n->P, n->V, n->D, n->t.links, n->words, n->vc_stride, false});
+  switch (shape_of(n)) {
+    case SHAPE_7_4: step_routers(n, due, SHAPE(7, 4, 8, 6)); break;
+    case SHAPE_7_2: step_routers(n, due, SHAPE(7, 2, 8, 6)); break;
+    case SHAPE_5_4: step_routers(n, due, SHAPE(5, 4, 8, 4)); break;
+    case SHAPE_5_2: step_routers(n, due, SHAPE(5, 2, 8, 4)); break;
+    default: step_routers(n, due, GENERIC_SHAPE(n));
+  }
 }
 
 void vcn_net_cycle(vcn_net *n) {
@@ -776,22 +816,12 @@ void vcn_net_cycle(vcn_net *n) {
   cb = &n->cwheel[VCN_EP_CREDIT][slot];
   for (uint32_t i = 0; i < cb->n; i++) n->ep_credits[cb->to[i]]++;
   cb->n = 0;
-  /* what the flits touch is spread over the network: a flit's VC line, or the packet an
-   * ejection delivers, is fetched a few events ahead.  The kinds land apart: a VC receives at
-   * most one flit a cycle and a landing touches only its VC and router, so only the order of the
-   * deliveries among themselves is seen (by the owner).  Events landing now may schedule
-   * nothing into these buckets (every delay is >= 1). */
-  for (int k = VCN_INJECT; k <= VCN_HOP; k++) {
-    vcn_bucket *b = &n->wheel[k][slot];
-    for (uint32_t i = 0, last = b->n - 1; i < b->n; i++) {
-      __builtin_prefetch(VC(n, b->ev[i + PREFETCH_AHEAD < last ? i + PREFETCH_AHEAD : last].to), 1);
-      land_flit(n, b->ev[i].to, b->ev[i].flit);
-    }
-    b->n = 0;
-  }
+  /* the kinds land apart: a VC receives at most one flit a cycle and a landing touches only its
+   * VC and router, so only the order of the deliveries among themselves is seen (by the owner) */
+  land_all_flits(n, slot);
   vcn_bucket *b = &n->wheel[VCN_EJECT][slot];
-  for (uint32_t i = 0, last = b->n - 1; i < b->n; i++) {
-    const vcn_flit ahead = b->ev[i + PREFETCH_AHEAD < last ? i + PREFETCH_AHEAD : last].flit;
+  for (uint32_t i = 0; i < b->n; i++) {
+    const vcn_flit ahead = b->ev[i + PREFETCH_AHEAD].flit; /* the packet it may deliver */
     if (VCN_FLIT_TAIL(ahead)) __builtin_prefetch(&n->pkt[VCN_FLIT_PKT(ahead)], 1);
     land_eject(n, b->ev[i].flit);
   }
