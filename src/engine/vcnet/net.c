@@ -554,8 +554,8 @@ typedef struct sa_fast {
   /* nonzero when two requests share a port, or a request came after one of a higher input
    * port: the general rounds decide (with no conflict they decide as the fast path would) */
   uint32_t shared;
-  int n;           /* the requests, in ascending input ports while `shared` is zero */
-  int8_t ip[VCN_MAX_PORTS], vc[VCN_MAX_PORTS], op[VCN_MAX_PORTS];
+  int n;           /* the requesting VCs, in ascending input ports while `shared` is zero */
+  int16_t li[VCN_MAX_PORTS];
 } sa_fast;
 
 /* Active input VC li (of input port ip) asks for its output port, if it holds a credit.  The
@@ -566,20 +566,13 @@ static inline void sa_ask(sa_fast *q, const vcn_step *s, int ip, int li, const v
   q->shared |= (uint32_t)(ip <= q->last_ip) | (uint32_t)(q->outs >> op & 1);
   q->outs |= 1ull << op;
   q->last_ip = ip;
-  if (!q->shared) { /* distinct input ports: at most one request a port */
-    q->ip[q->n] = (int8_t)ip, q->vc[q->n] = (int8_t)(li - ip * s->V), q->op[q->n] = (int8_t)op;
-    q->n++;
-  }
+  if (!q->shared) q->li[q->n++] = (int16_t)li; /* distinct input ports: one request a port */
 }
 
-/* Counts what router r's step sent. */
-static inline void step_done(vcn_net *restrict n, const vcn_step *s, uint32_t r) {
-  n->router_flits[r] -= s->flits_sent;
-  n->st.flit_hops += s->hops;
-}
-
-static inline __attribute__((always_inline)) void router_step(vcn_net *restrict n, vcn_due *due,
-                                                              uint32_t r, const vcn_shape sh) {
+/* Steps router r; returns the flits it sent and adds those that crossed a link to *hops. */
+static inline __attribute__((always_inline)) uint32_t router_step(vcn_net *restrict n, vcn_due *due,
+                                                                  uint32_t r, const vcn_shape sh,
+                                                                  uint64_t *hops) {
   const int P = sh.P, V = sh.V, PV = P * V, links = sh.links, words = sh.words;
   const uint64_t t = n->now;
   const size_t base = (size_t)r * (size_t)PV, rp = (size_t)r * (size_t)P;
@@ -588,12 +581,12 @@ static inline __attribute__((always_inline)) void router_step(vcn_net *restrict 
                 n->pkt, due, P, V, sh.D, links, words, 0, 0};
   const uint8_t *const port_of = n->port_of;
 #define PORT_OF(li) (sh.fixed ? (li) / V : port_of[li])
-  int16_t waiting[VCN_MAX_PORTS * VCN_MAX_VCS], active[VCN_MAX_PORTS * VCN_MAX_VCS];
-  int nwait = 0, nact = 0;
+  int16_t waiting[VCN_MAX_PORTS * VCN_MAX_VCS];
+  int nwait = 0;
   sa_fast fast;
   fast.outs = 0, fast.last_ip = -1, fast.shared = 0, fast.n = 0;
   /* one pass over the VCs holding flits: route computation for a head at the front of an idle
-   * VC, and the lists of VCs ready for VC allocation and for switch allocation */
+   * VC, the list of VCs ready for VC allocation, and the requests of those past it */
   for (int w = 0; w < words; w++)
     for (uint64_t bits = s.nonempty[w]; bits; bits &= bits - 1) {
       int li = w * 64 + __builtin_ctzll(bits);
@@ -612,7 +605,6 @@ static inline __attribute__((always_inline)) void router_step(vcn_net *restrict 
       if (st == VCN_VA) {
         waiting[nwait++] = (int16_t)li;
       } else {
-        active[nact++] = (int16_t)li;
         sa_ask(&fast, &s, PORT_OF(li), li, vc);
       }
     }
@@ -631,7 +623,6 @@ static inline __attribute__((always_inline)) void router_step(vcn_net *restrict 
     if (cand) {
       va_accept(n, &s, li, op * V + lo, span, cand);
       if (n->p.va_delay == 0) {
-        active[nact++] = (int16_t)li;
         sa_ask(&fast, &s, PORT_OF(li), li, step_vc(&s, li));
       }
     }
@@ -677,19 +668,18 @@ static inline __attribute__((always_inline)) void router_step(vcn_net *restrict 
       if (!mine) continue;
       va_accept(n, &s, li, first, span, mine);
       if (n->p.va_delay == 0) {
-        active[nact++] = (int16_t)li;
         sa_ask(&fast, &s, PORT_OF(li), li, step_vc(&s, li));
       }
     }
   }
   if (!fast.shared) {
     for (int k = 0; k < fast.n; k++) { /* ascending input ports */
-      const int ip = fast.ip[k], op = fast.op[k];
+      const int li = fast.li[k], ip = PORT_OF(li), op = step_vc(&s, li)->out_port;
       s.port[ip].sa_acc_rr = (uint16_t)next_of(op, P);
-      traverse(&s, ip, fast.vc[k], op);
+      traverse(&s, ip, li - ip * V, op);
     }
-    step_done(n, &s, r);
-    return;
+    *hops += s.hops;
+    return s.flits_sent;
   }
   /* switch allocation, one iteration of request-grant-accept: an input port requests every
    * output port one of its VCs (with a flit, past VC allocation, holding a credit) wants, naming
@@ -699,18 +689,22 @@ static inline __attribute__((always_inline)) void router_step(vcn_net *restrict 
   _Static_assert(VCN_MAX_PORTS <= 64, "port masks are 64 bits");
   uint64_t in_req[VCN_MAX_PORTS], out_req[VCN_MAX_PORTS], granted[VCN_MAX_PORTS];
   uint64_t inputs = 0, outputs = 0, accepting = 0; /* ports with a request / a grant */
-  for (int k = 0; k < nact; k++) {
-    int li = active[k], ip = PORT_OF(li), v = li - ip * V;
-    int op = step_vc(&s, li)->out_port;
-    if (s.credit[op * V + step_vc(&s, li)->out_vc] <= 0) continue;
-    if (!(inputs >> ip & 1)) inputs |= 1ull << ip, in_req[ip] = 0;
-    if (!(outputs >> op & 1)) outputs |= 1ull << op, out_req[op] = 0;
-    int rr = s.port[ip].sa_in_rr;
-    if (!(in_req[ip] >> op & 1u) || wrap_dist(v, rr, V) < wrap_dist(want[ip][op], rr, V))
-      want[ip][op] = (int8_t)v;
-    in_req[ip] |= 1ull << op;
-    out_req[op] |= 1ull << ip;
-  }
+  /* the VCs past VC allocation and ready (those that passed it in this step included) */
+  for (int w = 0; w < words; w++)
+    for (uint64_t bits = s.nonempty[w]; bits; bits &= bits - 1) {
+      const int li = w * 64 + __builtin_ctzll(bits), ip = PORT_OF(li), v = li - ip * V;
+      const vcn_vc *vc = step_vc(&s, li);
+      if (vc->state != VCN_ACTIVE || vc->ready > t) continue;
+      int op = vc->out_port;
+      if (s.credit[op * V + vc->out_vc] <= 0) continue;
+      if (!(inputs >> ip & 1)) inputs |= 1ull << ip, in_req[ip] = 0;
+      if (!(outputs >> op & 1)) outputs |= 1ull << op, out_req[op] = 0;
+      int rr = s.port[ip].sa_in_rr;
+      if (!(in_req[ip] >> op & 1u) || wrap_dist(v, rr, V) < wrap_dist(want[ip][op], rr, V))
+        want[ip][op] = (int8_t)v;
+      in_req[ip] |= 1ull << op;
+      out_req[op] |= 1ull << ip;
+    }
   for (uint64_t bits = outputs; bits; bits &= bits - 1) {
     int op = __builtin_ctzll(bits);
     int ip = first_from(out_req[op], s.port[op].sa_out_rr, P);
@@ -724,7 +718,8 @@ static inline __attribute__((always_inline)) void router_step(vcn_net *restrict 
     s.port[ip].sa_acc_rr = (uint16_t)next_of(op, P);
     traverse(&s, ip, want[ip][op], op);
   }
-  step_done(n, &s, r);
+  *hops += s.hops;
+  return s.flits_sent;
 #undef PORT_OF
 }
 
@@ -742,6 +737,7 @@ static inline __attribute__((always_inline)) void prefetch_router(const vcn_net 
  * order (the order changes no result: a router step reads and writes only its router's state). */
 static inline __attribute__((always_inline)) void step_routers(vcn_net *restrict n, vcn_due *due,
                                                                const vcn_shape sh) {
+  uint64_t hops = 0;
   for (uint32_t top = 0; top * 4096 < (uint32_t)n->t.routers; top++)
     for (uint64_t words = n->active_words[top]; words; words &= words - 1) {
       uint32_t w = top * 64 + (uint32_t)__builtin_ctzll(words);
@@ -749,14 +745,14 @@ static inline __attribute__((always_inline)) void step_routers(vcn_net *restrict
         uint32_t r = w * 64 + (uint32_t)__builtin_ctzll(bits);
         uint64_t later = bits & (bits - 1);
         if (later) prefetch_router(n, w * 64 + (uint32_t)__builtin_ctzll(later), sh);
-        router_step(n, due, r, sh);
-        if (!n->router_flits[r]) {
+        if (!(n->router_flits[r] -= router_step(n, due, r, sh, &hops))) {
           n->active_bits[w] &= ~(1ull << (r & 63));
           n->n_active--;
         }
       }
       if (!n->active_bits[w]) n->active_words[top] &= ~(1ull << (w & 63));
     }
+  n->st.flit_hops += hops;
 }
 
 #define SHAPE(P_, V_, D_, links_) ((vcn_shape){P_, V_, D_, links_, 1, vcn_vc_stride(D_), true})
