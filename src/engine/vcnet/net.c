@@ -325,10 +325,10 @@ static uint32_t start_packet(vcn_net *n, uint32_t e) {
   p->next = VCN_NIL;
   p->src_ep = (int32_t)e;
   p->dst_ep = q->dst_ep;
-  p->dst_router = q->dst_ep / n->t.epr;
+  p->dst_router = n->t.epr == 1 ? q->dst_ep : q->dst_ep / n->t.epr;
   p->size = (uint16_t)q->size;
   p->rs.dim = -1;
-  p->rs.src = (int32_t)e / n->t.epr;
+  p->rs.src = n->t.epr == 1 ? (int32_t)e : (int32_t)e / n->t.epr;
   p->tag = q->tag;
   p->t_created = q->t_created;
   p->first_vc = p->last_vc = -1;
@@ -424,6 +424,9 @@ static bool endpoint_step(vcn_net *n, vcn_due *due, uint32_t e) {
     n->ep[e].pkt = VCN_NIL;
     n->st.packets_injected++;
     if (n->on_sent) n->on_sent(n->ctx, n, pi);
+    /* the next packet may start in the next cycle: its queue entry, and the record it takes */
+    if (n->ep[e].q_head != VCN_NIL) __builtin_prefetch(&n->queued[n->ep[e].q_head], 0);
+    if (n->pkt_free != VCN_NIL) __builtin_prefetch(&n->pkt[n->pkt_free], 1);
   }
   return true;
 }
@@ -807,10 +810,10 @@ void vcn_net_cycle(vcn_net *n) {
   const uint32_t slot = (uint32_t)(n->now & (n->wheel_size - 1));
   /* credits first: they are increments into arrays that stay in the cache */
   vcn_cbucket *cb = &n->cwheel[VCN_LINK_CREDIT][slot];
-  for (uint32_t i = 0; i < cb->n; i++) n->credit[cb->to[i]]++;
+  for (uint32_t i = 0, count = cb->n; i < count; i++) n->credit[cb->to[i]]++;
   cb->n = 0;
   cb = &n->cwheel[VCN_EP_CREDIT][slot];
-  for (uint32_t i = 0; i < cb->n; i++) n->ep_credits[cb->to[i]]++;
+  for (uint32_t i = 0, count = cb->n; i < count; i++) n->ep_credits[cb->to[i]]++;
   cb->n = 0;
   /* the kinds land apart: a VC receives at most one flit a cycle and a landing touches only its
    * VC and router, so only the order of the deliveries among themselves is seen (by the owner) */
