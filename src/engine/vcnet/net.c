@@ -55,7 +55,7 @@ uint64_t vcn_net_bytes(const vcn_params *p, const vcn_topo *t, uint64_t packets)
   /* per VC: its record and its ring of flits, and its output credits */
   uint64_t per_vc = vcn_vc_stride((int)D) + sizeof(int32_t);
   /* per router: VC masks, SA pointers, coordinates, the link tables, counters and lists */
-  uint64_t per_router = 2 * words * 8 + 3 * P * 2 + VCN_MAX_DIMS + P * (4 + 4 + 1 + 1 + 4 + 4) + 4 + 4 + 1;
+  uint64_t per_router = 2 * words * 8 + VCN_MAX_DIMS + P * sizeof(vcn_port) + 4 + 4 + 1;
   uint64_t per_ep = sizeof(vcn_endpoint) + V * (4 + 1) + 4 + 1;
   /* every buffered flit may have a flit event and a credit event pending; buckets double */
   uint64_t wheels = 2 * nvc * D * (sizeof(vcn_event) + sizeof(uint32_t));
@@ -170,25 +170,23 @@ int vcn_net_create(const vcn_params *p, vcn_net **out, cs_err *err) {
     }
   for (size_t r = 0; r < R; r++)
     for (size_t o = 0; o < P; o++) {
-      n->port[r * P + o].nbr = vcn_topo_neighbour(&t, (int)r, (int)o);
+      const int nbr = vcn_topo_neighbour(&t, (int)r, (int)o);
       int up = -1, up_port = 0;
       if (o < (size_t)t.links) vcn_topo_upstream(&t, (int)r, (int)o, &up, &up_port);
-      n->port[r * P + o].up = up;
-      n->port[r * P + o].up_port = (uint8_t)up_port;
-      n->port[r * P + o].arrival = (uint8_t)(o < (size_t)t.links ? vcn_topo_arrival_port(&t, (int)r, (int)o) : 0);
       if (o >= (size_t)t.links) {
         size_t ep = r * (size_t)t.epr + (o - (size_t)t.links);
         n->port[r * P + o].credit_to = (uint32_t)(ep * V);
         n->port[r * P + o].flit_to = (uint32_t)ep;
       } else {
         if (up >= 0) n->port[r * P + o].credit_to = (uint32_t)(((size_t)up * P + (size_t)up_port) * V);
-        if (n->port[r * P + o].nbr >= 0)
-          n->port[r * P + o].flit_to = (uint32_t)(((size_t)n->port[r * P + o].nbr * P + n->port[r * P + o].arrival) * V);
+        if (nbr >= 0)
+          n->port[r * P + o].flit_to =
+              (uint32_t)(((size_t)nbr * P + (size_t)vcn_topo_arrival_port(&t, (int)r, (int)o)) * V);
       }
       for (size_t v = 0; v < V; v++) {
         size_t g = (r * P + o) * V + v;
         /* an ejection port never runs out of credit: the endpoint sinks every flit */
-        n->credit[g] = o < (size_t)t.links ? (n->port[r * P + o].nbr >= 0 ? n->D : 0) : INT32_MAX;
+        n->credit[g] = o < (size_t)t.links ? (nbr >= 0 ? n->D : 0) : INT32_MAX;
       }
     }
   for (size_t li = 0; li < P * V; li++) n->port_of[li] = (uint8_t)(li / V);
@@ -915,12 +913,13 @@ int vcn_net_check(const vcn_net *n, cs_err *err) {
         flits += VC(n, g)->count;
         int32_t upstream;
         if (ip < links) {
-          int up = n->port[r * (size_t)P + (size_t)ip].up;
+          int up = -1, up_port = 0;
+          vcn_topo_upstream(&n->t, (int)r, ip, &up, &up_port);
           if (up < 0) {
             if (VC(n, g)->count || fly[g]) rc = cs_err_set(err, CS_EINTERNAL, "vcnet check: flits on a missing link");
             continue;
           }
-          size_t og = ((size_t)up * (size_t)P + n->port[r * (size_t)P + (size_t)ip].up_port) * (size_t)V + (size_t)v;
+          size_t og = ((size_t)up * (size_t)P + (size_t)up_port) * (size_t)V + (size_t)v;
           upstream = n->credit[og] + cred[og];
         } else {
           size_t e = r * (size_t)n->t.epr + (size_t)(ip - links);

@@ -231,20 +231,19 @@ typedef struct vcn_vc {
 } vcn_vc;
 _Static_assert(sizeof(vcn_vc) == 32, "a VC's state is half a cache line");
 
-/* One port of a router (r P + port): its links, what switch traversal needs, its pointers. */
+/* One port of a router (r P + port): what switch traversal needs and its pointers, 16 bytes, so
+ * a router's ports take two cache lines (the links themselves are the topology's: vcn_topo_*). */
 typedef struct vcn_port {
   /* as an output: the first VC index of the input port it feeds (a link) or the endpoint it
    * ejects to; as an input: the first VC index of the upstream output port (a link) or of the
    * endpoint its credits return to */
   uint32_t flit_to, credit_to;
-  int32_t nbr;          /* output link: the neighbour router, or -1 */
-  int32_t up;           /* input link: the router feeding it, or -1 */
   uint16_t sa_acc_rr;   /* input: next output port to accept */
   uint16_t sa_in_rr;    /* input: next VC */
   uint16_t sa_out_rr;   /* output: next input port */
-  uint8_t up_port;      /* input link: the output port at `up` (credits return to it) */
-  uint8_t arrival;      /* output link: the input port at the neighbour */
+  uint16_t pad_;
 } vcn_port;
+_Static_assert(sizeof(vcn_port) == 16, "four ports a cache line");
 
 /* An endpoint's sending side. */
 typedef struct vcn_endpoint {
