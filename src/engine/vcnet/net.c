@@ -18,6 +18,18 @@
 
 /* Events a landing loop looks ahead to fetch the state it will touch. */
 #define PREFETCH_AHEAD 8
+/* Steps (endpoint or router) a bucket opening makes room for: few enough that the room a wheel
+ * holds beyond what is in flight stays small (vcn_net_bytes), enough that reopening is rare.  The
+ * router pass takes its room a word of the active bitmap (64 routers) at a time. */
+#define DUE_STEPS 256u
+_Static_assert(DUE_STEPS >= 64, "the router pass takes 64 steps of room at once");
+
+/* Buckets a wheel has: a power of two above the longest scheduling delay. */
+static uint32_t wheel_slots(const vcn_params *p) {
+  uint32_t longest = (uint32_t)(p->sa_delay + p->st_delay + p->link_latency) + 1 + VCN_RETIRE_CYCLES, slots = 8;
+  while (slots <= longest) slots *= 2;
+  return slots;
+}
 
 int vcn_params_check(const vcn_params *p, cs_err *err) {
   struct {
@@ -57,8 +69,12 @@ uint64_t vcn_net_bytes(const vcn_params *p, const vcn_topo *t, uint64_t packets)
   /* per router: VC masks, SA pointers, coordinates, the link tables, counters and lists */
   uint64_t per_router = 2 * words * 8 + VCN_MAX_DIMS + P * sizeof(vcn_port) + 4 + 4 + 1;
   uint64_t per_ep = sizeof(vcn_endpoint) + V * (4 + 1) + 4 + 1;
-  /* every buffered flit may have a flit event and a credit event pending; buckets double */
-  uint64_t wheels = 2 * nvc * D * (sizeof(vcn_event) + sizeof(uint32_t));
+  /* every buffered flit may have a flit event and a credit event pending; buckets double; each
+   * bucket may hold the room of one opening (open_due) beyond its events */
+  const uint64_t slots = wheel_slots(p);
+  uint64_t wheels = 2 * nvc * D * (sizeof(vcn_event) + sizeof(uint32_t)) +
+                    slots * DUE_STEPS * (uint64_t)t->ports * (2 * sizeof(vcn_event) + 2 * sizeof(uint32_t)) +
+                    slots * 3 * PREFETCH_AHEAD * sizeof(vcn_event);
   return sizeof(vcn_net) + nvc * per_vc + R * per_router + E * per_ep + P * V + wheels +
          2 * (packets + 256) * (sizeof(vcn_pkt) + sizeof(vcn_queued));
 }
@@ -149,9 +165,7 @@ int vcn_net_create(const vcn_params *p, vcn_net **out, cs_err *err) {
   n->ep_vc_busy = calloc(E * V, 1);
   n->ep_active = malloc(E * sizeof *n->ep_active);
   n->ep_is_active = calloc(E, 1);
-  uint32_t longest = (uint32_t)(p->sa_delay + p->st_delay + p->link_latency) + 1 + VCN_RETIRE_CYCLES;
-  n->wheel_size = 8;
-  while (n->wheel_size <= longest) n->wheel_size *= 2;
+  n->wheel_size = wheel_slots(p);
   bool wheels = true;
   for (int k = 0; k < VCN_FLIT_KINDS; k++) wheels &= (n->wheel[k] = calloc(n->wheel_size, sizeof *n->wheel[k])) != NULL;
   for (int k = 0; k < VCN_CREDIT_KINDS; k++) wheels &= (n->cwheel[k] = calloc(n->wheel_size, sizeof *n->cwheel[k])) != NULL;
@@ -200,10 +214,12 @@ int vcn_net_create(const vcn_params *p, vcn_net **out, cs_err *err) {
   return CS_OK;
 }
 
-/* Where the events a cycle schedules go: a cursor into the bucket of each kind. */
+/* Where the events a cycle schedules go: a cursor into the bucket of each kind, with room for
+ * `room` more endpoint or router steps (DUE_STEPS when opened). */
 typedef struct vcn_due {
   vcn_event *inject, *hop, *eject;
   uint32_t *link, *ep;
+  uint32_t room;
 } vcn_due;
 
 /* Cycles from scheduling to landing, per kind. */
@@ -229,14 +245,14 @@ static bool make_room(void **array, uint32_t *cap, uint32_t used, uint32_t need,
   return true;
 }
 
-/* Opens the buckets this cycle schedules into, with room for the most it can: a flit per
- * endpoint into its router, and for every router holding flits a flit out of each output port
- * and a credit for each input port (a port sends, and frees, at most one flit a cycle).  False
- * when out of memory. */
+/* Opens the buckets this cycle schedules into, with room for DUE_STEPS steps: an endpoint step
+ * sends at most one flit; a router step at most a flit out of each output port and a credit for
+ * each input port (a port sends, and frees, at most one flit a cycle).  Each bucket keeps
+ * PREFETCH_AHEAD more for close_due.  False when out of memory. */
 static bool open_due(vcn_net *n, vcn_due *d) {
   const uint64_t mask = n->wheel_size - 1;
-  const uint32_t links = (uint32_t)n->t.links * n->n_active, eps = (uint32_t)n->t.epr * n->n_active;
-  const uint32_t fneed[VCN_FLIT_KINDS] = {(uint32_t)n->t.endpoints, links, eps};
+  const uint32_t links = (uint32_t)n->t.links * DUE_STEPS, eps = (uint32_t)n->t.epr * DUE_STEPS;
+  const uint32_t fneed[VCN_FLIT_KINDS] = {DUE_STEPS, links, eps};
   const uint32_t cneed[VCN_CREDIT_KINDS] = {links, eps};
   vcn_event *fcur[VCN_FLIT_KINDS];
   uint32_t *ccur[VCN_CREDIT_KINDS];
@@ -250,7 +266,8 @@ static bool open_due(vcn_net *n, vcn_due *d) {
     if (!make_room((void **)&b->to, &b->cap, b->n, cneed[k], sizeof *b->to)) return false;
     ccur[k] = b->to + b->n;
   }
-  *d = (vcn_due){fcur[VCN_INJECT], fcur[VCN_HOP], fcur[VCN_EJECT], ccur[VCN_LINK_CREDIT], ccur[VCN_EP_CREDIT]};
+  *d = (vcn_due){fcur[VCN_INJECT], fcur[VCN_HOP], fcur[VCN_EJECT], ccur[VCN_LINK_CREDIT],
+                 ccur[VCN_EP_CREDIT], DUE_STEPS};
   return true;
 }
 
@@ -269,6 +286,20 @@ static void close_due(vcn_net *n, const vcn_due *d) {
     vcn_cbucket *b = &n->cwheel[k][(n->now + credit_delay(n, k)) & mask];
     b->n = (uint32_t)(ccur[k] - b->to);
   }
+}
+
+/* Takes the room of `steps` steps, reopening the buckets when less is left; false when out of
+ * memory (n->oom set). */
+static inline bool take_steps(vcn_net *n, vcn_due *d, uint32_t steps) {
+  if (__builtin_expect(d->room < steps, 0)) {
+    close_due(n, d);
+    if (!open_due(n, d)) {
+      n->oom = 1;
+      return false;
+    }
+  }
+  d->room -= steps;
+  return true;
 }
 
 static void activate_router(vcn_net *restrict n, uint32_t r) {
@@ -742,6 +773,7 @@ static inline __attribute__((always_inline)) void step_routers(vcn_net *restrict
   for (uint32_t top = 0; top * 4096 < (uint32_t)n->t.routers; top++)
     for (uint64_t words = n->active_words[top]; words; words &= words - 1) {
       uint32_t w = top * 64 + (uint32_t)__builtin_ctzll(words);
+      if (!take_steps(n, due, 64)) return;
       for (uint64_t bits = n->active_bits[w]; bits; bits &= bits - 1) {
         uint32_t r = w * 64 + (uint32_t)__builtin_ctzll(bits);
         uint64_t later = bits & (bits - 1);
@@ -830,6 +862,7 @@ void vcn_net_cycle(vcn_net *n) {
   }
   for (uint32_t i = 0; i < n->n_ep_active;) {
     uint32_t e = n->ep_active[i];
+    if (!take_steps(n, &due, 1)) return;
     if (endpoint_step(n, &due, e)) {
       i++;
     } else {
@@ -838,6 +871,7 @@ void vcn_net_cycle(vcn_net *n) {
     }
   }
   step_all_routers(n, &due);
+  if (n->oom) return;
   close_due(n, &due);
   n->now++;
   n->st.cycles++;
