@@ -370,9 +370,10 @@ static uint32_t start_packet(vcn_net *n, uint32_t e) {
   return i;
 }
 
-/* What a router step's index arithmetic depends on.  The generic step reads it from the network;
- * the shapes of the pod and BookSim studies are compiled with it constant (vcn_net_cycle), so
- * the VC index products become shifts and the mask loops run once. */
+/* What the index arithmetic of the flit landing and the router pass depends on.  The generic
+ * passes read it from the network; the shapes of the pod and BookSim studies are compiled with it
+ * constant (land_all_flits, step_all_routers), so the VC index products become shifts and the
+ * mask loops run once. */
 typedef struct vcn_shape {
   int P, V, D, links, words;
   size_t stride;
@@ -496,10 +497,9 @@ typedef struct vcn_step {
   uint64_t *nonempty, *ovc_busy; /* the router's masks */
   vcn_pkt *pkt;
   vcn_due *due;
-  int P, V, D, links, words;
+  int P, V, D, links;
   uint32_t flits_sent, hops;
 } vcn_step;
-
 
 /* Router-local VC li's record. */
 static inline vcn_vc *step_vc(const vcn_step *s, int li) {
@@ -507,8 +507,7 @@ static inline vcn_vc *step_vc(const vcn_step *s, int li) {
 }
 
 /* Sends the flit at the front of input VC (ip, v) through output port op (switch traversal). */
-static inline __attribute__((always_inline)) void traverse(vcn_step *s, int ip,
-                                                          int v, int op) {
+static inline __attribute__((always_inline)) void traverse(vcn_step *s, int ip, int v, int op) {
   const int V = s->V, links = s->links;
   vcn_port *const port = s->port;
   const int li = ip * V + v;
@@ -561,8 +560,8 @@ static inline void route_head(vcn_net *restrict n, uint32_t r, vcn_pkt *p, int *
   *cls = 0;
 }
 
-/* Input VC li of the router of step s accepts, among the output VCs granted to it (bit i of `granted`: VC
- * first + i, router-local; at least one), the one nearest after its pointer. */
+/* Input VC li of the router of step s accepts, among the output VCs granted to it (bit i of
+ * `granted`: VC first + i, router-local; at least one), the one nearest after its pointer. */
 static inline void va_accept(vcn_net *restrict n, const vcn_step *s, int li, int first, int span,
                              uint32_t granted) {
   vcn_vc *const vc = step_vc(s, li);
@@ -610,7 +609,7 @@ static inline __attribute__((always_inline)) uint32_t router_step(vcn_net *restr
   const size_t base = (size_t)r * (size_t)PV, rp = (size_t)r * (size_t)P;
   vcn_step s = {n->vcs + base * sh.stride, sh.stride, &n->credit[base], &n->port[rp],
                 &n->nonempty[(size_t)r * (size_t)words], &n->ovc_busy[(size_t)r * (size_t)words],
-                n->pkt, due, P, V, sh.D, links, words, 0, 0};
+                n->pkt, due, P, V, sh.D, links, 0, 0};
   const uint8_t *const port_of = n->port_of;
 #define PORT_OF(li) (sh.fixed ? (li) / V : port_of[li])
   int16_t waiting[VCN_MAX_PORTS * VCN_MAX_VCS];
