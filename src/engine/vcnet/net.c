@@ -233,16 +233,15 @@ static uint64_t credit_delay(const vcn_net *n, int kind) {
   return kind == VCN_LINK_CREDIT ? (uint64_t)n->p.link_latency : 1;
 }
 
-/* Room for `need` more entries of `size` bytes in a bucket's array; false when out of memory. */
-static bool make_room(void **array, uint32_t *cap, uint32_t used, uint32_t need, size_t size) {
-  if (*cap - used >= need) return true;
+/* A bucket's array of entries of `size` bytes with room for `need` more beyond `used`: the
+ * array, moved when it had to grow (*cap updated), or NULL when out of memory (it is kept). */
+static void *with_room(void *array, uint32_t *cap, uint32_t used, uint32_t need, size_t size) {
+  if (*cap - used >= need) return array;
   uint32_t want = *cap ? *cap * 2 : 64;
   if (want < used + need) want = used + need;
-  void *grown = realloc(*array, (size_t)want * size);
-  if (!grown) return false;
-  *array = grown;
-  *cap = want;
-  return true;
+  void *grown = realloc(array, (size_t)want * size);
+  if (grown) *cap = want;
+  return grown;
 }
 
 /* Opens the buckets this cycle schedules into, with room for DUE_STEPS steps: an endpoint step
@@ -258,13 +257,17 @@ static bool open_due(vcn_net *n, vcn_due *d) {
   uint32_t *ccur[VCN_CREDIT_KINDS];
   for (int k = 0; k < VCN_FLIT_KINDS; k++) {
     vcn_bucket *b = &n->wheel[k][(n->now + flit_delay(n, k)) & mask];
-    if (!make_room((void **)&b->ev, &b->cap, b->n, fneed[k] + PREFETCH_AHEAD, sizeof *b->ev)) return false;
-    fcur[k] = b->ev + b->n;
+    vcn_event *ev = with_room(b->ev, &b->cap, b->n, fneed[k] + PREFETCH_AHEAD, sizeof *ev);
+    if (!ev) return false;
+    b->ev = ev;
+    fcur[k] = ev + b->n;
   }
   for (int k = 0; k < VCN_CREDIT_KINDS; k++) {
     vcn_cbucket *b = &n->cwheel[k][(n->now + credit_delay(n, k)) & mask];
-    if (!make_room((void **)&b->to, &b->cap, b->n, cneed[k], sizeof *b->to)) return false;
-    ccur[k] = b->to + b->n;
+    uint32_t *to = with_room(b->to, &b->cap, b->n, cneed[k], sizeof *to);
+    if (!to) return false;
+    b->to = to;
+    ccur[k] = to + b->n;
   }
   *d = (vcn_due){fcur[VCN_INJECT], fcur[VCN_HOP], fcur[VCN_EJECT], ccur[VCN_LINK_CREDIT],
                  ccur[VCN_EP_CREDIT], DUE_STEPS};
