@@ -157,7 +157,7 @@ int cs_sweep_job_row(const cs_sweep *sw, const cs_sweep_job *j, uint64_t reserve
 typedef struct cs_sweep_faults {
   uint64_t stop_after_rows; /* a rank raises stop_signal on itself right after writing its N-th
                                row; 0: never */
-  int stop_signal;          /* 0: SIGKILL */
+  int stop_signal;          /* 0: SIGKILL; SIGSTOP: raised again while no stop signal came */
   bool stop_one_rank;       /* only rank stop_rank stops (else every rank) */
   int stop_rank;
   bool stop_one_round;      /* with --refine: only the sweep of round stop_round stops */

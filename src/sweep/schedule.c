@@ -108,6 +108,19 @@ static int stopping(runner *r) {
   return r->stopped_by;
 }
 
+/* The STOP fault holds the rank until it is continued with a stop signal pending: mpirun
+ * continues its ranks at once when it is signalled itself, and sends them SIGTERM a second
+ * later.  A continued rank waits half a second for the signal's handler (another thread may run
+ * it) before it stops again. */
+static void hold_stopped(const runner *r) {
+  if (!r->flag) return;
+  for (;;) {
+    for (int i = 0; i < 50 && !*r->flag; i++) nanosleep(&(struct timespec){0, 10000000}, NULL);
+    if (*r->flag) return;
+    raise(SIGSTOP);
+  }
+}
+
 static void run_item(runner *r, const cs_sweep_item *it, const cs_job *job) {
   if (it->cost > HOLD_COST) flush_rows(r); /* none held while a long job runs */
   double t0 = MPI_Wtime();
@@ -128,6 +141,7 @@ static void run_item(runner *r, const cs_sweep_item *it, const cs_job *job) {
   if (r->stop_after && r->stats->ran == r->stop_after) {
     flush_rows(r); /* "after writing its N-th row" */
     raise(r->stop_signal);
+    if (r->stop_signal == SIGSTOP) hold_stopped(r);
   }
 }
 

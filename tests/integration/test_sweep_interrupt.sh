@@ -57,7 +57,8 @@ done
 
 # 2. SIGINT to mpirun while the worker still holds jobs: the STOP fault freezes the worker right
 #    after its first row (it has asked for its second range only, so jobs remain to hand out);
-#    mpirun forwards SIGTERM, and the worker, continued, takes it.  Rank 0 runs no job itself
+#    mpirun continues the ranks at once and sends them SIGTERM a second later (the STOP fault
+#    stops the worker again until then), and the worker, continued, takes it.  Rank 0 runs no job itself
 #    (--test-rank0-runs-none): it is always between jobs when mpirun's SIGTERM comes, and says
 #    how far the sweep got before mpirun kills the ranks a second later, however fast jobs run
 wait_for_stop() { # PID OUT: until a process of the sweep writing OUT has stopped itself; its pid
@@ -77,8 +78,10 @@ mpirun -np 2 "$CS_BIN" sweep long.json --out mpi.h5 --quiet --test-rank0-runs-no
 pid=$!
 worker=$(wait_for_stop $pid mpi.h5) || fail "the worker did not stop itself: $(cat e.txt)"
 kill -INT $pid
-sleep 0.2 # mpirun's SIGTERM reaches the stopped worker, pending until it continues
-kill -CONT "$worker"
+# the worker continues once rank 0 has taken mpirun's SIGTERM (the worker's is then pending):
+# continued before, it could finish the sweep's last jobs first, however long they are
+for _ in $(seq 100); do grep -q "SIGTERM: no more jobs" e.txt && break; sleep 0.05; done
+kill -CONT "$worker" 2> /dev/null || true # (mpirun may have killed it already)
 rc=0; wait $pid || rc=$?
 grep -q "commsweep sweep: SIGTERM: no more jobs are handed out" e.txt || fail "mpirun SIGINT: $(cat e.txt)"
 check_stop mpi.h5 e.txt 1 $rc rerun
