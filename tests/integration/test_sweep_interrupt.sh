@@ -56,11 +56,11 @@ for case in TERM:1:2 INT:0:3; do
 done
 
 # 2. SIGINT to mpirun while the worker still holds jobs: the STOP fault freezes the worker right
-#    after its first row (it has asked for its second range only, so jobs remain to hand out);
-#    mpirun continues the ranks at once and sends them SIGTERM a second later (the STOP fault
-#    stops the worker again until then), and the worker, continued, takes it.  Rank 0 runs no
-#    job itself (--test-rank0-runs-none): it is always between jobs when mpirun's SIGTERM comes, and says
-#    how far the sweep got before mpirun kills the ranks a second later, however fast jobs run
+#    after its first row (it has asked for its second range only, so jobs remain to hand out)
+#    and holds it until mpirun's SIGTERM (docs/hdf5-schema.md, "Fault options"); the worker,
+#    continued, takes it.  Rank 0 runs no job itself (--test-rank0-runs-none): it is always
+#    between jobs when mpirun's SIGTERM comes, and says how far the sweep got before mpirun kills
+#    the ranks a second later, however fast jobs run
 wait_for_stop() { # PID OUT: until a process of the sweep writing OUT has stopped itself; its pid
   local stopped
   for _ in $(seq 600); do
